@@ -1,0 +1,70 @@
+import { Catalog, MODALITIES, type Modality } from '../catalog/index.js';
+import { PLANS, type Plan } from '../domain/access.js';
+import { topUp } from '../domain/credits.js';
+import { createOrganization, getOrganization, setPaused, setPlan } from '../domain/organizations.js';
+import { newId } from '../ids.js';
+import type { Db } from '../store/db.js';
+
+/**
+ * Operator commands as plain data in, plain data out, so the CLI can run them
+ * against the database directly or, when `serve` holds the embedded database,
+ * through the server's local admin socket.
+ */
+export type AdminCommand =
+  | { name: 'org.create'; args: { name: string; plan: Plan; enterprise: boolean; credits: number } }
+  | { name: 'org.set-plan'; args: { org: string; plan: Plan; enterprise?: boolean | undefined } }
+  | { name: 'org.unpause'; args: { org: string } }
+  | { name: 'wallet.topup'; args: { org: string; credits: number; reference?: string | undefined } }
+  | { name: 'models.list'; args: { modality?: Modality | undefined; includeDelisted?: boolean | undefined } };
+
+export class AdminCommandError extends Error {}
+
+function check(cond: boolean, message: string): void {
+  if (!cond) throw new AdminCommandError(message);
+}
+
+export function validateCommand(cmd: AdminCommand): void {
+  switch (cmd.name) {
+    case 'org.create':
+      check(typeof cmd.args.name === 'string' && cmd.args.name.length > 0 && cmd.args.name.length <= 200, '--name is required (1 to 200 characters)');
+      check(PLANS.includes(cmd.args.plan), `--plan must be one of ${PLANS.join(', ')}`);
+      check(Number.isSafeInteger(cmd.args.credits) && cmd.args.credits >= 0, '--credits must be a non-negative integer');
+      break;
+    case 'org.set-plan':
+      check(PLANS.includes(cmd.args.plan), `--plan must be one of ${PLANS.join(', ')}`);
+      check(!!cmd.args.org, '--org is required');
+      break;
+    case 'org.unpause':
+      check(!!cmd.args.org, '--org is required');
+      break;
+    case 'wallet.topup':
+      check(!!cmd.args.org, '--org is required');
+      check(Number.isSafeInteger(cmd.args.credits) && cmd.args.credits > 0, '--credits must be a positive integer');
+      break;
+    case 'models.list':
+      check(cmd.args.modality === undefined || MODALITIES.includes(cmd.args.modality), `--modality must be one of ${MODALITIES.join(', ')}`);
+      break;
+  }
+}
+
+export async function runAdminCommand(db: Db, catalog: Catalog, cmd: AdminCommand): Promise<unknown> {
+  validateCommand(cmd);
+  switch (cmd.name) {
+    case 'org.create': {
+      const created = await createOrganization(db, cmd.args);
+      return { organization: created.organization, user: created.user, keys: created.keys };
+    }
+    case 'org.set-plan':
+      return setPlan(db, cmd.args.org, cmd.args.plan, cmd.args.enterprise);
+    case 'org.unpause':
+      return setPaused(db, cmd.args.org, false);
+    case 'wallet.topup': {
+      const { org, credits } = cmd.args;
+      await getOrganization(db, org);
+      return db.tx((q) => topUp(q, { organizationId: org, credits, reference: cmd.args.reference ?? `cli-topup:${newId('req')}`, note: 'operator top-up' }));
+    }
+    case 'models.list':
+      return catalog.list({ modality: cmd.args.modality, includeDelisted: cmd.args.includeDelisted });
+  }
+}
+

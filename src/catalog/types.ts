@@ -1,0 +1,48 @@
+/**
+ * Catalog glossary
+ * - model: one entry of the catalog; it serves exactly one modality. A provider
+ *   model that serves two modalities is two entries.
+ * - slug: the stable public name users send in `model` (lowercase, [a-z0-9.-], no slash).
+ * - route: one way to serve a model: an upstream adapter (`provider`) and the
+ *   upstream model name it understands. The first route is the primary one and
+ *   gives the model's public `provider`; later routes are fallbacks.
+ * - unit: what one `unit_cost_usd` buys (contract §4). Prices are decimal
+ *   strings so that money is never binary floating point.
+ * - delisted: removed from service in release 1.1.1; requests get 410.
+ */
+export const MODALITIES = ['image', 'video', 'voice', 'music', 'avatar', 'chat', '3d', 'upscale'] as const;
+export type Modality = (typeof MODALITIES)[number];
+
+export const PROVIDERS = ['openai', 'anthropic', 'replicate', 'fal', 'elevenlabs'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+/** The billing unit of each modality (contract §4). */
+export const UNIT_BY_MODALITY = {
+  image: 'image',
+  video: 'second',
+  music: 'second',
+  avatar: 'second',
+  voice: '1k_characters',
+  chat: 'output_token',
+  '3d': 'mesh',
+  upscale: 'image',
+} as const satisfies Record<Modality, string>;
+export type PricingUnit = (typeof UNIT_BY_MODALITY)[Modality];
+
+export interface ModelRoute {
+  provider: ProviderName;
+  /** The model name as the upstream API expects it (e.g. "gpt-image-1", "black-forest-labs/flux-schnell", "fal-ai/kling-video/v2/master/text-to-video"). */
+  upstream: string;
+}
+
+export interface CatalogModel {
+  slug: string;
+  display_name: string;
+  modality: Modality;
+  /** Primary route first; the public `provider` is routes[0].provider. */
+  routes: [ModelRoute, ...ModelRoute[]];
+  capabilities: string[];
+  /** US dollars per unit, as an exact decimal string, e.g. "0.003" or "0.00001". */
+  unit_cost_usd: string;
+  status: 'active' | 'delisted';
+}

@@ -1,0 +1,188 @@
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { AdminCommandError, runAdminCommand, validateCommand, type AdminCommand } from './admin/commands.js';
+import { sendAdminCommand } from './admin/socket.js';
+import { Catalog, type Modality, type ModelView } from './catalog/index.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import type { Plan } from './domain/access.js';
+import { ApiError } from './errors.js';
+import { bootstrapDefaultOrganization, openRuntime, startServer } from './main.js';
+import { DataDirLockedError, lockHolder } from './store/lock.js';
+import { migrate } from './store/migrate.js';
+
+const USAGE = `mmgen — multi-modality generation service
+
+Operator commands:
+  mmgen serve [--port N] [--host H]      run the API (PORT, default 8080)
+  mmgen migrate                          apply database migrations
+  mmgen org create --name N --plan free|pro|studio|team [--enterprise] [--credits C] [--json]
+  mmgen org set-plan --org ID --plan P [--enterprise | --no-enterprise] [--json]
+  mmgen org unpause --org ID [--json]
+  mmgen wallet topup --org ID --credits C [--reference R] [--json]
+  mmgen models list [--modality M] [--include-delisted] [--json]
+
+Environment: DATABASE_URL (PostgreSQL; default: embedded PGlite in MMGEN_DATA_DIR=./data), PORT,
+MMGEN_PUBLIC_URL, MMGEN_SIMULATE_PROVIDERS, LOG_LEVEL. See README.md for the full table.`;
+
+class UsageError extends Error {}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+
+function parse(args: string[], options: OptionSpec): Record<string, string | boolean | undefined> {
+  try {
+    const { values } = parseArgs({ args, options: { json: { type: 'boolean' }, ...options }, allowPositionals: false, strict: true });
+    return values as Record<string, string | boolean | undefined>;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function intArg(v: unknown, name: string): number {
+  const n = Number(v);
+  if (typeof v !== 'string' || !/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new UsageError(`--${name} must be a whole number`);
+  return n;
+}
+
+/** Runs an admin command: through the running server's socket when it holds the embedded database, else directly. */
+async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
+  validateCommand(cmd);
+  if (cmd.name === 'models.list') return runAdminCommand(undefined as never, new Catalog(), cmd);
+  if (!config.databaseUrl && lockHolder(config.dataDir) !== null) return sendAdminCommand(config.dataDir, cmd);
+  const runtime = await openRuntime(config, silentLogger());
+  try {
+    return await runAdminCommand(runtime.deps.db, runtime.deps.catalog, cmd);
+  } finally {
+    await runtime.close();
+  }
+}
+
+const silentLogger = () => pino({ level: 'silent' });
+
+function print(value: unknown, json: boolean, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+function modelTable(models: ModelView[]): string {
+  const rows = models.map((m) => [m.slug, m.modality, m.provider, `$${m.pricing.unit_cost_usd}/${m.pricing.unit}`, m.status]);
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length), 6));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+async function serve(config: Config, args: string[]): Promise<void> {
+  const v = parse(args, { port: { type: 'string' }, host: { type: 'string' }, 'no-worker': { type: 'boolean' } });
+  const port = v.port !== undefined ? intArg(v.port, 'port') : config.port;
+  const runtime = await openRuntime(config);
+  const { deps } = runtime;
+  const created = await bootstrapDefaultOrganization(deps);
+  const server = await startServer(runtime, { port, host: str(v.host) ?? config.host });
+  if (created) {
+    process.stdout.write(
+      [
+        '',
+        'Created the organization "default". Its API keys are shown this once; store them now:',
+        `  live key: ${created.keys.live}`,
+        `  test key: ${created.keys.test}`,
+        `Top up its wallet with: mmgen wallet topup --org ${created.organization.id} --credits 100000`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  deps.log.info({ url: server.url, database: deps.db.kind }, 'mmgen is listening');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    await server.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [cmd, sub, ...rest] = argv;
+  const config = loadConfig();
+  switch (cmd) {
+    case 'serve':
+      return serve(config, [sub, ...rest].filter((a): a is string => a !== undefined));
+    case 'migrate': {
+      // openRuntime applies the migrations; running again reports that nothing is left.
+      const runtime = await openRuntime(config, silentLogger());
+      await migrate(runtime.deps.db);
+      await runtime.close();
+      process.stdout.write('Migrations are up to date.\n');
+      return;
+    }
+    case 'org': {
+      if (sub === 'create') {
+        const v = parse(rest, { name: { type: 'string' }, plan: { type: 'string' }, enterprise: { type: 'boolean' }, credits: { type: 'string' } });
+        const result = (await admin(config, {
+          name: 'org.create',
+          args: { name: str(v.name) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise: v.enterprise === true, credits: v.credits === undefined ? 0 : intArg(v.credits, 'credits') },
+        })) as { organization: { id: string; name: string }; keys: { live: string; test: string } };
+        return print(result, v.json === true, () =>
+          `Created ${result.organization.id} (${result.organization.name}).\n  live key: ${result.keys.live}\n  test key: ${result.keys.test}\nThe keys are shown only this once.`);
+      }
+      if (sub === 'set-plan') {
+        const v = parse(rest, { org: { type: 'string' }, plan: { type: 'string' }, enterprise: { type: 'boolean' }, 'no-enterprise': { type: 'boolean' } });
+        const enterprise = v.enterprise === true ? true : v['no-enterprise'] === true ? false : undefined;
+        const result = await admin(config, { name: 'org.set-plan', args: { org: str(v.org) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise } });
+        return print(result, v.json === true, () => `Plan set: ${JSON.stringify(result)}`);
+      }
+      if (sub === 'unpause') {
+        const v = parse(rest, { org: { type: 'string' } });
+        const result = await admin(config, { name: 'org.unpause', args: { org: str(v.org) ?? '' } });
+        return print(result, v.json === true, () => `Unpaused ${str(v.org)}.`);
+      }
+      throw new UsageError(`unknown command: org ${sub ?? ''}`);
+    }
+    case 'wallet': {
+      if (sub !== 'topup') throw new UsageError(`unknown command: wallet ${sub ?? ''}`);
+      const v = parse(rest, { org: { type: 'string' }, credits: { type: 'string' }, reference: { type: 'string' } });
+      const result = (await admin(config, {
+        name: 'wallet.topup',
+        args: { org: str(v.org) ?? '', credits: intArg(v.credits, 'credits'), reference: str(v.reference) },
+      })) as { balance_credits: number; available_credits: number };
+      return print(result, v.json === true, () => `Balance: ${result.balance_credits} credits (${result.available_credits} available).`);
+    }
+    case 'models': {
+      if (sub !== 'list') throw new UsageError(`unknown command: models ${sub ?? ''}`);
+      const v = parse(rest, { modality: { type: 'string' }, 'include-delisted': { type: 'boolean' } });
+      const result = (await admin(config, {
+        name: 'models.list',
+        args: { modality: str(v.modality) as Modality | undefined, includeDelisted: v['include-delisted'] === true },
+      })) as ModelView[];
+      return print(result, v.json === true, () => modelTable(result));
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      throw new UsageError(`unknown command: ${cmd}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`mmgen: ${err.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (err instanceof ConfigError || err instanceof AdminCommandError || err instanceof ApiError || err instanceof DataDirLockedError) {
+    const hint = err instanceof DataDirLockedError ? ' Stop it first, or point MMGEN_DATA_DIR elsewhere.' : '';
+    process.stderr.write(`mmgen: ${err.message}${hint}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`mmgen: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

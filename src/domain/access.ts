@@ -1,0 +1,74 @@
+/**
+ * Access glossary
+ * - role: what a user may do in an organization: viewer < developer < admin < owner.
+ *   A key inherits its creator's role, or is created with a narrower one.
+ * - scope: a narrowing of a key to some operations. An empty scope list means
+ *   every operation the role allows.
+ * - mode: `live` (real credits) or `test` (sandbox, no charges); data of one
+ *   mode is invisible to keys of the other.
+ * - principal: the authenticated caller of one request: key, organization, role, scopes.
+ */
+export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const SCOPES = [
+  'images:write',
+  'videos:write',
+  'voice:write',
+  'music:write',
+  'avatars:write',
+  'chat:write',
+  'three-d:write',
+  'upscale:write',
+  'generations:read',
+  'generations:write',
+  'uploads:write',
+  'usage:read',
+  'webhooks:manage',
+  'api_keys:manage',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export type Mode = 'live' | 'test';
+export type Plan = 'free' | 'pro' | 'studio' | 'team';
+export const PLANS: readonly Plan[] = ['free', 'pro', 'studio', 'team'];
+
+export interface Principal {
+  keyId: string;
+  userId: string;
+  organizationId: string;
+  mode: Mode;
+  role: Role;
+  scopes: Scope[];
+  plan: Plan;
+  enterprise: boolean;
+  paused: boolean;
+}
+
+export function roleRank(role: Role): number {
+  return ROLES.indexOf(role);
+}
+
+export function roleAllows(have: Role, need: Role): boolean {
+  return roleRank(have) >= roleRank(need);
+}
+
+/** Whether a principal's scopes cover a scope (empty list = every scope). */
+export function scopeAllows(scopes: readonly Scope[], need: Scope): boolean {
+  return scopes.length === 0 || scopes.includes(need);
+}
+
+/**
+ * Whether a key with (role, scopes) may hand out (newRole, newScopes): never a
+ * higher role, never a scope it lacks. A scoped key cannot make a full-access
+ * (empty-scope) key, since that would be broader than itself.
+ */
+export function canGrant(
+  have: { role: Role; scopes: readonly Scope[] },
+  want: { role: Role; scopes: readonly Scope[] },
+): boolean {
+  if (!roleAllows(have.role, want.role)) return false;
+  if (have.scopes.length === 0) return true;
+  if (want.scopes.length === 0) return false;
+  return want.scopes.every((s) => have.scopes.includes(s));
+}

@@ -1,0 +1,297 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import { ApiError, notFound } from '../errors.js';
+import { newId, randomBase62 } from '../ids.js';
+import type { Queryable } from '../store/db.js';
+import { canGrant, roleAllows, type Mode, type Plan, type Principal, type Role, type Scope } from './access.js';
+
+/**
+ * API keys: the secret (`sk_live_…`/`sk_test_…`) is shown once at creation and
+ * only its SHA-256 is stored. A deleted key is kept as a revoked row so its id
+ * never resolves again and usage by it stays attributable.
+ */
+export interface ApiKeyView {
+  id: string;
+  object: 'api_key';
+  name: string;
+  mode: Mode;
+  role: Role;
+  scopes: Scope[];
+  ipAllowlist: string[];
+  monthly_budget_usd: number | null;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  seq: number;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  mode: Mode;
+  role: Role;
+  scopes: Scope[];
+  ip_allowlist: string[];
+  monthly_budget_usd: string | null;
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const SECRET_RANDOM_LENGTH = 40;
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function toApiKeyView(r: ApiKeyRow): ApiKeyView {
+  return {
+    id: r.id,
+    object: 'api_key',
+    name: r.name,
+    mode: r.mode,
+    role: r.role,
+    scopes: r.scopes,
+    ipAllowlist: r.ip_allowlist,
+    monthly_budget_usd: r.monthly_budget_usd === null ? null : Number(r.monthly_budget_usd),
+    prefix: r.prefix,
+    created_at: r.created_at.toISOString(),
+    last_used_at: r.last_used_at ? r.last_used_at.toISOString() : null,
+  };
+}
+
+/** Normalizes CIDR strings (a bare address becomes /32 or /128); throws parameter_invalid on a bad one. */
+export function normalizeAllowlist(entries: readonly string[]): string[] {
+  return entries.map((entry, i) => {
+    try {
+      const [addr, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : (() => {
+        const a = ipaddr.parse(entry);
+        return [a, a.kind() === 'ipv4' ? 32 : 128] as const;
+      })();
+      // Write the network address, so "10.1.2.3/8" is stored as "10.0.0.0/8".
+      const network = addr.kind() === 'ipv4'
+        ? ipaddr.IPv4.networkAddressFromCIDR(`${addr.toString()}/${bits}`)
+        : ipaddr.IPv6.networkAddressFromCIDR(`${addr.toString()}/${bits}`);
+      return `${network.toString()}/${bits}`;
+    } catch {
+      throw new ApiError('parameter_invalid', `ipAllowlist[${i}]: "${entry}" is not an IPv4 or IPv6 CIDR range`, `ipAllowlist[${i}]`);
+    }
+  });
+}
+
+/** Whether `ip` (as the socket or a trusted proxy reports it) is inside one of the ranges. */
+export function ipAllowed(ip: string, allowlist: readonly string[]): boolean {
+  if (allowlist.length === 0) return true;
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // process() turns an IPv4-mapped IPv6 address (::ffff:1.2.3.4) into IPv4.
+    addr = ipaddr.process(ip);
+  } catch {
+    return false;
+  }
+  return allowlist.some((cidr) => {
+    const [range, bits] = ipaddr.parseCIDR(cidr);
+    return range.kind() === addr.kind() && addr.match([range, bits] as [typeof addr, number]);
+  });
+}
+
+export interface CreateKeyInput {
+  organizationId: string;
+  userId: string;
+  name: string;
+  mode: Mode;
+  role: Role;
+  scopes: Scope[];
+  ipAllowlist: string[];
+  monthlyBudgetUsd: number | null;
+}
+
+export async function insertApiKey(q: Queryable, input: CreateKeyInput): Promise<{ view: ApiKeyView; secret: string }> {
+  const secret = `sk_${input.mode}_${randomBase62(SECRET_RANDOM_LENGTH)}`;
+  const r = await q.query<ApiKeyRow>(
+    `INSERT INTO api_keys (id, organization_id, user_id, name, mode, role, scopes, ip_allowlist, monthly_budget_usd, prefix, secret_sha256)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+    [
+      newId('key'),
+      input.organizationId,
+      input.userId,
+      input.name,
+      input.mode,
+      input.role,
+      input.scopes,
+      input.ipAllowlist,
+      input.monthlyBudgetUsd,
+      secret.slice(0, 12),
+      hashSecret(secret),
+    ],
+  );
+  return { view: toApiKeyView(r.rows[0]!), secret };
+}
+
+export interface AuthenticatedKey {
+  principal: Principal;
+  ipAllowlist: string[];
+  lastUsedAt: Date | null;
+}
+
+/**
+ * Looks a secret up by its hash. Returns null for an unknown or revoked key.
+ * No cache: a revocation takes effect on the next request on every node.
+ */
+export async function findKeyBySecret(q: Queryable, secret: string): Promise<AuthenticatedKey | null> {
+  const hash = hashSecret(secret);
+  const r = await q.query<ApiKeyRow & { secret_sha256: string; plan: Plan; enterprise: boolean; paused: boolean }>(
+    `SELECT k.*, o.plan, o.enterprise, o.paused FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+     WHERE k.secret_sha256 = $1`,
+    [hash],
+  );
+  const row = r.rows[0];
+  if (!row || row.revoked_at) return null;
+  // The index lookup already matched; the constant-time compare guards against a
+  // collation or index surprise ever matching a different hash.
+  if (!timingSafeEqual(Buffer.from(row.secret_sha256), Buffer.from(hash))) return null;
+  return {
+    principal: {
+      keyId: row.id,
+      userId: row.user_id,
+      organizationId: row.organization_id,
+      mode: row.mode,
+      role: row.role,
+      scopes: row.scopes,
+      plan: row.plan,
+      enterprise: row.enterprise,
+      paused: row.paused,
+    },
+    ipAllowlist: row.ip_allowlist,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+/** last_used_at is written at most once a minute per key, to keep the hot path read-only. */
+export async function touchKey(q: Queryable, keyId: string): Promise<void> {
+  await q.query(
+    `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')`,
+    [keyId],
+  );
+}
+
+async function loadKey(q: Queryable, caller: Principal, id: string): Promise<ApiKeyRow> {
+  const r = await q.query<ApiKeyRow>(
+    'SELECT * FROM api_keys WHERE id = $1 AND organization_id = $2 AND mode = $3 AND revoked_at IS NULL',
+    [id, caller.organizationId, caller.mode],
+  );
+  const row = r.rows[0];
+  if (!row) throw notFound('api key', id);
+  return row;
+}
+
+function assertCanManage(caller: Principal, target: ApiKeyRow): void {
+  if (!roleAllows(caller.role, target.role)) {
+    throw new ApiError('insufficient_role', `This key cannot manage a key with role '${target.role}'.`);
+  }
+}
+
+function assertCanGrant(caller: Principal, role: Role, scopes: Scope[]): void {
+  if (!canGrant(caller, { role, scopes })) {
+    throw new ApiError(
+      'insufficient_role',
+      'A key cannot grant a role or scopes broader than its own' +
+        (caller.scopes.length > 0 && scopes.length === 0 ? ' (an empty scope list means full access).' : '.'),
+    );
+  }
+}
+
+function assertAllowlistFeature(caller: Principal, allowlist: string[]): void {
+  if (allowlist.length > 0 && !caller.enterprise) {
+    throw new ApiError('feature_not_available', 'IP allowlists are available to Enterprise organizations only.', 'ipAllowlist');
+  }
+}
+
+export interface CreateKeyRequest {
+  name: string;
+  mode?: Mode | undefined;
+  role?: Role | undefined;
+  scopes?: Scope[] | undefined;
+  ipAllowlist?: string[] | undefined;
+  monthly_budget_usd?: number | null | undefined;
+}
+
+export async function createApiKey(q: Queryable, caller: Principal, req: CreateKeyRequest): Promise<ApiKeyView & { key: string }> {
+  const mode = req.mode ?? caller.mode;
+  if (caller.mode === 'test' && mode === 'live') {
+    throw new ApiError('insufficient_role', 'A test-mode key cannot create live-mode keys.', 'mode');
+  }
+  const role = req.role ?? caller.role;
+  const scopes = dedupe(req.scopes ?? [...caller.scopes]);
+  assertCanGrant(caller, role, scopes);
+  const ipAllowlist = normalizeAllowlist(req.ipAllowlist ?? []);
+  assertAllowlistFeature(caller, ipAllowlist);
+  const { view, secret } = await insertApiKey(q, {
+    organizationId: caller.organizationId,
+    userId: caller.userId,
+    name: req.name,
+    mode,
+    role,
+    scopes,
+    ipAllowlist,
+    monthlyBudgetUsd: req.monthly_budget_usd ?? null,
+  });
+  return { ...view, key: secret };
+}
+
+export interface UpdateKeyRequest {
+  name?: string | undefined;
+  scopes?: Scope[] | undefined;
+  ipAllowlist?: string[] | undefined;
+  monthly_budget_usd?: number | null | undefined;
+}
+
+export async function updateApiKey(q: Queryable, caller: Principal, id: string, req: UpdateKeyRequest): Promise<ApiKeyView> {
+  const row = await loadKey(q, caller, id);
+  assertCanManage(caller, row);
+  const scopes = req.scopes !== undefined ? dedupe(req.scopes) : row.scopes;
+  if (req.scopes !== undefined) assertCanGrant(caller, row.role, scopes);
+  const ipAllowlist = req.ipAllowlist !== undefined ? normalizeAllowlist(req.ipAllowlist) : row.ip_allowlist;
+  if (req.ipAllowlist !== undefined) assertAllowlistFeature(caller, ipAllowlist);
+  const budget = req.monthly_budget_usd !== undefined ? req.monthly_budget_usd : row.monthly_budget_usd;
+  const r = await q.query<ApiKeyRow>(
+    `UPDATE api_keys SET name = $2, scopes = $3, ip_allowlist = $4, monthly_budget_usd = $5
+     WHERE id = $1 AND revoked_at IS NULL RETURNING *`,
+    [id, req.name ?? row.name, scopes, ipAllowlist, budget],
+  );
+  if (!r.rows[0]) throw notFound('api key', id);
+  return toApiKeyView(r.rows[0]);
+}
+
+export async function revokeApiKey(q: Queryable, caller: Principal, id: string): Promise<{ id: string; object: 'api_key'; deleted: true }> {
+  const row = await loadKey(q, caller, id);
+  assertCanManage(caller, row);
+  await q.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+  return { id, object: 'api_key', deleted: true };
+}
+
+export async function getApiKey(q: Queryable, caller: Principal, id: string): Promise<ApiKeyView> {
+  return toApiKeyView(await loadKey(q, caller, id));
+}
+
+export async function listApiKeys(
+  q: Queryable,
+  caller: Principal,
+  page: { limit: number; startingAfter?: string | undefined },
+): Promise<{ object: 'list'; data: ApiKeyView[]; has_more: boolean }> {
+  let cursor = Number.MAX_SAFE_INTEGER;
+  if (page.startingAfter) cursor = (await loadKey(q, caller, page.startingAfter)).seq;
+  const r = await q.query<ApiKeyRow>(
+    `SELECT * FROM api_keys WHERE organization_id = $1 AND mode = $2 AND revoked_at IS NULL AND seq < $3
+     ORDER BY seq DESC LIMIT $4`,
+    [caller.organizationId, caller.mode, cursor, page.limit + 1],
+  );
+  return { object: 'list', data: r.rows.slice(0, page.limit).map(toApiKeyView), has_more: r.rows.length > page.limit };
+}
+
+function dedupe<T>(xs: readonly T[]): T[] {
+  return [...new Set(xs)];
+}

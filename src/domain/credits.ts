@@ -1,0 +1,153 @@
+import { Decimal } from 'decimal.js';
+import { ApiError } from '../errors.js';
+import type { Queryable } from '../store/db.js';
+
+/**
+ * Credits glossary
+ * - credit: the unit of the wallet; 1 credit = US$0.001. Always an integer.
+ * - balance: credits the organization owns. held: credits reserved for work in
+ *   flight. available = balance − held; a request is accepted only if its
+ *   reservation fits in available.
+ * - reserve: move credits from available to held (a hold).
+ * - charge: take held credits out of the balance (the hold becomes spending).
+ * - release: return held credits to available (a refund of a reservation).
+ * - ledger: the append-only list of movements; the wallet is always their sum.
+ *   Each movement has a `reference` unique per kind, so a step that is retried
+ *   (a worker restarted mid-job) can never move money twice.
+ */
+export const USD_PER_CREDIT = new Decimal('0.001');
+
+/** ceil(units × unit_cost_usd / 0.001), exactly (contract §4). */
+export function costInCredits(unitCostUsd: string, units: Decimal.Value): number {
+  const credits = new Decimal(units).mul(new Decimal(unitCostUsd)).div(USD_PER_CREDIT).ceil();
+  if (credits.isNegative() || !credits.isFinite()) throw new Error(`invalid cost: ${unitCostUsd} × ${String(units)}`);
+  return credits.toNumber();
+}
+
+export function creditsToUsd(credits: number): number {
+  return new Decimal(credits).mul(USD_PER_CREDIT).toNumber();
+}
+
+export interface Wallet {
+  object: 'wallet';
+  balance_credits: number;
+  held_credits: number;
+  available_credits: number;
+}
+
+interface WalletRow {
+  balance_credits: number;
+  held_credits: number;
+}
+
+function toWallet(r: WalletRow): Wallet {
+  return {
+    object: 'wallet',
+    balance_credits: r.balance_credits,
+    held_credits: r.held_credits,
+    available_credits: r.balance_credits - r.held_credits,
+  };
+}
+
+export async function getWallet(q: Queryable, organizationId: string): Promise<Wallet> {
+  const r = await q.query<WalletRow>('SELECT balance_credits, held_credits FROM wallets WHERE organization_id = $1', [organizationId]);
+  return toWallet(r.rows[0] ?? { balance_credits: 0, held_credits: 0 });
+}
+
+export interface Movement {
+  organizationId: string;
+  reference: string;
+  generationId?: string | null;
+  apiKeyId?: string | null;
+  model?: string | null;
+  modality?: string | null;
+  note?: string | null;
+}
+
+async function appendLedger(
+  q: Queryable,
+  kind: 'topup' | 'reserve' | 'charge' | 'release' | 'adjustment',
+  balanceDelta: number,
+  heldDelta: number,
+  m: Movement,
+): Promise<boolean> {
+  const r = await q.query(
+    `INSERT INTO ledger_entries (organization_id, kind, balance_delta, held_delta, reference, generation_id, api_key_id, model, modality, note)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (kind, reference) DO NOTHING RETURNING id`,
+    [m.organizationId, kind, balanceDelta, heldDelta, m.reference, m.generationId ?? null, m.apiKeyId ?? null, m.model ?? null, m.modality ?? null, m.note ?? null],
+  );
+  return r.rowCount === 1;
+}
+
+function assertCredits(credits: number): void {
+  if (!Number.isSafeInteger(credits) || credits < 0) throw new Error(`credits must be a non-negative integer, got ${credits}`);
+}
+
+/** Adds credits to the balance. Returns the wallet after; a repeated reference changes nothing. */
+export async function topUp(q: Queryable, m: Movement & { credits: number }): Promise<Wallet> {
+  assertCredits(m.credits);
+  if (await appendLedger(q, 'topup', m.credits, 0, m)) {
+    await q.query(
+      `INSERT INTO wallets (organization_id, balance_credits) VALUES ($1, $2)
+       ON CONFLICT (organization_id) DO UPDATE SET balance_credits = wallets.balance_credits + $2, updated_at = now()`,
+      [m.organizationId, m.credits],
+    );
+  }
+  return getWallet(q, m.organizationId);
+}
+
+/**
+ * Holds `credits` if they fit in the available credits, else throws 402
+ * insufficient_credits. The conditional UPDATE is atomic per row, so
+ * concurrent reservations can never overdraw the wallet.
+ */
+export async function reserve(q: Queryable, m: Movement & { credits: number }): Promise<void> {
+  assertCredits(m.credits);
+  if (m.credits === 0) return;
+  const inserted = await appendLedger(q, 'reserve', 0, m.credits, m);
+  if (!inserted) throw new Error(`reservation ${m.reference} already exists`);
+  const r = await q.query(
+    `UPDATE wallets SET held_credits = held_credits + $2, updated_at = now()
+     WHERE organization_id = $1 AND balance_credits - held_credits >= $2`,
+    [m.organizationId, m.credits],
+  );
+  if (r.rowCount !== 1) {
+    // The caller's transaction rolls back, taking the ledger row with it.
+    throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${m.credits} credits.`);
+  }
+}
+
+/**
+ * Settles a reservation: `charged` leaves the balance, the rest of `reserved`
+ * is released. Never charges more than was reserved. Idempotent per reference.
+ */
+export async function settle(q: Queryable, m: Movement & { reserved: number; charged: number }): Promise<void> {
+  assertCredits(m.reserved);
+  assertCredits(m.charged);
+  if (m.charged > m.reserved) throw new Error(`charge ${m.charged} exceeds reservation ${m.reserved}`);
+  const released = m.reserved - m.charged;
+  let balanceDelta = 0;
+  let heldDelta = 0;
+  if (m.charged > 0 && (await appendLedger(q, 'charge', -m.charged, -m.charged, m))) {
+    balanceDelta -= m.charged;
+    heldDelta -= m.charged;
+  }
+  if (released > 0 && (await appendLedger(q, 'release', 0, -released, m))) heldDelta -= released;
+  if (balanceDelta !== 0 || heldDelta !== 0) {
+    await q.query(
+      `UPDATE wallets SET balance_credits = balance_credits + $2, held_credits = held_credits + $3, updated_at = now()
+       WHERE organization_id = $1`,
+      [m.organizationId, balanceDelta, heldDelta],
+    );
+  }
+}
+
+/** The wallet recomputed from the ledger; equal to the wallet row at all times. */
+export async function ledgerSums(q: Queryable, organizationId: string): Promise<WalletRow> {
+  const r = await q.query<{ balance: string | null; held: string | null }>(
+    'SELECT sum(balance_delta) AS balance, sum(held_delta) AS held FROM ledger_entries WHERE organization_id = $1',
+    [organizationId],
+  );
+  return { balance_credits: Number(r.rows[0]?.balance ?? 0), held_credits: Number(r.rows[0]?.held ?? 0) };
+}

@@ -1,0 +1,180 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import sjson from 'secure-json-parse';
+import type { Principal } from '../domain/access.js';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { newId } from '../ids.js';
+import { createAuthenticator } from './auth.js';
+import { toFastifyPath } from './openapi.js';
+import type { RouteContext, RouteDef, RouteSchema } from './route.js';
+import { allRoutes } from './routes/index.js';
+
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    def?: RouteDef;
+  }
+}
+
+/**
+ * Two validators: request bodies are taken exactly as sent (no type coercion,
+ * no silent removal of unknown fields); query strings and path parameters are
+ * text by nature, so they are coerced to the schema's types.
+ */
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: false, removeAdditional: false, useDefaults: true, coerceTypes: coerce, strict: false });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+/** "/messages/0/role" → "messages[0].role" */
+export function paramPath(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (child !== undefined) parts.push(child);
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out;
+}
+
+function validationError(errors: ErrorObject[], context: string | undefined): ApiError {
+  const e = errors[0]!;
+  const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : 'parameter';
+  if (e.keyword === 'required') {
+    const param = paramPath(e.instancePath, (e.params as { missingProperty: string }).missingProperty);
+    return new ApiError('parameter_missing', `Missing required ${where}: ${param}.`, param);
+  }
+  if (e.keyword === 'additionalProperties') {
+    const param = paramPath(e.instancePath, (e.params as { additionalProperty: string }).additionalProperty);
+    return new ApiError('parameter_unknown', `Unknown ${where}: ${param}.`, param);
+  }
+  const param = paramPath(e.instancePath);
+  if (!param) return new ApiError('parameter_invalid', `The request body ${e.message ?? 'is invalid'}.`);
+  let detail = e.message ?? 'is invalid';
+  if (e.keyword === 'enum') detail = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  return new ApiError('parameter_invalid', `Invalid ${where} ${param}: ${detail}.`, param);
+}
+
+/** Maps anything thrown while serving a request to the contract's error table. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const fe = err as Partial<FastifyError> & { validation?: ErrorObject[]; validationContext?: string };
+  if (fe.validation && fe.validation.length > 0) return validationError(fe.validation, fe.validationContext);
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes. Upload files with POST /v1/uploads.`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_json', 'The request body does not match its Content-Length.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_json', 'The request body is not valid JSON.');
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    if (fe.statusCode === 413) return new ApiError('payload_too_large', 'The request body is too large.');
+    if (fe.statusCode === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Type.');
+    return new ApiError('parameter_invalid', 'The request could not be read.');
+  }
+  return new ApiError('internal_error', 'An internal error occurred. Quote the request id when you report it.');
+}
+
+export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    // Per-request lines are left to the access log of the proxy in front; errors are logged here.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => newId('req'),
+    requestIdHeader: false,
+    trustProxy: deps.config.trustedProxies.length > 0 ? deps.config.trustedProxies : false,
+    bodyLimit: MAX_JSON_BODY_BYTES,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  const bodyAjv = makeAjv(false);
+  const textAjv = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+
+  app.decorateRequest('principal', null);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addHook('onRequest', createAuthenticator(deps));
+  // A body-less POST counts as {} so that required fields are reported by name.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const apiErr = toApiError(err);
+    if (apiErr.status >= 500 && apiErr.code === 'internal_error') {
+      request.log.error({ err, reqId: request.id, url: request.url }, 'internal error');
+    }
+    void reply.status(apiErr.status).headers(apiErr.headers).send(apiErr.body(request.id));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const err = new ApiError('route_not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+    void reply.status(err.status).send(err.body(request.id));
+  });
+
+  for (const def of routes) registerRoute(app, deps, def);
+  return app;
+}
+
+function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef): void {
+  const s = def.schema;
+  if (def.rawBody) {
+    for (const type of def.rawBody.contentTypes) {
+      if (!app.hasContentTypeParser(type)) {
+        app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: def.rawBody.maxBytes }, (_req, body, done) => done(null, body));
+      }
+    }
+  }
+  app.route({
+    method: def.method,
+    url: toFastifyPath(def.path),
+    schema: {
+      ...(s.params ? { params: s.params } : {}),
+      ...(s.querystring ? { querystring: s.querystring } : {}),
+      ...(s.body ? { body: s.body } : {}),
+      response: s.response,
+    },
+    ...(def.rawBody ? { bodyLimit: def.rawBody.maxBytes } : {}),
+    config: { def },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const ctx: RouteContext<RouteSchema> = {
+        params: request.params as never,
+        query: request.query as never,
+        body: request.body as never,
+        get principal(): Principal {
+          if (!request.principal) throw new Error(`route ${def.operationId} read the principal but is public`);
+          return request.principal;
+        },
+        deps,
+        request,
+        reply,
+      };
+      const result = await def.handler(ctx);
+      if (result === 'sent') return reply;
+      if (result.headers) void reply.headers(result.headers);
+      return reply.status(result.status).send(result.body);
+    },
+  });
+}

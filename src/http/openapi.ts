@@ -1,0 +1,107 @@
+import type { TSchema } from '@sinclair/typebox';
+import { ERROR_TABLE, type ErrorCode } from '../errors.js';
+import type { RouteDef } from './route.js';
+import { ErrorEnvelope } from './schemas.js';
+
+export const API_VERSION = '1.1.1';
+
+/** /v1/api-keys/{id} → /v1/api-keys/:id */
+export function toFastifyPath(path: string): string {
+  return path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+}
+
+/** TypeBox schemas carry symbol keys; JSON round-tripping leaves plain JSON Schema. */
+function plain(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid request', 401: 'Authentication failed', 402: 'Insufficient credits', 403: 'Forbidden',
+  404: 'Not found', 409: 'Conflict', 410: 'Gone', 413: 'Payload too large', 415: 'Unsupported media type',
+  422: 'Idempotency key reused', 429: 'Rate limited', 500: 'Internal error', 502: 'Upstream error', 503: 'Unavailable',
+};
+
+function codesFor(status: number): ErrorCode[] {
+  return (Object.keys(ERROR_TABLE) as ErrorCode[]).filter((c) => ERROR_TABLE[c].status === status);
+}
+
+function errorStatuses(def: RouteDef): number[] {
+  const set = new Set<number>([500, ...(def.errors ?? [])]);
+  if (def.auth) [401, 403, 429].forEach((s) => set.add(s));
+  if (def.schema.body || def.schema.querystring || def.schema.params) set.add(400);
+  if (def.schema.body) [413, 415].forEach((s) => set.add(s));
+  if (def.schema.params) set.add(404);
+  return [...set].sort((a, b) => a - b);
+}
+
+function parametersOf(schema: TSchema | undefined, where: 'path' | 'query'): unknown[] {
+  if (!schema) return [];
+  const s = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(s.properties ?? {}).map(([name, prop]) => {
+    const { description, ...rest } = prop;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || (s.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const def of routes) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, schema] of Object.entries(def.schema.response)) {
+      const isJson = !(schema as { 'x-raw'?: boolean })['x-raw'];
+      responses[status] = {
+        description: (schema as { description?: string }).description ?? 'Success',
+        ...(isJson ? { content: { 'application/json': { schema: plain(schema) } } } : {}),
+      };
+    }
+    for (const status of errorStatuses(def)) {
+      responses[String(status)] = {
+        description: `${STATUS_TEXT[status] ?? 'Error'}: ${codesFor(status).join(', ')}`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+    const op: Record<string, unknown> = {
+      operationId: def.operationId,
+      summary: def.summary,
+      ...(def.description ? { description: def.description } : {}),
+      tags: [def.tag],
+      security: def.auth ? [{ bearerAuth: [] }] : [],
+      parameters: [...parametersOf(def.schema.params, 'path'), ...parametersOf(def.schema.querystring, 'query')],
+      responses,
+    };
+    if (def.auth) {
+      op['x-mmgen-role'] = def.auth.role;
+      if (def.auth.scope) op['x-mmgen-scope'] = def.auth.scope;
+    }
+    if (def.schema.body) {
+      op.requestBody = { required: true, content: { 'application/json': { schema: plain(def.schema.body) } } };
+    } else if (def.rawBody) {
+      op.requestBody = {
+        required: true,
+        content: Object.fromEntries(def.rawBody.contentTypes.map((t) => [t, { schema: { type: 'string', contentEncoding: 'binary' } }])),
+      };
+    }
+    (paths[def.path] ??= {})[def.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'mmgen API',
+      version: API_VERSION,
+      description: 'One API key and one credit wallet in front of image, video, voice, music, avatar, chat, 3D and upscale models.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sk_live_… or sk_test_…' } },
+      schemas: { Error: plain(ErrorEnvelope) },
+    },
+  };
+}

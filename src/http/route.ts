@@ -1,0 +1,69 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal, Role, Scope } from '../domain/access.js';
+import type { AppDeps } from '../deps.js';
+
+/**
+ * One operation = one RouteDef: its schemas are the single source for request
+ * validation, the TypeScript types of the handler, response serialization and
+ * the OpenAPI document.
+ */
+export interface RouteSchema {
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  /** Success responses by status; error responses are added from the auth and validation rules. */
+  response: Record<number, TSchema>;
+}
+
+export interface AuthSpec {
+  role: Role;
+  /** The scope a scoped key needs; none means any key of the role may call. */
+  scope?: Scope;
+  /** Credit-consuming operations are refused while the organization is paused. */
+  consumesCredits?: boolean;
+}
+
+type StaticOf<T> = T extends TSchema ? Static<T> : undefined;
+
+export interface RouteContext<S extends RouteSchema> {
+  params: StaticOf<S['params']>;
+  query: StaticOf<S['querystring']>;
+  body: StaticOf<S['body']>;
+  /** The authenticated caller; reading it on a public route throws. */
+  principal: Principal;
+  deps: AppDeps;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface JsonReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A handler returns a JSON reply, or 'sent' when it wrote the response itself (streams, files). */
+export type HandlerResult = JsonReply | 'sent';
+
+export interface RouteDef<S extends RouteSchema = RouteSchema> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** OpenAPI-style path, e.g. /v1/api-keys/{id}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** null: public (no API key). */
+  auth: AuthSpec | null;
+  schema: S;
+  /** Content types other than JSON that the body may have (e.g. uploads). */
+  rawBody?: { contentTypes: string[]; maxBytes: number };
+  /** Extra documented error codes beyond those derived from auth and validation. */
+  errors?: number[];
+  handler: (ctx: RouteContext<S>) => Promise<HandlerResult>;
+}
+
+export function defineRoute<S extends RouteSchema>(def: RouteDef<S>): RouteDef<S> {
+  return def;
+}

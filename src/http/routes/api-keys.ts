@@ -1,0 +1,124 @@
+import { Type } from '@sinclair/typebox';
+import { ROLES, SCOPES } from '../../domain/access.js';
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../../domain/api-keys.js';
+import { defineRoute } from '../route.js';
+import { Deleted, IdParams, ListOf, Nullable, PageQuery, Timestamp } from '../schemas.js';
+
+const ScopeList = Type.Array(Type.String({ enum: [...SCOPES] }), { maxItems: SCOPES.length * 2, description: 'Empty: every operation the role allows.' });
+const Allowlist = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100, description: 'IPv4/IPv6 CIDR ranges (Enterprise).' });
+const Budget = Nullable(Type.Number({ minimum: 0, maximum: 1e9, multipleOf: 0.01, description: 'US dollars per calendar month; drives usage.budget_threshold events.' }));
+
+const apiKeyFields = {
+  id: Type.String({ description: 'key_…' }),
+  object: Type.Literal('api_key'),
+  name: Type.String(),
+  mode: Type.String({ enum: ['live', 'test'] }),
+  role: Type.String({ enum: [...ROLES] }),
+  scopes: Type.Array(Type.String()),
+  ipAllowlist: Type.Array(Type.String()),
+  monthly_budget_usd: Nullable(Type.Number()),
+  prefix: Type.String({ description: 'The first characters of the secret, to recognize it.' }),
+  created_at: Timestamp,
+  last_used_at: Nullable(Timestamp),
+};
+export const ApiKey = Type.Object(apiKeyFields, { title: 'ApiKey' });
+const CreatedApiKey = Type.Object(
+  { ...apiKeyFields, key: Type.String({ description: 'The secret. Returned only here; store it now.' }) },
+  { title: 'CreatedApiKey' },
+);
+
+const auth = { role: 'admin', scope: 'api_keys:manage' } as const;
+const readAuth = { role: 'viewer', scope: 'api_keys:manage' } as const;
+
+export const createKey = defineRoute({
+  method: 'POST',
+  path: '/v1/api-keys',
+  operationId: 'createApiKey',
+  summary: 'Create an API key',
+  description: 'The key inherits the role of the calling key unless a narrower `role` is given; it can never be broader than the caller.',
+  tag: 'API keys',
+  auth,
+  schema: {
+    body: Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        mode: Type.Optional(Type.String({ enum: ['live', 'test'] })),
+        role: Type.Optional(Type.String({ enum: [...ROLES] })),
+        scopes: Type.Optional(ScopeList),
+        ipAllowlist: Type.Optional(Allowlist),
+        monthly_budget_usd: Type.Optional(Budget),
+      },
+      { additionalProperties: false },
+    ),
+    response: { 201: CreatedApiKey },
+  },
+  handler: async ({ principal, body, deps }) => ({
+    status: 201,
+    body: await createApiKey(deps.db, principal, body as Parameters<typeof createApiKey>[2]),
+  }),
+});
+
+export const listKeys = defineRoute({
+  method: 'GET',
+  path: '/v1/api-keys',
+  operationId: 'listApiKeys',
+  summary: "List the organization's API keys of the caller's mode",
+  tag: 'API keys',
+  auth: readAuth,
+  schema: {
+    querystring: Type.Object(PageQuery, { additionalProperties: false }),
+    response: { 200: ListOf(ApiKey) },
+  },
+  handler: async ({ principal, query, deps }) => ({
+    status: 200,
+    body: await listApiKeys(deps.db, principal, { limit: query.limit ?? 20, startingAfter: query.starting_after }),
+  }),
+});
+
+export const getKey = defineRoute({
+  method: 'GET',
+  path: '/v1/api-keys/{id}',
+  operationId: 'getApiKey',
+  summary: 'Get an API key (never its secret)',
+  tag: 'API keys',
+  auth: readAuth,
+  schema: { params: IdParams, response: { 200: ApiKey } },
+  handler: async ({ principal, params, deps }) => ({ status: 200, body: await getApiKey(deps.db, principal, params.id) }),
+});
+
+export const updateKey = defineRoute({
+  method: 'PATCH',
+  path: '/v1/api-keys/{id}',
+  operationId: 'updateApiKey',
+  summary: "Update a key's name, scopes, IP allowlist or monthly budget",
+  tag: 'API keys',
+  auth,
+  schema: {
+    params: IdParams,
+    body: Type.Object(
+      {
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        scopes: Type.Optional(ScopeList),
+        ipAllowlist: Type.Optional(Allowlist),
+        monthly_budget_usd: Type.Optional(Budget),
+      },
+      { additionalProperties: false },
+    ),
+    response: { 200: ApiKey },
+  },
+  handler: async ({ principal, params, body, deps }) => ({
+    status: 200,
+    body: await updateApiKey(deps.db, principal, params.id, body as Parameters<typeof updateApiKey>[3]),
+  }),
+});
+
+export const deleteKey = defineRoute({
+  method: 'DELETE',
+  path: '/v1/api-keys/{id}',
+  operationId: 'deleteApiKey',
+  summary: 'Revoke an API key, effective on the next request',
+  tag: 'API keys',
+  auth,
+  schema: { params: IdParams, response: { 200: Deleted('api_key') } },
+  handler: async ({ principal, params, deps }) => ({ status: 200, body: await revokeApiKey(deps.db, principal, params.id) }),
+});

@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { buildOpenApi } from '../openapi.js';
+import { defineRoute, type RouteDef } from '../route.js';
+import { createKey, deleteKey, getKey, listKeys, updateKey } from './api-keys.js';
+import { healthz, readyz } from './health.js';
+import { getModel, listModels } from './models.js';
+import { retrieveOrganization, updateOrganization } from './organization.js';
+import { retrieveWallet } from './wallet.js';
+
+/** Every route of the API, in the order the OpenAPI document lists them. */
+export function allRoutes(): RouteDef[] {
+  const routes = [
+    listModels,
+    getModel,
+    retrieveOrganization,
+    updateOrganization,
+    retrieveWallet,
+    createKey,
+    listKeys,
+    getKey,
+    updateKey,
+    deleteKey,
+    healthz,
+    readyz,
+  ] as RouteDef[];
+  let doc: Record<string, unknown> | undefined;
+  routes.push(
+    defineRoute({
+      method: 'GET',
+      path: '/v1/openapi.json',
+      operationId: 'getOpenApi',
+      summary: 'This OpenAPI 3.1 document',
+      tag: 'Meta',
+      auth: null,
+      schema: { response: { 200: Type.Object({}, { additionalProperties: true }) } },
+      handler: async ({ deps }) => {
+        doc ??= buildOpenApi(routes, deps.config.publicUrl);
+        return { status: 200, body: doc };
+      },
+    }) as RouteDef,
+  );
+  return routes;
+}

@@ -1,0 +1,66 @@
+import { Type } from '@sinclair/typebox';
+import { MODALITIES, UNIT_BY_MODALITY } from '../../catalog/index.js';
+import { ApiError } from '../../errors.js';
+import { defineRoute } from '../route.js';
+import { IdParams } from '../schemas.js';
+
+export const Model = Type.Object(
+  {
+    id: Type.String({ description: 'mdl_…' }),
+    object: Type.Literal('model'),
+    slug: Type.String(),
+    provider: Type.String(),
+    display_name: Type.String(),
+    modality: Type.String({ enum: [...MODALITIES] }),
+    capabilities: Type.Array(Type.String()),
+    pricing: Type.Object({
+      unit_cost_usd: Type.Number(),
+      unit: Type.String({ enum: [...new Set(Object.values(UNIT_BY_MODALITY))] }),
+    }),
+    status: Type.String({ enum: ['active', 'delisted'] }),
+  },
+  { title: 'Model' },
+);
+
+export const listModels = defineRoute({
+  method: 'GET',
+  path: '/v1/models',
+  operationId: 'listModels',
+  summary: 'List the model catalog',
+  description: 'Every active model, with capabilities and pricing. Not paged: the whole catalog is returned.',
+  tag: 'Models',
+  auth: { role: 'viewer' },
+  schema: {
+    querystring: Type.Object(
+      {
+        modality: Type.Optional(Type.String({ enum: [...MODALITIES] })),
+        include_delisted: Type.Optional(Type.Boolean({ default: false })),
+      },
+      { additionalProperties: false },
+    ),
+    response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(Model), has_more: Type.Boolean() }) },
+  },
+  handler: async ({ query, deps }) => ({
+    status: 200,
+    body: {
+      object: 'list',
+      data: deps.catalog.list({ modality: query.modality as (typeof MODALITIES)[number] | undefined, includeDelisted: query.include_delisted }),
+      has_more: false,
+    },
+  }),
+});
+
+export const getModel = defineRoute({
+  method: 'GET',
+  path: '/v1/models/{id}',
+  operationId: 'getModel',
+  summary: 'Get one model by slug or id',
+  tag: 'Models',
+  auth: { role: 'viewer' },
+  schema: { params: IdParams, response: { 200: Model } },
+  handler: async ({ params, deps }) => {
+    const m = deps.catalog.find(params.id);
+    if (!m) throw new ApiError('model_not_found', `No such model: '${params.id}'.`, 'id');
+    return { status: 200, body: deps.catalog.view(m) };
+  },
+});

@@ -1,0 +1,133 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/**
+ * One SQL dialect (PostgreSQL) over two engines: PGlite embedded in the
+ * process, or a PostgreSQL server through `pg`. Both return int8 as a JS
+ * number (credits stay far below 2^53), numeric as a string, timestamptz as a
+ * Date, arrays and jsonb parsed.
+ */
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs fn in one transaction (READ COMMITTED); retried on deadlock or serialization failure. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Several statements in one string (migrations). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const RETRYABLE_SQLSTATE = new Set(['40001', '40P01']);
+const MAX_TX_ATTEMPTS = 5;
+
+function isRetryable(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && RETRYABLE_SQLSTATE.has((err as { code?: string }).code ?? '');
+}
+
+// int8 as number; the default (string) would make every credit column a string.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+export class PostgresDb implements Db {
+  readonly kind = 'postgres' as const;
+  readonly pool: pg.Pool;
+
+  constructor(connectionString: string, opts: { max?: number } = {}) {
+    this.pool = new pg.Pool({ connectionString, max: opts.max ?? 20 });
+    // An idle client losing its connection (server restart) must not crash the process.
+    this.pool.on('error', () => {});
+  }
+
+  async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+    const r = await this.pool.query(sql, params as unknown[]);
+    return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      let released = false;
+      try {
+        await client.query('BEGIN');
+        const q: Queryable = {
+          query: async <R>(sql: string, params: readonly unknown[] = []) => {
+            const r = await client.query(sql, params as unknown[]);
+            return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+          },
+        };
+        const result = await fn(q);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          // The connection is broken; drop it from the pool instead of reusing it.
+          client.release(true);
+          released = true;
+        }
+        if (isRetryable(err) && attempt < MAX_TX_ATTEMPTS) continue;
+        throw err;
+      } finally {
+        if (!released) client.release();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+export class PGliteDb implements Db {
+  readonly kind = 'pglite' as const;
+  constructor(readonly pglite: PGlite) {}
+
+  static async open(dataDir: string | undefined, loadDataDir?: Blob): Promise<PGliteDb> {
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    const pglite = await PGlite.create(dataDir ?? 'memory://', loadDataDir ? { loadDataDir } : {});
+    return new PGliteDb(pglite);
+  }
+
+  async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+    const r = await this.pglite.query<T>(sql, params as unknown[]);
+    return { rows: r.rows, rowCount: Math.max(r.affectedRows ?? 0, r.rows.length) };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pglite.exec(sql);
+  }
+
+  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    // PGlite runs one transaction at a time, so there are no deadlocks to retry.
+    return this.pglite.transaction(async (t) =>
+      fn({
+        query: async <R>(sql: string, params: readonly unknown[] = []) => {
+          const r = await t.query<R>(sql, params as unknown[]);
+          return { rows: r.rows, rowCount: Math.max(r.affectedRows ?? 0, r.rows.length) };
+        },
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.pglite.close();
+  }
+}
+
+export async function openDb(opts: { databaseUrl?: string | undefined; dataDir?: string | undefined }): Promise<Db> {
+  if (opts.databaseUrl) return new PostgresDb(opts.databaseUrl);
+  return PGliteDb.open(opts.dataDir);
+}

@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { pino } from 'pino';
+import { describe, inject } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Plan } from '../../src/domain/access.js';
+import { createOrganization } from '../../src/domain/organizations.js';
+import { runtimeOn, startServer, type Runtime } from '../../src/main.js';
+import { PGliteDb, PostgresDb, type Db } from '../../src/store/db.js';
+import { withDatabase } from './global-setup.js';
+import { PGLITE_TEMPLATE } from './paths.js';
+
+export type BackendName = 'pglite' | 'postgres';
+
+/** The backends this run tests: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export function backends(): BackendName[] {
+  return inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** Runs the same suite once per backend. */
+export function describeEachBackend(name: string, fn: (backend: BackendName) => void): void {
+  for (const backend of backends()) describe(`${name} [${backend}]`, () => fn(backend));
+}
+
+/** A fresh, migrated database of its own for one test file or suite. */
+export async function freshDb(backend: BackendName): Promise<{ db: Db; drop: () => Promise<void> }> {
+  if (backend === 'pglite') {
+    const blob = new Blob([readFileSync(PGLITE_TEMPLATE)]);
+    const db = new PGliteDb(await PGlite.create({ loadDataDir: blob }));
+    return { db, drop: async () => {} };
+  }
+  const adminUrl = inject('pgAdminUrl')!;
+  const template = inject('pgTemplate')!;
+  const name = `${template.replace('mmgen_tpl_', 'mmgen_t_')}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+      break;
+    } catch (err) {
+      // Two files cloning the template at the same instant: one waits and tries again.
+      if (attempt >= 20 || !/being accessed by other users/.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+  await admin.end();
+  const db = new PostgresDb(withDatabase(adminUrl, name));
+  return {
+    db,
+    drop: async () => {
+      const a = new pg.Client({ connectionString: adminUrl });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+export interface TestOrg {
+  id: string;
+  live: string;
+  test: string;
+  userId: string;
+}
+
+export interface TestServer {
+  url: string;
+  runtime: Runtime;
+  db: Db;
+  config: Config;
+  /** A new organization with owner keys and `credits` in its wallet. */
+  createOrg(opts?: { plan?: Plan; enterprise?: boolean; credits?: number; name?: string }): Promise<TestOrg>;
+  close(): Promise<void>;
+}
+
+/** A real mmgen HTTP server on a loopback port, on a fresh database of the given backend. */
+export async function startTestServer(backend: BackendName, env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-test-'));
+  const config = loadConfig({ MMGEN_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', ...env });
+  const { db, drop } = await freshDb(backend);
+  const runtime = await runtimeOn(config, db, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const server = await startServer(runtime, { port: 0, host: '127.0.0.1' });
+  return {
+    url: server.url,
+    runtime,
+    db,
+    config,
+    async createOrg(opts = {}) {
+      const created = await createOrganization(db, {
+        name: opts.name ?? 'test org',
+        plan: opts.plan ?? 'team',
+        enterprise: opts.enterprise ?? false,
+        credits: opts.credits ?? 0,
+      });
+      return { id: created.organization.id, live: created.keys.live, test: created.keys.test, userId: created.user.id };
+    },
+    async close() {
+      await server.close();
+      await runtime.close();
+      await drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A small JSON client for tests: `api(url)(method, path, {key, body, headers})`. */
+export function client(baseUrl: string) {
+  return async function call<T = any>(
+    method: string,
+    path: string,
+    opts: { key?: string | undefined; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON; keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  };
+}
