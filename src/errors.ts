@@ -19,11 +19,9 @@ export const ERROR_TABLE = {
   organization_paused: { status: 403, type: 'permission_error' },
   plan_limit_exceeded: { status: 403, type: 'permission_error' },
   feature_not_available: { status: 403, type: 'permission_error' },
-  signature_invalid: { status: 403, type: 'permission_error' },
   resource_not_found: { status: 404, type: 'invalid_request_error' },
   route_not_found: { status: 404, type: 'invalid_request_error' },
   model_not_found: { status: 404, type: 'invalid_request_error' },
-  method_not_allowed: { status: 405, type: 'invalid_request_error' },
   generation_not_cancelable: { status: 409, type: 'invalid_request_error' },
   generation_not_retryable: { status: 409, type: 'invalid_request_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
@@ -35,7 +33,6 @@ export const ERROR_TABLE = {
   internal_error: { status: 500, type: 'api_error' },
   upstream_error: { status: 502, type: 'upstream_error' },
   provider_unavailable: { status: 503, type: 'api_error' },
-  service_unavailable: { status: 503, type: 'api_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

@@ -28,7 +28,8 @@ declare module 'fastify' {
  * text by nature, so they are coerced to the schema's types.
  */
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: false, removeAdditional: false, useDefaults: true, coerceTypes: coerce, strict: false });
+  // allErrors lets validationError() report the most useful error (a typo'd field before the field it misses).
+  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: coerce, strict: false });
   addFormats.default(ajv);
   return ajv;
 }
@@ -42,8 +43,14 @@ export function paramPath(instancePath: string, child?: string): string {
   return out;
 }
 
+const ERROR_PRIORITY = ['additionalProperties', 'required'];
+
 function validationError(errors: ErrorObject[], context: string | undefined): ApiError {
-  const e = errors[0]!;
+  const rank = (x: ErrorObject) => {
+    const i = ERROR_PRIORITY.indexOf(x.keyword);
+    return i === -1 ? ERROR_PRIORITY.length : i;
+  };
+  const e = [...errors].sort((a, b) => rank(a) - rank(b))[0]!;
   const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : 'parameter';
   if (e.keyword === 'required') {
     const param = paramPath(e.instancePath, (e.params as { missingProperty: string }).missingProperty);

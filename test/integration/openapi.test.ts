@@ -1,0 +1,43 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_TABLE } from '../../src/errors.js';
+import { client, startTestServer, type TestServer } from '../helpers/server.js';
+
+describe('GET /v1/openapi.json', () => {
+  let s: TestServer;
+  let doc: any;
+
+  beforeAll(async () => {
+    s = await startTestServer('pglite');
+    const res = await client(s.url)('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body;
+  });
+  afterAll(async () => s?.close());
+
+  it('is a valid OpenAPI 3.1 document, version 1.1.1', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(doc.info.version).toBe('1.1.1');
+  });
+
+  it('documents every route the server serves, with bearer auth and error responses', () => {
+    const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+    );
+    const names = ops.map((o) => `${o.method.toUpperCase()} ${o.path}`);
+    for (const expected of ['GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/organization', 'GET /v1/wallet', 'POST /v1/api-keys', 'GET /v1/api-keys', 'PATCH /v1/api-keys/{id}', 'DELETE /v1/api-keys/{id}']) {
+      expect(names).toContain(expected);
+    }
+    const create = doc.paths['/v1/api-keys'].post;
+    expect(create.security).toEqual([{ bearerAuth: [] }]);
+    expect(create.responses['201'].content['application/json'].schema.properties.key).toBeDefined();
+    expect(create.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    expect(create.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(doc.paths['/v1/openapi.json'].get.security).toEqual([]);
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(Object.keys(ERROR_TABLE));
+  });
+});
