@@ -6,14 +6,16 @@ import { Catalog, type Modality, type ModelView } from './catalog/index.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Plan } from './domain/access.js';
 import { ApiError } from './errors.js';
-import { bootstrapDefaultOrganization, openRuntime, startServer } from './main.js';
+import { bootstrapDefaultOrganization, openRuntime, startServer, startWorker } from './main.js';
 import { DataDirLockedError, lockHolder } from './store/lock.js';
 import { migrate } from './store/migrate.js';
 
 const USAGE = `mmgen — multi-modality generation service
 
 Operator commands:
-  mmgen serve [--port N] [--host H]      run the API (PORT, default 8080)
+  mmgen serve [--port N] [--host H] [--no-worker]
+                                         the API (PORT, default 8080) and a generation worker
+  mmgen worker                           a generation worker only (PostgreSQL: run any number)
   mmgen migrate                          apply database migrations
   mmgen org create --name N --plan free|pro|studio|team [--enterprise] [--credits C] [--json]
   mmgen org set-plan --org ID --plan P [--enterprise | --no-enterprise] [--json]
@@ -78,7 +80,7 @@ async function serve(config: Config, args: string[]): Promise<void> {
   const runtime = await openRuntime(config);
   const { deps } = runtime;
   const created = await bootstrapDefaultOrganization(deps);
-  const server = await startServer(runtime, { port, host: str(v.host) ?? config.host });
+  const server = await startServer(runtime, { port, host: str(v.host) ?? config.host, worker: v['no-worker'] !== true });
   if (created) {
     process.stdout.write(
       [
@@ -107,12 +109,32 @@ async function serve(config: Config, args: string[]): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+async function workerOnly(config: Config): Promise<void> {
+  const runtime = await openRuntime(config);
+  const worker = startWorker(runtime);
+  runtime.deps.log.info({ node: runtime.deps.nodeId, database: runtime.deps.db.kind }, 'mmgen worker started');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    runtime.deps.log.info({ signal }, 'worker shutting down');
+    setTimeout(() => process.exit(1), 30_000).unref();
+    await worker.stop();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [cmd, sub, ...rest] = argv;
   const config = loadConfig();
   switch (cmd) {
     case 'serve':
       return serve(config, [sub, ...rest].filter((a): a is string => a !== undefined));
+    case 'worker':
+      return workerOnly(config);
     case 'migrate': {
       // openRuntime applies the migrations; running again reports that nothing is left.
       const runtime = await openRuntime(config, silentLogger());

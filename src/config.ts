@@ -27,6 +27,12 @@ export interface Config {
   /** Failed authentications allowed per client address per minute. */
   authFailuresPerMinute: number;
   rateLimitsPerMinute: Record<'free' | 'pro' | 'studio' | 'team', number>;
+  /** How long a claimed job is owned before another worker may take it over (renewed while working). */
+  jobLeaseMs: number;
+  /** Jobs one worker process runs at once. */
+  workerConcurrency: number;
+  /** How often an idle worker looks for due jobs. */
+  workerPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -104,6 +110,9 @@ export function loadConfig(env: Env = process.env): Config {
     signingSecret: env.MMGEN_SIGNING_SECRET || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     authFailuresPerMinute: int(env, 'MMGEN_AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
+    jobLeaseMs: int(env, 'MMGEN_JOB_LEASE_MS', 60_000, 500, 3_600_000),
+    workerConcurrency: int(env, 'MMGEN_WORKER_CONCURRENCY', 64, 1, 10_000),
+    workerPollMs: int(env, 'MMGEN_WORKER_POLL_MS', 200, 5, 60_000),
     rateLimitsPerMinute: {
       free: int(env, 'MMGEN_RATE_LIMIT_FREE', 60, 1, 10_000_000),
       pro: int(env, 'MMGEN_RATE_LIMIT_PRO', 600, 1, 10_000_000),

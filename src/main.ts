@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -8,7 +9,12 @@ import { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { countOrganizations, createOrganization, type CreatedOrganization } from './domain/organizations.js';
+import { DiskBlobStore } from './files/disk-store.js';
+import { HmacUrlSigner, loadSigningSecret } from './files/signing.js';
 import { buildApp } from './http/app.js';
+import { randomBase62 } from './ids.js';
+import { Worker } from './jobs/worker.js';
+import { ProviderRegistry } from './providers/registry.js';
 import { openDb, type Db } from './store/db.js';
 import { acquireDataDirLock } from './store/lock.js';
 import { migrate } from './store/migrate.js';
@@ -50,7 +56,11 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     await db.close();
     throw err;
   }
-  const deps: AppDeps = { config, db, catalog: new Catalog(), log };
+  const signer = new HmacUrlSigner(await loadSigningSecret(db, config.signingSecret), config.publicUrl);
+  const blobs = new DiskBlobStore(join(config.dataDir, 'files'));
+  const providers = new ProviderRegistry(config, db);
+  const nodeId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
+  const deps: AppDeps = { config, db, catalog: new Catalog(), log, blobs, signer, providers, nodeId };
   return {
     deps,
     close: async () => {
@@ -72,8 +82,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(runtime: Runtime, opts: { port?: number; host?: string } = {}): Promise<RunningServer> {
+/** Starts a generation worker in this process; `deps.jobsAvailable` then wakes it when a job is enqueued here. */
+export function startWorker(runtime: Runtime): Worker {
+  const worker = new Worker(runtime.deps);
+  runtime.deps.jobsAvailable = () => worker.notify();
+  worker.start();
+  return worker;
+}
+
+export async function startServer(runtime: Runtime, opts: { port?: number; host?: string; worker?: boolean } = {}): Promise<RunningServer> {
   const { deps } = runtime;
+  const worker = opts.worker === false ? null : startWorker(runtime);
   const app = await buildApp(deps);
   await app.listen({ port: opts.port ?? deps.config.port, host: opts.host ?? deps.config.host });
   let admin: Server | undefined;
@@ -85,6 +104,7 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
     close: async () => {
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
       await app.close();
+      await worker?.stop();
     },
   };
 }

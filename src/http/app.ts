@@ -68,8 +68,17 @@ function validationError(errors: ErrorObject[], context: string | undefined): Ap
 }
 
 /** Maps anything thrown while serving a request to the contract's error table. */
-export function toApiError(err: unknown): ApiError {
+export function toApiError(err: unknown, def?: RouteDef): ApiError {
   if (err instanceof ApiError) return err;
+  const raw = def?.rawBody;
+  if (raw) {
+    // Routes that take file bytes (upload PUTs) speak of their own types and limits, not JSON's.
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return new ApiError('parameter_invalid', `Content-Type must be one of: ${raw.contentTypes.join(', ')}.`, 'Content-Type');
+    }
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError('payload_too_large', `The body is larger than ${raw.maxBytes} bytes.`);
+  }
   const fe = err as Partial<FastifyError> & { validation?: ErrorObject[]; validationContext?: string };
   if (fe.validation && fe.validation.length > 0) return validationError(fe.validation, fe.validationContext);
   switch (fe.code) {
@@ -130,7 +139,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   });
 
   app.setErrorHandler((err, request, reply) => {
-    const apiErr = toApiError(err);
+    const apiErr = toApiError(err, request.routeOptions.config?.def);
     if (apiErr.status >= 500 && apiErr.code === 'internal_error') {
       request.log.error({ err, reqId: request.id, url: request.url }, 'internal error');
     }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -79,12 +79,14 @@ export interface TestServer {
 }
 
 /** A real mmgen HTTP server on a loopback port, on a fresh database of the given backend. */
-export async function startTestServer(backend: BackendName, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(backend: BackendName, env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-test-'));
-  const config = loadConfig({ MMGEN_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', ...env });
+  // The port is chosen first so that signed URLs can name it.
+  const port = await freePort();
+  const config = loadConfig({ MMGEN_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', MMGEN_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
   const { db, drop } = await freshDb(backend);
   const runtime = await runtimeOn(config, db, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
-  const server = await startServer(runtime, { port: 0, host: '127.0.0.1' });
+  const server = await startServer(runtime, { port, host: '127.0.0.1', worker: opts.worker });
   return {
     url: server.url,
     runtime,
@@ -106,6 +108,17 @@ export async function startTestServer(backend: BackendName, env: Record<string, 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 export interface ApiResponse<T = any> {

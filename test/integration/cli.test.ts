@@ -3,7 +3,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+
+// Real processes, each opening a database: slow under a loaded machine, so generous limits.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 import { freshDb } from '../helpers/server.js';
 
 const run = promisify(execFile);

@@ -2,10 +2,23 @@ import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from '../openapi.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { createKey, deleteKey, getKey, listKeys, updateKey } from './api-keys.js';
+import { createAvatar } from './avatars.js';
+import { chatCompletions } from './chat-completions.js';
+import { createChat } from './chat.js';
+import { generationEvents } from './generation-events.js';
+import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenerationRoute } from './generations.js';
 import { healthz, readyz } from './health.js';
+import { createImage } from './images.js';
+import { createMusic } from './music.js';
+import { createThreeD } from './three-d.js';
+import { createUpscale } from './upscale.js';
+import { createVideo } from './videos.js';
+import { createVoice } from './voice.js';
 import { getModel, listModels } from './models.js';
 import { retrieveOrganization, updateOrganization } from './organization.js';
 import { retrieveWallet } from './wallet.js';
+import { getFile } from './files.js';
+import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -20,6 +33,24 @@ export function allRoutes(): RouteDef[] {
     getKey,
     updateKey,
     deleteKey,
+    createImage,
+    createVideo,
+    createVoice,
+    createMusic,
+    createAvatar,
+    createChat,
+    chatCompletions,
+    createThreeD,
+    createUpscale,
+    getGeneration,
+    listGenerationsRoute,
+    cancelGenerationRoute,
+    retryGenerationRoute,
+    generationEvents,
+    createUploadRoute,
+    getUploadRoute,
+    putUploadRoute,
+    getFile,
     healthz,
     readyz,
   ] as RouteDef[];

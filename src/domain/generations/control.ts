@@ -1,0 +1,68 @@
+import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../errors.js';
+import type { Principal } from '../access.js';
+import { reserve } from '../credits.js';
+import { isTerminal, type GenerationRow } from './model.js';
+import { clientRef, settleAttempt } from './runner.js';
+import { generationOf, loadGeneration } from './store.js';
+
+/**
+ * Cancel: a queued or running generation becomes canceled and its whole
+ * reservation is refunded at once; the upstream job is told to stop.
+ */
+export async function cancelGeneration(deps: AppDeps, principal: Principal, id: string): Promise<GenerationRow> {
+  const upstream = await deps.db.tx(async (q) => {
+    const g = await generationOf(q, principal, id, true);
+    if (isTerminal(g.status)) {
+      throw new ApiError('generation_not_cancelable', `The generation ${id} is ${g.status} and can no longer be canceled.`, 'id');
+    }
+    await settleAttempt(q, g, 0);
+    await q.query(
+      `UPDATE generations SET status = 'canceled', refunded_credits = refunded_credits + $2, completed_at = now(), version = version + 1 WHERE id = $1`,
+      [id, g.price_credits],
+    );
+    await q.query('DELETE FROM jobs WHERE generation_id = $1', [id]);
+    return { provider: g.provider, upstreamId: g.upstream_id };
+  });
+  if (upstream.upstreamId) {
+    const adapter = deps.providers.byName(upstream.provider ?? '');
+    // The refund is done; telling the provider is best effort (a runner still polling also cancels it).
+    await adapter?.cancel(upstream.upstreamId).catch((err: unknown) => deps.log.warn({ err, id }, 'upstream cancel failed'));
+  }
+  return (await loadGeneration(deps.db, id))!;
+}
+
+/**
+ * Retry: a failed asynchronous generation goes back to queued as a new
+ * attempt with a new reservation. The runner first asks the provider about the
+ * earlier attempts' upstream jobs and adopts one that finished, so the caller
+ * pays once.
+ */
+export async function retryGeneration(deps: AppDeps, principal: Principal, id: string): Promise<GenerationRow> {
+  await deps.db.tx(async (q) => {
+    const g = await generationOf(q, principal, id, true);
+    if (g.status !== 'failed' || g.sync) {
+      throw new ApiError(
+        'generation_not_retryable',
+        g.sync ? `The generation ${id} is synchronous; send the request again instead.` : `Only failed generations can be retried; ${id} is ${g.status}.`,
+        'id',
+      );
+    }
+    const attempt = g.attempt + 1;
+    const history = [...g.upstream_history, { attempt: g.attempt, provider: g.provider, upstream_id: g.upstream_id }];
+    if (g.price_credits > 0) {
+      await reserve(q, {
+        organizationId: g.organization_id, credits: g.price_credits, reference: clientRef(id, attempt),
+        generationId: id, apiKeyId: principal.keyId, model: g.model, modality: g.modality,
+      });
+    }
+    await q.query(
+      `UPDATE generations SET status = 'queued', attempt = $2, upstream_history = $3, upstream_id = NULL, error = NULL,
+         reserved_credits = reserved_credits + price_credits, completed_at = NULL, version = version + 1 WHERE id = $1`,
+      [id, attempt, JSON.stringify(history)],
+    );
+    await q.query('INSERT INTO jobs (generation_id) VALUES ($1) ON CONFLICT (generation_id) DO NOTHING', [id]);
+  });
+  deps.jobsAvailable?.();
+  return (await loadGeneration(deps.db, id))!;
+}

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import type { Modality } from '../../catalog/index.js';
+import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { ImageInput, SimulateOptions } from '../../providers/types.js';
+import type { Principal } from '../access.js';
+import { priceCredits, SYNC_MODALITIES, type GenerationRow } from './model.js';
+import { loadGeneration, loadOutputs } from './store.js';
+
+export interface CreateGenerationInput {
+  modality: Modality;
+  model: string;
+  prompt: string | null;
+  /** The modality fields as validated, defaults applied; `model`, `simulate` and `cache` excluded. */
+  params: Record<string, unknown>;
+  simulate?: SimulateOptions | undefined;
+  cache?: boolean | undefined;
+  image?: ImageInput | undefined;
+  comparisonId?: string | undefined;
+}
+
+/** Same organization, mode, model and parameters with an explicit seed: the same result (contract §4). */
+function cacheKeyOf(modelSlug: string, params: Record<string, unknown>): string | null {
+  if (params.seed === undefined) return null;
+  const canonical = JSON.stringify(params, Object.keys(params).sort());
+  return createHash('sha256').update(`${modelSlug}\n${canonical}`).digest('hex');
+}
+
+/**
+ * Accepts a generation: resolves the model and provider, prices it, and in one
+ * transaction reserves the credits and writes the generation and its job. A
+ * cache hit is answered at once with the earlier outputs and costs nothing.
+ */
+export async function createGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<GenerationRow> {
+  const model = deps.catalog.resolve(input.model, input.modality);
+  const { adapter } = deps.providers.choose(principal.mode, model);
+  const sync = SYNC_MODALITIES.includes(input.modality) && !input.comparisonId;
+  const cacheKey = input.cache === false ? null : cacheKeyOf(model.slug, input.params);
+
+  if (cacheKey && !input.comparisonId) {
+    const hit = await cachedCopy(deps, principal, input, model.slug, cacheKey, sync);
+    if (hit) return hit;
+  }
+
+  const id = newId('gen');
+  const price = priceCredits(model, principal.mode, input.params);
+  let inputBlob: string | undefined;
+  if (input.image) {
+    inputBlob = `inputs/${id}`;
+    await deps.blobs.put(inputBlob, input.image.bytes, input.image.mime);
+  }
+  const row = await acceptStatement(deps, {
+    id, principal, modality: model.modality, model: model.slug, sync, prompt: input.prompt,
+    params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
+    price, cacheKey, provider: adapter.name, result: inputBlob ? { input_blob: inputBlob } : null, comparisonId: input.comparisonId ?? null,
+  });
+  if (!row) throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${price} credits.`);
+  return row;
+}
+
+/**
+ * Accepts a generation in ONE statement (one round trip, one commit): the
+ * wallet is debited for the hold only if it covers the price, and the
+ * generation, its ledger row and its job are written only if the hold was
+ * taken. No row back means the wallet could not cover it. A synchronous
+ * generation starts `running`, its job leased to this process; should the
+ * process die, the lease runs out and a worker finishes it.
+ */
+async function acceptStatement(
+  deps: AppDeps,
+  a: {
+    id: string; principal: Principal; modality: Modality; model: string; sync: boolean; prompt: string | null;
+    params: Record<string, unknown>; price: number; cacheKey: string | null; provider: string;
+    result: Record<string, unknown> | null; comparisonId: string | null;
+  },
+): Promise<GenerationRow | null> {
+  const charged = a.price > 0;
+  const gate = charged
+    ? `w AS (UPDATE wallets SET held_credits = held_credits + $11, updated_at = now()
+             WHERE organization_id = $2 AND balance_credits - held_credits >= $11 RETURNING organization_id),`
+    : `w AS (SELECT $2::text AS organization_id),`;
+  const ledger = charged
+    ? `, l AS (INSERT INTO ledger_entries (organization_id, kind, balance_delta, held_delta, reference, generation_id, api_key_id, model, modality)
+             SELECT $2, 'reserve', 0, $11, $1 || '#1', $1, $3, $6, $5 FROM w)`
+    : '';
+  const r = await deps.db.query<GenerationRow>(
+    `WITH ${gate}
+     g AS (INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
+             price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node)
+           SELECT $1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN 'running' ELSE 'queued' END, $7, $8, $9,
+             $11, $11, $12, $13, $14, $15, CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN $10 END FROM w
+           RETURNING *),
+     j AS (INSERT INTO jobs (generation_id, lease_owner, lease_expires_at)
+           SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END FROM w)
+     ${ledger}
+     SELECT * FROM g`,
+    [
+      a.id, a.principal.organizationId, a.principal.keyId, a.principal.mode, a.modality, a.model, a.sync, a.prompt,
+      JSON.stringify(a.params), deps.nodeId, a.price, a.cacheKey, a.provider, a.result ? JSON.stringify(a.result) : null,
+      a.comparisonId, deps.config.jobLeaseMs / 1000,
+    ],
+  );
+  return r.rows[0] ?? null;
+}
+
+async function cachedCopy(
+  deps: AppDeps,
+  principal: Principal,
+  input: CreateGenerationInput,
+  modelSlug: string,
+  cacheKey: string,
+  sync: boolean,
+): Promise<GenerationRow | null> {
+  const r = await deps.db.query<GenerationRow>(
+    `SELECT * FROM generations WHERE organization_id = $1 AND mode = $2 AND cache_key = $3 AND status = 'succeeded'
+     ORDER BY seq DESC LIMIT 1`,
+    [principal.organizationId, principal.mode, cacheKey],
+  );
+  const source = r.rows[0];
+  if (!source) return null;
+  const outputs = (await loadOutputs(deps.db, [source.id])).get(source.id) ?? [];
+  const id = newId('gen');
+  await deps.db.tx(async (q) => {
+    await q.query(
+      `INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
+         cache_hit, cache_key, provider, result, started_at, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'succeeded', $7, $8, $9, true, $10, $11, $12, now(), now())`,
+      [id, principal.organizationId, principal.keyId, principal.mode, input.modality, modelSlug, sync, input.prompt,
+        JSON.stringify(input.params), cacheKey, source.provider, source.result ? JSON.stringify(source.result) : null],
+    );
+    // The files are shared: the copy's outputs point at the same blobs.
+    for (const o of outputs) {
+      await q.query(
+        `INSERT INTO generation_outputs (id, generation_id, position, type, mime, width, height, duration_s, blob_key, size_bytes, moderation_status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [newId('out'), id, o.position, o.type, o.mime, o.width, o.height, o.duration_s, o.blob_key, o.size_bytes, o.moderation_status],
+      );
+    }
+  });
+  return (await loadGeneration(deps.db, id))!;
+}

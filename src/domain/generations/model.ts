@@ -1,0 +1,184 @@
+import { Decimal } from 'decimal.js';
+import type { CatalogModel, Modality } from '../../catalog/index.js';
+import { extensionForMime, speechDurationS } from '../../media/index.js';
+import type { UrlSigner } from '../../files/types.js';
+import { costInCredits } from '../credits.js';
+import type { Mode } from '../access.js';
+
+/**
+ * Generation glossary
+ * - generation: one request for one model: its state, money and outputs.
+ *   queued → running → succeeded | failed | canceled (the last three are terminal).
+ * - sync / async: images, voice and chat answer with the finished generation;
+ *   the others answer 202 and finish in a worker. Both run the same runner.
+ * - attempt: the first submission is attempt 1; each retry of a failed
+ *   generation is the next. Each attempt reserves the price again and settles
+ *   once, so `reserved = charged + refunded` on every terminal generation.
+ * - price: the reservation of one attempt, from the catalog and the request's
+ *   units; the charge is the actual cost, never above it.
+ * - output: one produced file, stored in the blob store and served by signed URL.
+ */
+export const TERMINAL = ['succeeded', 'failed', 'canceled'] as const;
+export type GenerationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+export const SYNC_MODALITIES: readonly Modality[] = ['image', 'voice', 'chat'];
+
+export interface GenerationRow {
+  id: string;
+  organization_id: string;
+  api_key_id: string;
+  mode: Mode;
+  modality: Modality;
+  model: string;
+  status: GenerationStatus;
+  sync: boolean;
+  prompt: string | null;
+  params: Record<string, unknown>;
+  price_credits: number;
+  reserved_credits: number;
+  charged_credits: number;
+  refunded_credits: number;
+  cache_hit: boolean;
+  cache_key: string | null;
+  attempt: number;
+  provider: string | null;
+  upstream_id: string | null;
+  upstream_history: Array<{ attempt: number; provider: string | null; upstream_id: string | null }>;
+  result: { message?: { role: 'assistant'; content: string }; usage?: { input_tokens: number; output_tokens: number }; finish_reason?: string; input_blob?: string } | null;
+  error: { type: string; code: string; message: string } | null;
+  comparison_id: string | null;
+  runner_node: string | null;
+  version: number;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export interface OutputRow {
+  id: string;
+  generation_id: string;
+  position: number;
+  type: string;
+  mime: string;
+  width: number | null;
+  height: number | null;
+  duration_s: string | null;
+  blob_key: string;
+  size_bytes: number;
+  moderation_status: string;
+}
+
+export function isTerminal(status: GenerationStatus): boolean {
+  return (TERMINAL as readonly string[]).includes(status);
+}
+
+/** The billable units a request asks for (contract §4), used for the reservation. */
+export function requestedUnits(modality: Modality, params: Record<string, unknown>): Decimal {
+  switch (modality) {
+    case 'image':
+      return new Decimal(params.num_outputs as number);
+    case 'video':
+    case 'music':
+      return new Decimal(params.duration_s as number);
+    case 'avatar':
+      // Speech length when the text is known; an audio-driven avatar is reserved at its upper bound.
+      return typeof params.text === 'string' ? new Decimal(speechDurationS(params.text)).ceil() : new Decimal(AVATAR_AUDIO_MAX_S);
+    case 'voice':
+      return new Decimal((params.text as string).length).div(1000);
+    case 'chat':
+      return new Decimal(params.max_tokens as number);
+    case '3d':
+      return new Decimal(1);
+    case 'upscale':
+      return new Decimal(params.scale === 4 ? 2 : 1);
+  }
+}
+
+export const AVATAR_AUDIO_MAX_S = 60;
+
+export function priceCredits(model: CatalogModel, mode: Mode, params: Record<string, unknown>): number {
+  if (mode === 'test') return 0;
+  return costInCredits(model.unit_cost_usd, requestedUnits(model.modality, params));
+}
+
+/** The actual cost of a finished attempt: the produced units, capped by the reservation. */
+export function actualCredits(
+  model: CatalogModel,
+  row: Pick<GenerationRow, 'mode' | 'params' | 'price_credits'>,
+  produced: { outputs: Array<{ type: string; duration_s?: string | null }>; outputTokens?: number | undefined },
+): number {
+  if (row.mode === 'test') return 0;
+  let units: Decimal;
+  switch (model.modality) {
+    case 'chat':
+      units = new Decimal(produced.outputTokens ?? 0);
+      break;
+    case 'image':
+      units = new Decimal(produced.outputs.filter((o) => o.type === 'image').length);
+      break;
+    case 'video':
+    case 'music':
+    case 'avatar': {
+      const primary = produced.outputs.find((o) => o.type !== 'thumbnail' && o.duration_s);
+      units = primary?.duration_s ? new Decimal(primary.duration_s) : requestedUnits(model.modality, row.params);
+      break;
+    }
+    default:
+      units = requestedUnits(model.modality, row.params);
+  }
+  return Math.min(row.price_credits, costInCredits(model.unit_cost_usd, units));
+}
+
+export interface OutputView {
+  id: string;
+  type: string;
+  mime: string;
+  width: number | null;
+  height: number | null;
+  duration_s: string | null;
+  url: string;
+  moderation_status: string;
+}
+
+export function outputFileName(o: Pick<OutputRow, 'id' | 'mime'>): string {
+  return `${o.id}.${extensionForMime(o.mime) ?? 'bin'}`;
+}
+
+export function toOutputView(o: OutputRow, signer: UrlSigner): OutputView {
+  return {
+    id: o.id,
+    type: o.type,
+    mime: o.mime,
+    width: o.width,
+    height: o.height,
+    duration_s: o.duration_s,
+    url: signer.sign(`/files/${outputFileName(o)}`),
+    moderation_status: o.moderation_status,
+  };
+}
+
+export function toGenerationView(g: GenerationRow, outputs: OutputRow[], signer: UrlSigner): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: g.id,
+    object: 'generation',
+    status: g.status,
+    modality: g.modality,
+    model: g.model,
+    prompt: g.prompt,
+    params: g.params,
+    reserved_credits: g.reserved_credits,
+    charged_credits: g.charged_credits,
+    refunded_credits: g.refunded_credits,
+    cache_hit: g.cache_hit,
+    outputs: outputs.sort((a, b) => a.position - b.position).map((o) => toOutputView(o, signer)),
+    error: g.error,
+    comparison_id: g.comparison_id,
+    livemode: g.mode === 'live',
+    created_at: g.created_at.toISOString(),
+    completed_at: g.completed_at ? g.completed_at.toISOString() : null,
+  };
+  if (g.modality === 'chat') {
+    view.message = g.result?.message ?? null;
+    view.usage = g.result?.usage ?? null;
+  }
+  return view;
+}

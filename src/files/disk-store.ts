@@ -1,0 +1,47 @@
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { BlobStore } from './types.js';
+
+/** Blobs as files under one directory; the content type is kept in a sidecar file. */
+export class DiskBlobStore implements BlobStore {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  private path(key: string): string {
+    if (!/^[A-Za-z0-9_\-./]+$/.test(key) || key.includes('..')) throw new Error(`invalid blob key: ${key}`);
+    const p = resolve(join(this.root, key));
+    if (!p.startsWith(this.root + sep)) throw new Error(`invalid blob key: ${key}`);
+    return p;
+  }
+
+  async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
+    const p = this.path(key);
+    await mkdir(dirname(p), { recursive: true });
+    // Write then rename, so a reader never sees half a file.
+    const tmp = `${p}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(tmp, bytes);
+    await writeFile(`${p}.type`, contentType);
+    await rename(tmp, p);
+  }
+
+  async get(key: string): Promise<{ bytes: Buffer; contentType: string } | null> {
+    const p = this.path(key);
+    try {
+      const [bytes, contentType] = await Promise.all([readFile(p), readFile(`${p}.type`, 'utf8')]);
+      return { bytes, contentType };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const p = this.path(key);
+    await rm(p, { force: true });
+    await rm(`${p}.type`, { force: true });
+  }
+}

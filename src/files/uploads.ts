@@ -1,0 +1,259 @@
+import { createHash } from 'node:crypto';
+import type { AppDeps } from '../deps.js';
+import type { Mode, Principal } from '../domain/access.js';
+import { ApiError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { probeImage } from '../media/index.js';
+import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
+
+/**
+ * Uploads glossary
+ * - upload: a place for one input image, created by `POST /v1/uploads` with a
+ *   declared type and size, filled by one presigned `PUT /uploads/{id}`.
+ * - upload URL: signed over `/uploads/{id}`, valid 15 minutes; the signature
+ *   is the only credential the PUT needs, so browsers can upload directly.
+ * Uploaded files are kept after the URL expires: generations refer to them by id.
+ */
+
+export const UPLOAD_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export type UploadContentType = (typeof UPLOAD_CONTENT_TYPES)[number];
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+/** Largest image mmgen downloads from an image_url (same as an upload). */
+export const MAX_IMAGE_URL_BYTES = MAX_UPLOAD_BYTES;
+export const IMAGE_URL_TIMEOUT_MS = 15_000;
+
+export interface UploadView {
+  id: string;
+  object: 'upload';
+  status: 'pending' | 'uploaded';
+  content_type: UploadContentType;
+  /** Declared while pending; the size received once uploaded. */
+  size_bytes: number;
+  width: number | null;
+  height: number | null;
+  livemode: boolean;
+  /** When the upload URL stops working (the file, once uploaded, is kept). */
+  expires_at: string;
+  created_at: string;
+  uploaded_at: string | null;
+}
+
+export interface CreatedUploadView extends UploadView {
+  upload_url: string;
+  method: 'PUT';
+  headers: { 'Content-Type': UploadContentType };
+}
+
+interface UploadRow {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  content_type: UploadContentType;
+  size_bytes: number;
+  status: 'pending' | 'uploaded';
+  width: number | null;
+  height: number | null;
+  blob_key: string | null;
+  sha256: string | null;
+  expires_at: Date;
+  created_at: Date;
+  uploaded_at: Date | null;
+}
+
+const COLUMNS = 'id, organization_id, mode, content_type, size_bytes, status, width, height, blob_key, sha256, expires_at, created_at, uploaded_at';
+
+function toView(r: UploadRow): UploadView {
+  return {
+    id: r.id,
+    object: 'upload',
+    status: r.status,
+    content_type: r.content_type,
+    size_bytes: r.size_bytes,
+    width: r.width,
+    height: r.height,
+    livemode: r.mode === 'live',
+    expires_at: r.expires_at.toISOString(),
+    created_at: r.created_at.toISOString(),
+    uploaded_at: r.uploaded_at ? r.uploaded_at.toISOString() : null,
+  };
+}
+
+export const uploadPath = (id: string): string => `/uploads/${id}`;
+
+export async function createUpload(
+  deps: AppDeps,
+  principal: Principal,
+  input: { content_type: UploadContentType; size_bytes: number },
+): Promise<CreatedUploadView> {
+  const id = newId('upl');
+  const uploadUrl = deps.signer.sign(uploadPath(id), UPLOAD_URL_TTL_SECONDS);
+  // The row's expiry is the signature's, to the second, so GET and the PUT never disagree.
+  const expires = new Date(Number(new URL(uploadUrl).searchParams.get('expires')) * 1000);
+  const r = await deps.db.query<UploadRow>(
+    `INSERT INTO uploads (id, organization_id, api_key_id, mode, content_type, size_bytes, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+    [id, principal.organizationId, principal.keyId, principal.mode, input.content_type, input.size_bytes, expires],
+  );
+  return { ...toView(r.rows[0]!), upload_url: uploadUrl, method: 'PUT', headers: { 'Content-Type': input.content_type } };
+}
+
+async function uploadOf(deps: AppDeps, principal: Principal, id: string): Promise<UploadRow | null> {
+  const r = await deps.db.query<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE id = $1 AND organization_id = $2 AND mode = $3`, [
+    id,
+    principal.organizationId,
+    principal.mode,
+  ]);
+  return r.rows[0] ?? null;
+}
+
+export async function getUpload(deps: AppDeps, principal: Principal, id: string): Promise<UploadView> {
+  const row = await uploadOf(deps, principal, id);
+  if (!row) throw notFound('upload', id);
+  return toView(row);
+}
+
+/** Throws 403 signature_invalid unless the query signs `path` and has not expired. */
+export function checkSignature(deps: AppDeps, path: string, query: Record<string, string | undefined>, what: string): void {
+  const check = deps.signer.verify(path, query);
+  if (check === 'expired') throw new ApiError('signature_invalid', `This ${what} URL has expired.`);
+  if (check !== 'ok') throw new ApiError('signature_invalid', `This ${what} URL's signature is missing or invalid.`);
+}
+
+/** "image/png; charset=x" → "image/png" */
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+/**
+ * The presigned PUT. Checks, in order: signature (403), the upload exists
+ * (404), a repeat after success (200 when the same bytes, 409 otherwise),
+ * Content-Type (400), size (413 over the declared size, 400 when empty), real
+ * image content of the declared type (400).
+ */
+export async function receiveUpload(
+  deps: AppDeps,
+  id: string,
+  query: Record<string, string | undefined>,
+  contentType: string | undefined,
+  body: Buffer | undefined,
+): Promise<UploadView> {
+  checkSignature(deps, uploadPath(id), query, 'upload');
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+  const found = await deps.db.query<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE id = $1`, [id]);
+  const row = found.rows[0];
+  if (!row) throw notFound('upload', id);
+  if (row.status === 'uploaded') return repeatedPut(row, bytes);
+
+  const type = mediaType(contentType);
+  if (type !== row.content_type) {
+    throw new ApiError(
+      'parameter_invalid',
+      `This upload was declared as ${row.content_type}; send the file with Content-Type: ${row.content_type}${type ? `, not ${type}` : ''}.`,
+      'Content-Type',
+    );
+  }
+  if (bytes.length > row.size_bytes) {
+    throw new ApiError('payload_too_large', `The file is ${bytes.length} bytes, more than the ${row.size_bytes} declared for this upload.`);
+  }
+  if (bytes.length === 0) throw new ApiError('parameter_invalid', 'The upload body is empty.');
+  const probe = await probeImage(bytes);
+  if (!probe) throw new ApiError('parameter_invalid', `The file is not a valid, complete ${row.content_type} image.`);
+  if (probe.mime !== row.content_type) {
+    throw new ApiError('parameter_invalid', `The file is ${probe.mime}, but this upload was declared as ${row.content_type}.`);
+  }
+
+  const digest = sha256(bytes);
+  const blobKey = `uploads/${id}`;
+  // The row lock makes two racing PUTs take turns, so the blob always holds the bytes the row describes.
+  const done = await deps.db.tx(async (q) => {
+    const locked = (await q.query<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE id = $1 FOR UPDATE`, [id])).rows[0]!;
+    if (locked.status === 'uploaded') return locked;
+    await deps.blobs.put(blobKey, bytes, row.content_type);
+    const r = await q.query<UploadRow>(
+      `UPDATE uploads SET status = 'uploaded', size_bytes = $2, width = $3, height = $4, blob_key = $5, sha256 = $6, uploaded_at = now()
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, bytes.length, probe.width, probe.height, blobKey, digest],
+    );
+    return r.rows[0]!;
+  });
+  if (done.sha256 !== digest) return repeatedPut(done, bytes);
+  return toView(done);
+}
+
+/** A PUT is idempotent: resending the file that is already there (e.g. after a lost response) succeeds. */
+function repeatedPut(row: UploadRow, bytes: Buffer): UploadView {
+  if (row.sha256 === sha256(bytes)) return toView(row);
+  throw new ApiError('upload_already_completed', `Upload ${row.id} already holds a file; create a new upload for another file.`);
+}
+
+export interface ResolvedImage {
+  bytes: Buffer;
+  mime: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * The input image of a generation: an upload of the caller's organization and
+ * mode, or an image_url fetched under the address guard. Every problem is a
+ * 4xx naming the field, so a user can tell a bad id from a bad URL.
+ */
+export async function resolveImageInput(
+  deps: AppDeps,
+  principal: Principal,
+  input: { upload_id?: string | undefined; image_url?: string | undefined },
+): Promise<ResolvedImage> {
+  if (input.upload_id !== undefined && input.image_url !== undefined) {
+    throw new ApiError('parameter_invalid', 'Give either upload_id or image_url, not both.', 'image_url');
+  }
+  if (input.upload_id !== undefined) return imageFromUpload(deps, principal, input.upload_id);
+  if (input.image_url !== undefined) return imageFromUrl(deps, input.image_url);
+  throw new ApiError('parameter_missing', 'An input image is needed: upload_id or image_url.', 'upload_id');
+}
+
+async function imageFromUpload(deps: AppDeps, principal: Principal, id: string): Promise<ResolvedImage> {
+  const row = await uploadOf(deps, principal, id);
+  if (!row) throw new ApiError('resource_not_found', `No such upload: '${id}'`, 'upload_id');
+  if (row.status !== 'uploaded') {
+    const expired = row.expires_at.getTime() < Date.now();
+    throw new ApiError(
+      'parameter_invalid',
+      expired
+        ? `Upload ${id} never received its file and its URL has expired; create a new upload.`
+        : `Upload ${id} has not received its file yet; PUT the file to its upload_url first.`,
+      'upload_id',
+    );
+  }
+  const blob = await deps.blobs.get(row.blob_key!);
+  if (!blob) throw new Error(`upload ${id} is marked uploaded but its blob ${row.blob_key} is missing`);
+  return { bytes: blob.bytes, mime: row.content_type, width: row.width!, height: row.height! };
+}
+
+async function imageFromUrl(deps: AppDeps, url: string): Promise<ResolvedImage> {
+  const fail = (why: string) => new ApiError('parameter_invalid', `image_url could not be used: ${why}.`, 'image_url');
+  let res;
+  try {
+    res = await safeFetch(url, {
+      allowPrivateNetwork: deps.config.allowPrivateNetwork,
+      maxBytes: MAX_IMAGE_URL_BYTES,
+      timeoutMs: IMAGE_URL_TIMEOUT_MS,
+      headers: { accept: UPLOAD_CONTENT_TYPES.join(', ') },
+    });
+  } catch (err) {
+    if (err instanceof FetchRefused) throw fail(err.message);
+    if (err instanceof FetchFailed) {
+      if (err.reason === 'too_large') throw fail(`the image is larger than ${MAX_IMAGE_URL_BYTES / (1024 * 1024)} MiB`);
+      if (err.reason === 'timeout') throw fail(`no complete answer within ${IMAGE_URL_TIMEOUT_MS / 1000} seconds`);
+      throw fail(err.message);
+    }
+    throw err;
+  }
+  if (res.status < 200 || res.status >= 300) throw fail(`the server answered HTTP ${res.status}`);
+  // The bytes decide the type; a Content-Type header from the other server proves nothing.
+  const probe = await probeImage(res.body);
+  if (!probe) throw fail('the response is not a valid PNG, JPEG or WebP image');
+  return { bytes: res.body, mime: probe.mime, width: probe.width, height: probe.height };
+}

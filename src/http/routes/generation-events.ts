@@ -1,0 +1,84 @@
+import { Type } from '@sinclair/typebox';
+import { isTerminal } from '../../domain/generations/model.js';
+import { generationOf, loadGeneration } from '../../domain/generations/store.js';
+import { ApiError } from '../../errors.js';
+import { defineRoute } from '../route.js';
+import { IdParams } from '../schemas.js';
+import { generationView } from './generation-route.js';
+
+const POLL_MS = 200;
+const PING_MS = 15_000;
+const MAX_STREAM_MS = 30 * 60_000;
+
+/**
+ * Server-sent events for one generation (contract §5): the current state at
+ * once, then each change, as `event: generation` with the generation's
+ * version as the event id; the stream ends after a terminal state. A client
+ * that reconnects with Last-Event-ID gets only what changed after it.
+ *
+ * Changes are seen by reading the generation's version, so a stream on one
+ * node sees work finished by a worker on any other node.
+ */
+export const generationEvents = defineRoute({
+  method: 'GET',
+  path: '/v1/generations/{id}/events',
+  operationId: 'streamGenerationEvents',
+  summary: 'Server-sent events of a generation until it is terminal',
+  description: 'Events `generation` (data: the generation JSON, id: an increasing integer) and `: ping` comments. Resume with Last-Event-ID.',
+  tag: 'Generations',
+  auth: { role: 'viewer', scope: 'generations:read' },
+  schema: {
+    params: IdParams,
+    response: { 200: Type.String({ description: 'text/event-stream', 'x-raw': true } as never) },
+  },
+  handler: async ({ params, principal, deps, request, reply }) => {
+    let g = await generationOf(deps.db, principal, params.id);
+    const header = request.headers['last-event-id'];
+    let lastSent = 0;
+    if (header !== undefined) {
+      const raw = Array.isArray(header) ? header[0]! : header;
+      if (!/^\d{1,9}$/.test(raw)) throw new ApiError('parameter_invalid', 'Last-Event-ID must be an event id this stream sent (a non-negative integer).', 'Last-Event-ID');
+      lastSent = Number(raw);
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+    });
+    let closed = false;
+    request.raw.on('close', () => {
+      closed = true;
+    });
+    const started = Date.now();
+    let lastWrite = Date.now();
+    const send = async () => {
+      const view = await generationView(deps, g);
+      res.write(`id: ${g.version}\nevent: generation\ndata: ${JSON.stringify(view)}\n\n`);
+      lastSent = g.version;
+      lastWrite = Date.now();
+    };
+    try {
+      if (g.version > lastSent) await send();
+      while (!closed && !isTerminal(g.status) && Date.now() - started < MAX_STREAM_MS) {
+        await new Promise((r) => setTimeout(r, POLL_MS));
+        const fresh = await loadGeneration(deps.db, g.id);
+        if (!fresh) break;
+        g = fresh;
+        if (g.version > lastSent) await send();
+        else if (Date.now() - lastWrite > PING_MS) {
+          res.write(': ping\n\n');
+          lastWrite = Date.now();
+        }
+      }
+    } catch (err) {
+      request.log.warn({ err, generationId: g.id }, 'event stream ended early');
+    } finally {
+      res.end();
+    }
+    return 'sent';
+  },
+});

@@ -1,0 +1,67 @@
+import { Type, type TProperties } from '@sinclair/typebox';
+import { MODALITIES } from '../../catalog/index.js';
+import { Nullable, Timestamp } from '../schemas.js';
+
+/** The Generation resource (service spec §2, contract §5). */
+export const GenerationOutput = Type.Object(
+  {
+    id: Type.String({ description: 'out_…' }),
+    type: Type.String({ enum: ['image', 'video', 'audio', 'thumbnail', 'mesh'] }),
+    mime: Type.String(),
+    width: Nullable(Type.Integer()),
+    height: Nullable(Type.Integer()),
+    duration_s: Nullable(Type.String({ description: 'Seconds as a decimal string, e.g. "5" or "12.48".' })),
+    url: Type.String({ format: 'uri', description: 'Signed URL, valid 1 hour; reading the generation again signs a fresh one.' }),
+    moderation_status: Type.String({ enum: ['pending', 'approved', 'flagged', 'blocked'] }),
+  },
+  { title: 'GenerationOutput' },
+);
+
+const generationFields = {
+  id: Type.String({ description: 'gen_…' }),
+  object: Type.Literal('generation'),
+  status: Type.String({ enum: ['queued', 'running', 'succeeded', 'failed', 'canceled'] }),
+  modality: Type.String({ enum: [...MODALITIES] }),
+  model: Type.String(),
+  prompt: Nullable(Type.String()),
+  params: Type.Object({}, { additionalProperties: true }),
+  reserved_credits: Type.Integer(),
+  charged_credits: Type.Integer(),
+  refunded_credits: Type.Integer(),
+  cache_hit: Type.Boolean(),
+  outputs: Type.Array(GenerationOutput),
+  error: Nullable(Type.Object({ type: Type.String(), code: Type.String(), message: Type.String() })),
+  comparison_id: Nullable(Type.String()),
+  livemode: Type.Boolean(),
+  created_at: Timestamp,
+  completed_at: Nullable(Timestamp),
+  message: Type.Optional(Nullable(Type.Object({ role: Type.Literal('assistant'), content: Type.String() }))),
+  usage: Type.Optional(Nullable(Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer() }))),
+} satisfies TProperties;
+
+export const Generation = Type.Object(generationFields, { title: 'Generation' });
+export const QueuedVideo = Type.Object({ ...generationFields, generation_id: Type.String() }, { title: 'VideoGeneration' });
+
+export const Simulate = Type.Object(
+  {
+    outcome: Type.Optional(Type.String({ enum: ['success', 'failure', 'lost'] })),
+    delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+    output_tokens: Type.Optional(Type.Integer({ minimum: 0, maximum: 32_768 })),
+  },
+  { additionalProperties: false, description: 'Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only.' },
+);
+
+/** Fields every generation request accepts. */
+export const commonFields = {
+  model: Type.String({ minLength: 1, maxLength: 200, description: 'A model slug or mdl_ id from GET /v1/models.' }),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'Makes the result reproducible and cacheable.' })),
+  cache: Type.Optional(Type.Boolean({ description: 'false: never answer from the cache.' })),
+  simulate: Type.Optional(Simulate),
+};
+
+export const imageInputFields = {
+  upload_id: Type.Optional(Type.String({ maxLength: 100, description: 'upl_… of a completed upload.' })),
+  image_url: Type.Optional(Type.String({ maxLength: 4096, format: 'uri', description: 'An https URL mmgen fetches.' })),
+};
+
+export const Prompt = Type.String({ minLength: 1, maxLength: 4000 });

@@ -1,0 +1,85 @@
+import { Type } from '@sinclair/typebox';
+import { MODALITIES } from '../../catalog/index.js';
+import { cancelGeneration, retryGeneration } from '../../domain/generations/control.js';
+import { toGenerationView } from '../../domain/generations/model.js';
+import { generationOf, listGenerations, loadOutputs } from '../../domain/generations/store.js';
+import { defineRoute } from '../route.js';
+import { IdParams, ListOf, PageQuery } from '../schemas.js';
+import { generationView } from './generation-route.js';
+import { Generation } from './generation-schema.js';
+
+export const getGeneration = defineRoute({
+  method: 'GET',
+  path: '/v1/generations/{id}',
+  operationId: 'getGeneration',
+  summary: 'Get a generation (poll this for asynchronous work)',
+  description: 'Output URLs are signed afresh on every read.',
+  tag: 'Generations',
+  auth: { role: 'viewer', scope: 'generations:read' },
+  schema: { params: IdParams, response: { 200: Generation } },
+  handler: async ({ params, principal, deps }) => ({
+    status: 200,
+    body: await generationView(deps, await generationOf(deps.db, principal, params.id)),
+  }),
+});
+
+export const listGenerationsRoute = defineRoute({
+  method: 'GET',
+  path: '/v1/generations',
+  operationId: 'listGenerations',
+  summary: 'List generations, newest first',
+  tag: 'Generations',
+  auth: { role: 'viewer', scope: 'generations:read' },
+  schema: {
+    querystring: Type.Object(
+      {
+        ...PageQuery,
+        status: Type.Optional(Type.String({ enum: ['queued', 'running', 'succeeded', 'failed', 'canceled'] })),
+        modality: Type.Optional(Type.String({ enum: [...MODALITIES] })),
+      },
+      { additionalProperties: false },
+    ),
+    response: { 200: ListOf(Generation) },
+  },
+  handler: async ({ query, principal, deps }) => {
+    const { rows, hasMore } = await listGenerations(deps.db, principal, {
+      limit: query.limit ?? 20, startingAfter: query.starting_after, status: query.status, modality: query.modality,
+    });
+    const outputs = await loadOutputs(deps.db, rows.map((r) => r.id));
+    return {
+      status: 200,
+      body: { object: 'list', data: rows.map((r) => toGenerationView(r, outputs.get(r.id) ?? [], deps.signer)), has_more: hasMore },
+    };
+  },
+});
+
+export const cancelGenerationRoute = defineRoute({
+  method: 'POST',
+  path: '/v1/generations/{id}/cancel',
+  operationId: 'cancelGeneration',
+  summary: 'Cancel a queued or running generation; its reservation is refunded in full',
+  tag: 'Generations',
+  auth: { role: 'developer', scope: 'generations:write' },
+  errors: [409],
+  schema: { params: IdParams, response: { 200: Generation } },
+  handler: async ({ params, principal, deps }) => ({
+    status: 200,
+    body: await generationView(deps, await cancelGeneration(deps, principal, params.id)),
+  }),
+});
+
+export const retryGenerationRoute = defineRoute({
+  method: 'POST',
+  path: '/v1/generations/{id}/retry',
+  operationId: 'retryGeneration',
+  summary: 'Retry a failed asynchronous generation',
+  description: 'Reserves again and queues the generation. The provider is asked about the earlier attempt first: if it finished, its result is used and nothing is submitted again, so the caller is charged once.',
+  tag: 'Generations',
+  auth: { role: 'developer', scope: 'generations:write', consumesCredits: true },
+  errors: [402, 409],
+  schema: { params: IdParams, response: { 202: Generation } },
+  handler: async ({ params, principal, deps }) => ({
+    status: 202,
+    body: await generationView(deps, await retryGeneration(deps, principal, params.id)),
+  }),
+});

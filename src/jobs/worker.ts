@@ -1,0 +1,102 @@
+import type { AppDeps } from '../deps.js';
+import { finishFailed, runGeneration } from '../domain/generations/runner.js';
+import { loadGeneration } from '../domain/generations/store.js';
+
+/** Claims of one job before it is failed as unprocessable (each claim is a run that died or crashed). */
+const MAX_CLAIMS = 5;
+
+/**
+ * The generation worker: claims due jobs with FOR UPDATE SKIP LOCKED and a
+ * lease, runs up to `workerConcurrency` at once, and sleeps when idle until
+ * the poll interval passes or this process enqueues a job. A job whose lease
+ * ran out (its worker died) is due again and is resumed by whoever claims it.
+ */
+export class Worker {
+  private running = 0;
+  private stopped = true;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly deps: AppDeps) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.loop = this.run();
+  }
+
+  /** Nudges an idle worker (a job was just enqueued in this process). */
+  notify(): void {
+    this.wake?.();
+  }
+
+  /** Stops claiming and waits for the jobs in flight (bounded by the caller). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.notify();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async claim(limit: number): Promise<Array<{ generation_id: string; claims: number }>> {
+    const r = await this.deps.db.query<{ generation_id: string; claims: number }>(
+      `UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2), claims = claims + 1
+       WHERE id IN (
+         SELECT id FROM jobs
+         WHERE run_at <= now() AND (lease_expires_at IS NULL OR lease_expires_at < now())
+         ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING generation_id, claims`,
+      [this.deps.nodeId, this.deps.config.jobLeaseMs / 1000, limit],
+    );
+    return r.rows;
+  }
+
+  /** A job claimed again and again is crashing its runs: fail it (refunded) instead of looping forever. */
+  private async runOrGiveUp(job: { generation_id: string; claims: number }): Promise<void> {
+    if (job.claims > MAX_CLAIMS) {
+      const g = await loadGeneration(this.deps.db, job.generation_id);
+      if (g) await finishFailed(this.deps, g, `mmgen could not process this generation after ${MAX_CLAIMS} attempts.`);
+      await this.deps.db.query('DELETE FROM jobs WHERE generation_id = $1', [job.generation_id]);
+      return;
+    }
+    await runGeneration(this.deps, job.generation_id);
+  }
+
+  private async run(): Promise<void> {
+    const { config, log } = this.deps;
+    while (!this.stopped) {
+      const free = config.workerConcurrency - this.running;
+      let claimed: Array<{ generation_id: string; claims: number }> = [];
+      if (free > 0) {
+        try {
+          claimed = await this.claim(free);
+        } catch (err) {
+          log.error({ err }, 'claiming jobs failed');
+        }
+      }
+      for (const job of claimed) {
+        const id = job.generation_id;
+        this.running++;
+        const p = this.runOrGiveUp(job)
+          .catch((err: unknown) => log.error({ err, generationId: id }, 'generation run failed; the job will be retried after its lease'))
+          .finally(() => {
+            this.running--;
+            this.inFlight.delete(p);
+            this.notify();
+          });
+        this.inFlight.add(p);
+      }
+      if (claimed.length === 0 || this.running >= config.workerConcurrency) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, config.workerPollMs);
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    }
+  }
+}

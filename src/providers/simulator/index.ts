@@ -1,0 +1,184 @@
+import { newId } from '../../ids.js';
+import {
+  chatReply,
+  renderAudio,
+  renderImage,
+  renderMesh,
+  renderVideo,
+  speechDurationS,
+  streamChatReply,
+  upscaleImage,
+  type ChatMessage,
+} from '../../media/index.js';
+import type { Queryable } from '../../store/db.js';
+import {
+  ProviderError,
+  type ChatStreamChunk,
+  type ProviderAdapter,
+  type UpstreamOutput,
+  type UpstreamRequest,
+  type UpstreamStatus,
+} from '../types.js';
+
+/**
+ * The built-in simulator: an upstream provider that makes real, valid files
+ * (deterministic for a seed) without any network. It serves test-mode keys
+ * always, and live keys when MMGEN_SIMULATE_PROVIDERS=1.
+ *
+ * A job with a delay (or a simulated failure or loss) is a row of its own
+ * table, so it outlives an mmgen crash the way a real provider's job does and
+ * can be polled, canceled and found again. An image, voice or chat job with
+ * no delay that succeeds is answered at once, like the synchronous upstream
+ * APIs of those modalities, and leaves no row.
+ * `simulate` on a request steers the FIRST
+ * submission of a generation: `failure` fails upstream; `lost` succeeds
+ * upstream but the answer to the submission is lost (mmgen fails the
+ * generation, and a retry must find the job by its client reference).
+ */
+const MAX_DELAY_MS = 600_000;
+/** Modalities whose real upstream APIs are request/response (OpenAI images, speech, chat); the others are job APIs. */
+const ANSWERS_AT_ONCE = new Set(['image', 'voice', 'chat']);
+
+interface SimJobRow {
+  id: string;
+  client_ref: string;
+  outcome: 'success' | 'failure' | 'lost';
+  ready_at: Date;
+  canceled_at: Date | null;
+}
+
+export class SimulatorProvider implements ProviderAdapter {
+  readonly name = 'simulator';
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private steering(req: UpstreamRequest) {
+    // Only the first submission obeys `simulate`; a resubmission on retry succeeds.
+    if (req.attempt > 1) return { outcome: 'success' as const, delayMs: 0 };
+    return {
+      outcome: req.simulate?.outcome ?? 'success',
+      delayMs: Math.min(Math.max(req.simulate?.delay_ms ?? 0, 0), MAX_DELAY_MS),
+    };
+  }
+
+  async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
+    const { outcome, delayMs } = this.steering(req);
+    const id = `sim_${newId('req').slice(4)}`;
+    if (outcome === 'success' && delayMs === 0 && ANSWERS_AT_ONCE.has(req.modality)) return { upstreamId: id, status: await this.render(req) };
+    const r = await this.db.query<{ id: string }>(
+      `INSERT INTO simulator_jobs (id, client_ref, modality, request, outcome, ready_at)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (client_ref) DO UPDATE SET client_ref = EXCLUDED.client_ref RETURNING id`,
+      [id, req.clientRef, req.modality, JSON.stringify({ model: req.upstreamModel }), outcome, new Date(this.now() + delayMs)],
+    );
+    if (outcome === 'lost') {
+      throw new ProviderError('The simulated provider accepted the job but its answer was lost.', { retryable: false, accepted: true, origin: 'gateway' });
+    }
+    return { upstreamId: r.rows[0]!.id };
+  }
+
+  async findByClientRef(clientRef: string): Promise<string | null> {
+    const r = await this.db.query<{ id: string }>('SELECT id FROM simulator_jobs WHERE client_ref = $1', [clientRef]);
+    return r.rows[0]?.id ?? null;
+  }
+
+  async cancel(upstreamId: string): Promise<void> {
+    await this.db.query('UPDATE simulator_jobs SET canceled_at = now() WHERE id = $1 AND canceled_at IS NULL', [upstreamId]);
+  }
+
+  async poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus> {
+    const r = await this.db.query<SimJobRow>('SELECT id, client_ref, outcome, ready_at, canceled_at FROM simulator_jobs WHERE id = $1', [upstreamId]);
+    const job = r.rows[0];
+    if (!job) throw new ProviderError(`No such simulated job: ${upstreamId}`, { retryable: false, accepted: false, origin: 'provider', status: 404 });
+    if (job.canceled_at) return { state: 'canceled' };
+    if (job.ready_at.getTime() > this.now()) return { state: 'running' };
+    if (job.outcome === 'failure') return { state: 'failed', error: { message: 'The simulated provider failed the job (simulate.outcome = "failure").' } };
+    return this.render(req);
+  }
+
+  async *streamChat(req: UpstreamRequest, signal?: AbortSignal): AsyncIterable<ChatStreamChunk> {
+    const { outcome, delayMs } = this.steering(req);
+    if (outcome !== 'success') throw new ProviderError('The simulated provider failed the stream.', { retryable: false, accepted: true, origin: 'provider' });
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    for await (const ev of streamChatReply(this.chatOptions(req), { signal })) {
+      if (ev.type === 'delta') yield { type: 'delta', text: ev.text };
+      else yield { type: 'done', message: { role: 'assistant', content: ev.content }, usage: { input_tokens: ev.inputTokens, output_tokens: ev.outputTokens }, finish_reason: ev.finishReason };
+    }
+  }
+
+  private chatOptions(req: UpstreamRequest) {
+    const p = req.params;
+    return {
+      messages: p.messages as ChatMessage[],
+      seed: (p.seed as number | undefined) ?? req.clientRef.split('#')[0],
+      maxTokens: p.max_tokens as number,
+      ...(req.attempt === 1 && req.simulate?.output_tokens !== undefined ? { outputTokens: req.simulate.output_tokens } : {}),
+    };
+  }
+
+  private async render(req: UpstreamRequest): Promise<UpstreamStatus> {
+    const p = req.params;
+    // Without an explicit seed, the generation id seeds the render: stable for one generation, varied across them.
+    const seed = (p.seed as number | undefined) ?? req.clientRef.split('#')[0]!;
+    const prompt = (p.prompt as string | undefined) ?? '';
+    switch (req.modality) {
+      case 'image': {
+        const n = p.num_outputs as number;
+        const outputs: UpstreamOutput[] = [];
+        for (let i = 0; i < n; i++) {
+          const img = await renderImage({ prompt, seed: `${seed}:${i}`, width: p.width as number, height: p.height as number, format: 'png' });
+          outputs.push({ bytes: img.bytes, mime: img.mime, width: img.width, height: img.height });
+        }
+        return { state: 'succeeded', outputs };
+      }
+      case 'voice': {
+        const text = p.text as string;
+        const audio = await renderAudio({ text, seed, durationS: speechDurationS(text) });
+        return { state: 'succeeded', outputs: [{ bytes: audio.bytes, mime: audio.mime, duration_s: audio.durationS }] };
+      }
+      case 'music': {
+        const audio = await renderAudio({ prompt, seed, durationS: p.duration_s as number });
+        return { state: 'succeeded', outputs: [{ bytes: audio.bytes, mime: audio.mime, duration_s: audio.durationS }] };
+      }
+      case 'video':
+      case 'avatar': {
+        const durationS = req.modality === 'video' ? (p.duration_s as number) : speechDurationS((p.text as string | undefined) ?? prompt ?? 'avatar');
+        const v = await renderVideo({ prompt: prompt || String(p.text ?? 'avatar'), seed, durationS });
+        return {
+          state: 'succeeded',
+          outputs: [
+            { bytes: v.video.bytes, mime: v.video.mime, width: v.video.width, height: v.video.height, duration_s: v.video.durationS },
+            { bytes: v.thumbnail.bytes, mime: v.thumbnail.mime, type: 'thumbnail', width: v.thumbnail.width, height: v.thumbnail.height },
+          ],
+        };
+      }
+      case '3d': {
+        const m = await renderMesh({ prompt: prompt || 'image-to-3d', seed });
+        return {
+          state: 'succeeded',
+          outputs: [
+            { bytes: m.mesh.bytes, mime: m.mesh.mime, type: 'mesh' },
+            { bytes: m.thumbnail.bytes, mime: m.thumbnail.mime, type: 'thumbnail', width: m.thumbnail.width, height: m.thumbnail.height },
+          ],
+        };
+      }
+      case 'upscale': {
+        if (!req.image) throw new ProviderError('upscale needs an input image', { retryable: false, accepted: false, origin: 'gateway' });
+        const img = await upscaleImage({ input: req.image.bytes, scale: p.scale as 2 | 4, faceRestore: p.face_restore as boolean });
+        return { state: 'succeeded', outputs: [{ bytes: img.bytes, mime: img.mime, width: img.width, height: img.height }] };
+      }
+      case 'chat': {
+        const reply = chatReply(this.chatOptions(req));
+        return {
+          state: 'succeeded',
+          message: { role: 'assistant', content: reply.content },
+          usage: { input_tokens: reply.inputTokens, output_tokens: reply.outputTokens },
+          finish_reason: reply.finishReason,
+        };
+      }
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+interface SseEvent {
+  id?: string;
+  event?: string;
+  data?: string;
+}
+
+/** Reads a whole text/event-stream response into its events (the stream must end by itself). */
+async function readEvents(url: string, key: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | null; events: SseEvent[]; comments: number }> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, ...headers }, signal: AbortSignal.timeout(20_000) });
+  const text = await res.text();
+  const events: SseEvent[] = [];
+  let comments = 0;
+  for (const block of text.split('\n\n')) {
+    if (!block.trim()) continue;
+    const ev: SseEvent = {};
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) comments++;
+      else if (line.startsWith('id: ')) ev.id = line.slice(4);
+      else if (line.startsWith('event: ')) ev.event = line.slice(7);
+      else if (line.startsWith('data: ')) ev.data = line.slice(6);
+    }
+    if (ev.event) events.push(ev);
+  }
+  return { status: res.status, type: res.headers.get('content-type'), events, comments };
+}
+
+describeEachBackend('GET /v1/generations/{id}/events', (backend) => {
+  let s: TestServer;
+  let org: TestOrg;
+  let api: ReturnType<typeof client>;
+  let video: string;
+
+  beforeAll(async () => {
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1' });
+    api = client(s.url);
+    org = await s.createOrg({ credits: 100_000 });
+    video = s.runtime.deps.catalog.list({ modality: 'video' })[0]!.slug;
+  });
+  afterAll(async () => s?.close());
+
+  it('sends the current state, each change, and ends after the terminal state', async () => {
+    const g = (await api('POST', '/v1/videos', { key: org.live, body: { model: video, prompt: 'x', duration_s: 1, simulate: { delay_ms: 700 } } })).body;
+    const { status, type, events } = await readEvents(`${s.url}/v1/generations/${g.id}/events`, org.live);
+    expect(status).toBe(200);
+    expect(type).toMatch(/^text\/event-stream/);
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(events.every((e) => e.event === 'generation')).toBe(true);
+    const ids = events.map((e) => Number(e.id));
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    const states = events.map((e) => JSON.parse(e.data!).status);
+    expect(states.at(-1)).toBe('succeeded');
+    expect(states.slice(0, -1).every((st) => st === 'queued' || st === 'running')).toBe(true);
+    expect(JSON.parse(events.at(-1)!.data!).outputs.length).toBe(2);
+  });
+
+  it('a terminal generation: one event at once, or none after its Last-Event-ID', async () => {
+    const g = (await api('POST', '/v1/music', { key: org.test, body: { model: s.runtime.deps.catalog.list({ modality: 'music' })[0]!.slug, prompt: 'x', duration_s: 5 } })).body;
+    let final: any;
+    for (;;) {
+      final = (await api('GET', `/v1/generations/${g.id}`, { key: org.test })).body;
+      if (final.status === 'succeeded') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const once = await readEvents(`${s.url}/v1/generations/${g.id}/events`, org.test);
+    expect(once.events).toHaveLength(1);
+    const lastId = once.events[0]!.id!;
+    const resumed = await readEvents(`${s.url}/v1/generations/${g.id}/events`, org.test, { 'last-event-id': lastId });
+    expect(resumed.events).toHaveLength(0);
+    const earlier = await readEvents(`${s.url}/v1/generations/${g.id}/events`, org.test, { 'last-event-id': '1' });
+    expect(earlier.events).toHaveLength(1);
+  });
+
+  it('rejects a malformed Last-Event-ID, and hides other organizations', async () => {
+    const g = (await api('POST', '/v1/music', { key: org.test, body: { model: s.runtime.deps.catalog.list({ modality: 'music' })[0]!.slug, prompt: 'x' } })).body;
+    const bad = await api('GET', `/v1/generations/${g.id}/events`, { key: org.test, headers: { 'last-event-id': 'abc' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'parameter_invalid', param: 'Last-Event-ID' });
+    const other = await s.createOrg();
+    expect((await api('GET', `/v1/generations/${g.id}/events`, { key: other.test })).status).toBe(404);
+    expect((await api('GET', `/v1/generations/${g.id}/events`, { key: org.live })).status).toBe(404);
+  });
+});
