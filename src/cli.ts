@@ -6,7 +6,7 @@ import { Catalog, type Modality, type ModelView } from './catalog/index.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Plan } from './domain/access.js';
 import { ApiError } from './errors.js';
-import { bootstrapDefaultOrganization, openRuntime, startServer, startWorker } from './main.js';
+import { bootstrapDefaultOrganization, openRuntime, releaseLeases, startServer, startWorker } from './main.js';
 import { DataDirLockedError, lockHolder } from './store/lock.js';
 import { migrate } from './store/migrate.js';
 
@@ -120,6 +120,7 @@ async function workerOnly(config: Config): Promise<void> {
     runtime.deps.log.info({ signal }, 'worker shutting down');
     setTimeout(() => process.exit(1), 30_000).unref();
     await worker.stop();
+    await releaseLeases(runtime.deps);
     await runtime.close();
     process.exit(0);
   };

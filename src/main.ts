@@ -13,6 +13,7 @@ import { DiskBlobStore } from './files/disk-store.js';
 import { HmacUrlSigner, loadSigningSecret } from './files/signing.js';
 import { buildApp } from './http/app.js';
 import { randomBase62 } from './ids.js';
+import { InflightWork } from './jobs/inflight.js';
 import { Worker } from './jobs/worker.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { openDb, type Db } from './store/db.js';
@@ -60,7 +61,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const blobs = new DiskBlobStore(join(config.dataDir, 'files'));
   const providers = new ProviderRegistry(config, db);
   const nodeId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
-  const deps: AppDeps = { config, db, catalog: new Catalog(), log, blobs, signer, providers, nodeId };
+  const deps: AppDeps = { config, db, catalog: new Catalog(), log, blobs, signer, providers, nodeId, inflight: new InflightWork() };
   return {
     deps,
     close: async () => {
@@ -80,6 +81,19 @@ export interface RunningServer {
   app: FastifyInstance;
   url: string;
   close(): Promise<void>;
+}
+
+/** How long shutdown waits for generations in flight before handing their jobs back. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Hands this process's unfinished jobs back at once (instead of when their
+ * leases run out), so another worker, or this one restarted, resumes them.
+ */
+export async function releaseLeases(deps: AppDeps): Promise<void> {
+  await deps.db
+    .query('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1', [deps.nodeId])
+    .catch((err: unknown) => deps.log.warn({ err }, 'could not release job leases'));
 }
 
 /** Starts a generation worker in this process; `deps.jobsAvailable` then wakes it when a job is enqueued here. */
@@ -104,7 +118,8 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
     close: async () => {
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
       await app.close();
-      await worker?.stop();
+      await Promise.all([worker?.stop(SHUTDOWN_GRACE_MS), deps.inflight.drain(SHUTDOWN_GRACE_MS)]);
+      await releaseLeases(deps);
     },
   };
 }

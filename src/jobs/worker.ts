@@ -31,12 +31,19 @@ export class Worker {
     this.wake?.();
   }
 
-  /** Stops claiming and waits for the jobs in flight (bounded by the caller). */
-  async stop(): Promise<void> {
+  /** Stops claiming and waits for the jobs in flight, at most `graceMs`; unfinished ones keep their job rows. */
+  async stop(graceMs = 10_000): Promise<void> {
     this.stopped = true;
     this.notify();
     await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   private async claim(limit: number): Promise<Array<{ generation_id: string; claims: number }>> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -33,6 +34,21 @@ function isRetryable(err: unknown): boolean {
   return typeof err === 'object' && err !== null && RETRYABLE_SQLSTATE.has((err as { code?: string }).code ?? '');
 }
 
+/**
+ * Statements are prepared once per connection under a name derived from their
+ * text, so PostgreSQL plans each of mmgen's few fixed statements once rather
+ * than on every call.
+ */
+const statementNames = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `mm_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    if (statementNames.size < 10_000) statementNames.set(sql, name);
+  }
+  return name;
+}
+
 // int8 as number; the default (string) would make every credit column a string.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
@@ -47,7 +63,7 @@ export class PostgresDb implements Db {
   }
 
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-    const r = await this.pool.query(sql, params as unknown[]);
+    const r = await this.pool.query({ name: statementName(sql), text: sql, values: params as unknown[] });
     return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
   }
 
@@ -63,7 +79,7 @@ export class PostgresDb implements Db {
         await client.query('BEGIN');
         const q: Queryable = {
           query: async <R>(sql: string, params: readonly unknown[] = []) => {
-            const r = await client.query(sql, params as unknown[]);
+            const r = await client.query({ name: statementName(sql), text: sql, values: params as unknown[] });
             return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
           },
         };

@@ -136,7 +136,7 @@ export const chatCompletions = defineRoute({
       choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
     try {
-      const done = await streamChat(deps, g, (text) => write(chunk({ content: text }, null)), () => write(chunk({ role: 'assistant', content: '' }, null)));
+      const done = await deps.inflight.track(streamChat(deps, g, (text) => write(chunk({ content: text }, null)), () => write(chunk({ role: 'assistant', content: '' }, null))));
       write(chunk({}, done.result?.finish_reason ?? 'stop'));
       if (b.stream_options?.include_usage) {
         const u = toCompletion(done).usage;

@@ -102,7 +102,7 @@ export async function finishSynchronously(deps: AppDeps, g: GenerationRow): Prom
   if (g.cache_hit) {
     row = g;
   } else {
-    const run = await runGeneration(deps, g.id, { row: g, fresh: true });
+    const run = await deps.inflight.track(runGeneration(deps, g.id, { row: g, fresh: true }));
     // Finished by this run: its state is known. Otherwise (canceled meanwhile, …) read it.
     row = run.row ?? (await loadGeneration(deps.db, g.id))!;
     outputs = run.row ? run.outputs : undefined;
