@@ -27,7 +27,7 @@ declare module 'fastify' {
  * no silent removal of unknown fields); query strings and path parameters are
  * text by nature, so they are coerced to the schema's types.
  */
-function makeAjv(coerce: boolean): Ajv {
+export function makeAjv(coerce: boolean): Ajv {
   // allErrors lets validationError() report the most useful error (a typo'd field before the field it misses).
   const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: coerce, strict: false });
   addFormats.default(ajv);
@@ -45,7 +45,7 @@ export function paramPath(instancePath: string, child?: string): string {
 
 const ERROR_PRIORITY = ['additionalProperties', 'required'];
 
-function validationError(errors: ErrorObject[], context: string | undefined): ApiError {
+export function validationError(errors: ErrorObject[], context: string | undefined): ApiError {
   const rank = (x: ErrorObject) => {
     const i = ERROR_PRIORITY.indexOf(x.keyword);
     return i === -1 ? ERROR_PRIORITY.length : i;

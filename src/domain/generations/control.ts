@@ -3,33 +3,32 @@ import { ApiError } from '../../errors.js';
 import type { Principal } from '../access.js';
 import { reserve } from '../credits.js';
 import { isTerminal, type GenerationRow } from './model.js';
-import { clientRef, settleAttempt } from './runner.js';
+import { clientRef, finish } from './runner.js';
 import { generationOf, loadGeneration } from './store.js';
 
 /**
  * Cancel: a queued or running generation becomes canceled and its whole
- * reservation is refunded at once; the upstream job is told to stop.
+ * reservation is refunded at once, by the same one-statement finish that
+ * success and failure use (so a cancel racing a finish can never both
+ * happen); then the upstream job is told to stop.
  */
 export async function cancelGeneration(deps: AppDeps, principal: Principal, id: string): Promise<GenerationRow> {
-  const upstream = await deps.db.tx(async (q) => {
-    const g = await generationOf(q, principal, id, true);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const g = await generationOf(deps.db, principal, id);
     if (isTerminal(g.status)) {
       throw new ApiError('generation_not_cancelable', `The generation ${id} is ${g.status} and can no longer be canceled.`, 'id');
     }
-    await settleAttempt(q, g, 0);
-    await q.query(
-      `UPDATE generations SET status = 'canceled', refunded_credits = refunded_credits + $2, completed_at = now(), version = version + 1 WHERE id = $1`,
-      [id, g.price_credits],
-    );
-    await q.query('DELETE FROM jobs WHERE generation_id = $1', [id]);
-    return { provider: g.provider, upstreamId: g.upstream_id };
-  });
-  if (upstream.upstreamId) {
-    const adapter = deps.providers.byName(upstream.provider ?? '');
-    // The refund is done; telling the provider is best effort (a runner still polling also cancels it).
-    await adapter?.cancel(upstream.upstreamId).catch((err: unknown) => deps.log.warn({ err, id }, 'upstream cancel failed'));
+    const { row } = await finish(deps, g, { status: 'canceled', charged: 0, result: null, error: null, upstreamId: null, outputs: [] });
+    if (row) {
+      if (row.upstream_id) {
+        // The refund is done; telling the provider is best effort (a runner still polling also cancels it).
+        await deps.providers.byName(row.provider ?? '')?.cancel(row.upstream_id).catch((err: unknown) => deps.log.warn({ err, id }, 'upstream cancel failed'));
+      }
+      return row;
+    }
+    // Finished or retried between our read and our write: look again.
   }
-  return (await loadGeneration(deps.db, id))!;
+  throw new ApiError('generation_not_cancelable', `The generation ${id} changed while it was being canceled; try again.`, 'id');
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ImageInput, SimulateOptions } from '../../providers/types.js';
+import type { Queryable } from '../../store/db.js';
 import type { Principal } from '../access.js';
 import { priceCredits, SYNC_MODALITIES, type GenerationRow } from './model.js';
 import { loadGeneration, loadOutputs } from './store.js';
@@ -27,35 +28,62 @@ function cacheKeyOf(modelSlug: string, params: Record<string, unknown>): string 
   return createHash('sha256').update(`${modelSlug}\n${canonical}`).digest('hex');
 }
 
-/**
- * Accepts a generation: resolves the model and provider, prices it, and in one
- * transaction reserves the credits and writes the generation and its job. A
- * cache hit is answered at once with the earlier outputs and costs nothing.
- */
-export async function createGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<GenerationRow> {
+/** A generation ready to be written: model and provider chosen, priced, input stored. */
+export interface PreparedGeneration {
+  id: string;
+  principal: Principal;
+  modality: Modality;
+  model: string;
+  sync: boolean;
+  prompt: string | null;
+  params: Record<string, unknown>;
+  price: number;
+  cacheKey: string | null;
+  provider: string;
+  result: Record<string, unknown> | null;
+  comparisonId: string | null;
+}
+
+/** Resolves the model and provider (404/410/400/503 before anything is written) and prices the request. */
+export async function prepareGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
   const model = deps.catalog.resolve(input.model, input.modality);
   const { adapter } = deps.providers.choose(principal.mode, model);
-  const sync = SYNC_MODALITIES.includes(input.modality) && !input.comparisonId;
-  const cacheKey = input.cache === false ? null : cacheKeyOf(model.slug, input.params);
-
-  if (cacheKey && !input.comparisonId) {
-    const hit = await cachedCopy(deps, principal, input, model.slug, cacheKey, sync);
-    if (hit) return hit;
-  }
-
   const id = newId('gen');
-  const price = priceCredits(model, principal.mode, input.params);
   let inputBlob: string | undefined;
   if (input.image) {
     inputBlob = `inputs/${id}`;
     await deps.blobs.put(inputBlob, input.image.bytes, input.image.mime);
   }
-  const row = await acceptStatement(deps, {
-    id, principal, modality: model.modality, model: model.slug, sync, prompt: input.prompt,
+  return {
+    id,
+    principal,
+    modality: model.modality,
+    model: model.slug,
+    // Children of a comparison run asynchronously whatever their modality (contract §6).
+    sync: SYNC_MODALITIES.includes(input.modality) && !input.comparisonId,
+    prompt: input.prompt,
     params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
-    price, cacheKey, provider: adapter.name, result: inputBlob ? { input_blob: inputBlob } : null, comparisonId: input.comparisonId ?? null,
-  });
-  if (!row) throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${price} credits.`);
+    price: priceCredits(model, principal.mode, input.params),
+    cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
+    provider: adapter.name,
+    result: inputBlob ? { input_blob: inputBlob } : null,
+    comparisonId: input.comparisonId ?? null,
+  };
+}
+
+/**
+ * Accepts a generation: resolves the model and provider, prices it, and in one
+ * statement reserves the credits and writes the generation and its job. A
+ * cache hit is answered at once with the earlier outputs and costs nothing.
+ */
+export async function createGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<GenerationRow> {
+  const prepared = await prepareGeneration(deps, principal, input);
+  if (prepared.cacheKey && !input.comparisonId) {
+    const hit = await cachedCopy(deps, principal, input, prepared.model, prepared.cacheKey, prepared.sync);
+    if (hit) return hit;
+  }
+  const row = await acceptStatement(deps.db, deps, prepared);
+  if (!row) throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${prepared.price} credits.`);
   return row;
 }
 
@@ -67,14 +95,7 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
  * generation starts `running`, its job leased to this process; should the
  * process die, the lease runs out and a worker finishes it.
  */
-async function acceptStatement(
-  deps: AppDeps,
-  a: {
-    id: string; principal: Principal; modality: Modality; model: string; sync: boolean; prompt: string | null;
-    params: Record<string, unknown>; price: number; cacheKey: string | null; provider: string;
-    result: Record<string, unknown> | null; comparisonId: string | null;
-  },
-): Promise<GenerationRow | null> {
+export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGeneration): Promise<GenerationRow | null> {
   const charged = a.price > 0;
   const gate = charged
     ? `w AS (UPDATE wallets SET held_credits = held_credits + $11, updated_at = now()
@@ -84,7 +105,7 @@ async function acceptStatement(
     ? `, l AS (INSERT INTO ledger_entries (organization_id, kind, balance_delta, held_delta, reference, generation_id, api_key_id, model, modality)
              SELECT $2, 'reserve', 0, $11, $1 || '#1', $1, $3, $6, $5 FROM w)`
     : '';
-  const r = await deps.db.query<GenerationRow>(
+  const r = await q.query<GenerationRow>(
     `WITH ${gate}
      g AS (INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
              price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node)

@@ -2,8 +2,6 @@ import type { AppDeps } from '../../deps.js';
 import { newId } from '../../ids.js';
 import { mimeToOutputType } from '../../media/index.js';
 import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../../providers/types.js';
-import type { Queryable } from '../../store/db.js';
-import { settle } from '../credits.js';
 import { actualCredits, isTerminal, type GenerationRow, type OutputRow } from './model.js';
 import { loadGeneration } from './store.js';
 
@@ -209,19 +207,42 @@ o AS (
   FROM jsonb_to_recordset($8::jsonb) AS x(id text, generation_id text, position int, type text, mime text, width int, height int,
     duration_s text, blob_key text, size_bytes bigint, moderation_status text)
   WHERE EXISTS (SELECT 1 FROM g)),
-d AS (DELETE FROM jobs WHERE generation_id = $1 AND EXISTS (SELECT 1 FROM g))
+d AS (DELETE FROM jobs WHERE generation_id = $1 AND EXISTS (SELECT 1 FROM g)),
+e AS (
+  INSERT INTO events (id, organization_id, mode, type, data)
+  SELECT $9, organization_id, mode,
+    CASE WHEN status = 'succeeded' THEN 'generation.completed' ELSE 'generation.failed' END,
+    jsonb_build_object('generation_id', id, 'modality', modality, 'status', status, 'charged_credits', charged_credits)
+      || CASE WHEN status = 'succeeded' THEN '{}'::jsonb
+         ELSE jsonb_build_object('refunded_credits', refunded_credits, 'error', error) END
+      || CASE WHEN comparison_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('comparison_id', comparison_id) END
+  FROM g WHERE status IN ('succeeded', 'failed')),
+-- A comparison child counts once, at the first terminal state of its first
+-- attempt; the row lock on the comparison serializes siblings finishing together.
+cmp AS (
+  UPDATE comparisons SET remaining = remaining - 1,
+    status = CASE WHEN remaining = 1 THEN 'completed' ELSE 'running' END,
+    completed_at = CASE WHEN remaining = 1 THEN now() END
+  FROM g WHERE comparisons.id = g.comparison_id AND g.attempt = 1
+  RETURNING comparisons.*),
+ce AS (
+  INSERT INTO events (id, organization_id, mode, type, data)
+  SELECT $10, cmp.organization_id, cmp.mode, 'comparison.completed',
+    jsonb_build_object('comparison_id', cmp.id, 'status', 'completed',
+      'generation_ids', (SELECT coalesce(jsonb_agg(x.id ORDER BY x.seq), '[]'::jsonb) FROM generations x WHERE x.comparison_id = cmp.id))
+  FROM cmp WHERE cmp.remaining = 0)
 SELECT * FROM g`;
 
-async function finish(
+export async function finish(
   deps: AppDeps,
   g: GenerationRow,
-  end: { status: 'succeeded' | 'failed'; charged: number; result: unknown; error: unknown; upstreamId: string | null; outputs: OutputRow[] },
+  end: { status: 'succeeded' | 'failed' | 'canceled'; charged: number; result: unknown; error: unknown; upstreamId: string | null; outputs: OutputRow[] },
 ): Promise<RunResult> {
   const r = await deps.db.query<GenerationRow>(FINISH_SQL, [
     g.id, g.attempt, end.status, end.charged,
     end.result === null ? null : JSON.stringify(end.result),
     end.error === null ? null : JSON.stringify(end.error),
-    end.upstreamId, JSON.stringify(end.outputs),
+    end.upstreamId, JSON.stringify(end.outputs), newId('evt'), newId('evt'),
   ]);
   const row = r.rows[0];
   return row ? { outcome: 'finished', row, outputs: end.outputs } : { outcome: 'finished' };
@@ -244,14 +265,5 @@ export async function finishFailed(deps: AppDeps, g: GenerationRow, message: str
   return finish(deps, g, {
     status: 'failed', charged: 0, result: null, upstreamId: null, outputs: [],
     error: { type: 'upstream_error', code: 'upstream_error', message },
-  });
-}
-
-/** Settles the current attempt's reservation inside a caller's transaction (cancel). */
-export async function settleAttempt(q: Queryable, g: GenerationRow, charged: number): Promise<void> {
-  if (g.price_credits === 0) return;
-  await settle(q, {
-    organizationId: g.organization_id, reserved: g.price_credits, charged, reference: clientRef(g.id, g.attempt),
-    generationId: g.id, apiKeyId: g.api_key_id, model: g.model, modality: g.modality,
   });
 }

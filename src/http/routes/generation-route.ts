@@ -33,6 +33,16 @@ interface ModalityRouteOptions<P extends TProperties> {
   check?: (body: Record<string, unknown>) => void;
 }
 
+/** Each modality's request rules, as its endpoint declares them; comparisons validate their children with these. */
+export interface ModalitySpec {
+  body: TObject;
+  image?: 'optional' | 'required';
+  prompt: (body: Record<string, unknown>) => string | null;
+  check?: (body: Record<string, unknown>) => void;
+  scope: Scope;
+}
+export const MODALITY_SPECS = new Map<Modality, ModalitySpec>();
+
 /**
  * One factory for the eight generation endpoints: they differ in their fields
  * and in being synchronous (images, voice, chat: 200 with the finished
@@ -43,6 +53,7 @@ export function modalityRoute<P extends TProperties>(o: ModalityRouteOptions<P>)
   // The properties are assembled at run time, so the schema is typed as a plain object.
   const properties: TProperties = { ...commonFields, ...(o.image ? imageInputFields : {}), ...o.fields };
   const body: TObject = Type.Object(properties, { additionalProperties: false });
+  MODALITY_SPECS.set(o.modality, { body, image: o.image, prompt: o.prompt, check: o.check, scope: o.scope });
   return defineRoute({
     method: 'POST',
     path: o.path,

@@ -4,6 +4,7 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { createKey, deleteKey, getKey, listKeys, updateKey } from './api-keys.js';
 import { createAvatar } from './avatars.js';
 import { chatCompletions } from './chat-completions.js';
+import { createComparisonRoute, getComparisonRoute } from './comparisons.js';
 import { createChat } from './chat.js';
 import { generationEvents } from './generation-events.js';
 import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenerationRoute } from './generations.js';
@@ -47,6 +48,8 @@ export function allRoutes(): RouteDef[] {
     cancelGenerationRoute,
     retryGenerationRoute,
     generationEvents,
+    createComparisonRoute,
+    getComparisonRoute,
     createUploadRoute,
     getUploadRoute,
     putUploadRoute,
