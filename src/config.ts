@@ -33,6 +33,16 @@ export interface Config {
   workerConcurrency: number;
   /** How often an idle worker looks for due jobs. */
   workerPollMs: number;
+  /** How often budgets and spending anomalies are checked (by every worker node; the checks are idempotent). */
+  schedulerIntervalMs: number;
+  anomaly: {
+    /** Spend in the window below this never counts as an anomaly (a new organization's first burst). */
+    floorUsd: number;
+    /** Anomalous when the window's spend exceeds this many times the trailing baseline for a window as long. */
+    multiplier: number;
+    windowMinutes: number;
+    baselineDays: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +56,14 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
+  return n;
+}
+
+function num(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max) throw new ConfigError(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
   return n;
 }
 
@@ -113,6 +131,13 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseMs: int(env, 'MMGEN_JOB_LEASE_MS', 60_000, 500, 3_600_000),
     workerConcurrency: int(env, 'MMGEN_WORKER_CONCURRENCY', 64, 1, 10_000),
     workerPollMs: int(env, 'MMGEN_WORKER_POLL_MS', 200, 5, 60_000),
+    schedulerIntervalMs: int(env, 'MMGEN_SCHEDULER_INTERVAL_MS', 15_000, 50, 3_600_000),
+    anomaly: {
+      floorUsd: num(env, 'MMGEN_ANOMALY_FLOOR_USD', 50, 0, 1e9),
+      multiplier: num(env, 'MMGEN_ANOMALY_MULTIPLIER', 10, 1, 1e6),
+      windowMinutes: int(env, 'MMGEN_ANOMALY_WINDOW_MINUTES', 60, 1, 1440),
+      baselineDays: int(env, 'MMGEN_ANOMALY_BASELINE_DAYS', 7, 1, 90),
+    },
     rateLimitsPerMinute: {
       free: int(env, 'MMGEN_RATE_LIMIT_FREE', 60, 1, 10_000_000),
       pro: int(env, 'MMGEN_RATE_LIMIT_PRO', 600, 1, 10_000_000),

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps.js';
 import { finishFailed, runGeneration } from '../domain/generations/runner.js';
 import { loadGeneration } from '../domain/generations/store.js';
+import { Scheduler } from './scheduler.js';
 
 /** Claims of one job before it is failed as unprocessable (each claim is a run that died or crashed). */
 const MAX_CLAIMS = 5;
@@ -17,13 +18,18 @@ export class Worker {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Budgets and anomaly checks run wherever generations are worked on. */
+  readonly scheduler: Scheduler;
 
-  constructor(private readonly deps: AppDeps) {}
+  constructor(private readonly deps: AppDeps) {
+    this.scheduler = new Scheduler(deps);
+  }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
     this.loop = this.run();
+    this.scheduler.start();
   }
 
   /** Nudges an idle worker (a job was just enqueued in this process). */
@@ -35,7 +41,7 @@ export class Worker {
   async stop(graceMs = 10_000): Promise<void> {
     this.stopped = true;
     this.notify();
-    await this.loop;
+    await Promise.all([this.loop, this.scheduler.stop()]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.inFlight]),

@@ -217,6 +217,16 @@ e AS (
          ELSE jsonb_build_object('refunded_credits', refunded_credits, 'error', error) END
       || CASE WHEN comparison_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('comparison_id', comparison_id) END
   FROM g WHERE status IN ('succeeded', 'failed')),
+-- Usage: a generation counts once (its first attempt); credits accumulate over attempts.
+u AS (
+  INSERT INTO usage_rollups AS ur (organization_id, mode, day, model, modality, api_key_id, generations, charged_credits, refunded_credits)
+  SELECT organization_id, mode, (now() AT TIME ZONE 'UTC')::date, model, modality, api_key_id,
+    CASE WHEN attempt = 1 THEN 1 ELSE 0 END, CASE WHEN price_credits > 0 THEN $4 ELSE 0 END, price_credits - $4
+  FROM g
+  ON CONFLICT (organization_id, mode, day, model, api_key_id) DO UPDATE SET
+    generations = ur.generations + EXCLUDED.generations,
+    charged_credits = ur.charged_credits + EXCLUDED.charged_credits,
+    refunded_credits = ur.refunded_credits + EXCLUDED.refunded_credits),
 -- A comparison child counts once, at the first terminal state of its first
 -- attempt; the row lock on the comparison serializes siblings finishing together.
 cmp AS (

@@ -5,6 +5,7 @@ import { createKey, deleteKey, getKey, listKeys, updateKey } from './api-keys.js
 import { createAvatar } from './avatars.js';
 import { chatCompletions } from './chat-completions.js';
 import { createComparisonRoute, getComparisonRoute } from './comparisons.js';
+import { usageRoute } from './usage.js';
 import { createChat } from './chat.js';
 import { generationEvents } from './generation-events.js';
 import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenerationRoute } from './generations.js';
@@ -50,6 +51,7 @@ export function allRoutes(): RouteDef[] {
     generationEvents,
     createComparisonRoute,
     getComparisonRoute,
+    usageRoute,
     createUploadRoute,
     getUploadRoute,
     putUploadRoute,

@@ -1,0 +1,33 @@
+import type { AppDeps } from '../deps.js';
+import { checkBudgets, detectAnomalies } from '../domain/spending.js';
+
+/** Periodic checks that belong to no request: budgets and spending anomalies. */
+export class Scheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly deps: AppDeps) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (!this.running) this.running = this.tick().finally(() => (this.running = null));
+    }, this.deps.config.schedulerIntervalMs);
+    this.timer.unref();
+  }
+
+  async tick(): Promise<void> {
+    try {
+      await checkBudgets(this.deps);
+      await detectAnomalies(this.deps);
+    } catch (err) {
+      this.deps.log.error({ err }, 'scheduled spending checks failed');
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}
