@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { PGliteDb } from '../src/store/db.js';
+import { benchUsage, type UsageBench } from './usage.js';
 
 const run = promisify(execFile);
 const BIN = join(process.cwd(), 'bin', 'mmgen');
@@ -31,6 +32,7 @@ interface BackendResult {
   chat: HttpResult;
   image512: HttpResult;
   asyncJobsPerSec: number;
+  usage: UsageBench;
 }
 
 function freePort(): number {
@@ -171,7 +173,8 @@ async function benchBackend(backend: 'pglite' | 'postgres'): Promise<BackendResu
     const asyncJobsPerSec = Math.round(ASYNC_JOBS / ((Date.now() - drainStart) / 1000));
     void startupMs;
     await stop(server.proc);
-    return { backend, rawWriteTxPerSec, chat, image512, asyncJobsPerSec };
+    const usage = await benchUsage(backend, PG_ADMIN);
+    return { backend, rawWriteTxPerSec, chat, image512, asyncJobsPerSec, usage };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     if (dbName) {
@@ -199,6 +202,8 @@ async function main(): Promise<void> {
     console.log(`  chat (live, simulator):  ${line(r.chat)}  = ${(r.chat.rps / r.rawWriteTxPerSec).toFixed(2)} × raw tx`);
     console.log(`  image 512×512:           ${line(r.image512)}`);
     console.log(`  async jobs (worker):     ${r.asyncJobsPerSec}/s`);
+    const u = r.usage;
+    console.log(`  GET /v1/usage, ${u.ledgerRows} ledger rows: day p50 ${u.byDay.p50} ms p97.5 ${u.byDay.p97_5} ms; model p97.5 ${u.byModel.p97_5} ms; api_key p97.5 ${u.byKey.p97_5} ms`);
   }
 }
 
