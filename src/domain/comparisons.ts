@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ImageInput, SimulateOptions } from '../providers/types.js';
 import type { Plan, Principal } from './access.js';
-import { acceptStatement, prepareGeneration } from './generations/create.js';
+import { acceptStatement, prepareGeneration, withStoredInputs } from './generations/create.js';
 import { toGenerationView, type GenerationRow } from './generations/model.js';
 import { loadOutputs } from './generations/store.js';
 
@@ -66,7 +66,7 @@ export async function createComparison(
     ),
   );
   const reserved = prepared.reduce((sum, p) => sum + p.price, 0);
-  const row = await deps.db.tx(async (q) => {
+  const row = await withStoredInputs(deps, prepared, () => deps.db.tx(async (q) => {
     const r = await q.query<ComparisonRow>(
       `INSERT INTO comparisons (id, organization_id, api_key_id, mode, modality, prompt, models, params, status, remaining, reserved_credits)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10) RETURNING *`,
@@ -78,9 +78,9 @@ export async function createComparison(
       }
     }
     return r.rows[0]!;
-  });
+  }));
   deps.jobsAvailable?.();
-  return row;
+  return row!;
 }
 
 export async function comparisonView(deps: AppDeps, principal: Principal, id: string): Promise<Record<string, unknown>> {

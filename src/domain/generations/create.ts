@@ -42,6 +42,8 @@ export interface PreparedGeneration {
   provider: string;
   result: Record<string, unknown> | null;
   comparisonId: string | null;
+  /** The input image to store under result.input_blob before the generation is accepted. */
+  image?: ImageInput | undefined;
 }
 
 /** Resolves the model and provider (404/410/400/503 before anything is written) and prices the request. */
@@ -49,11 +51,7 @@ export async function prepareGeneration(deps: AppDeps, principal: Principal, inp
   const model = deps.catalog.resolve(input.model, input.modality);
   const { adapter } = deps.providers.choose(principal.mode, model);
   const id = newId('gen');
-  let inputBlob: string | undefined;
-  if (input.image) {
-    inputBlob = `inputs/${id}`;
-    await deps.blobs.put(inputBlob, input.image.bytes, input.image.mime);
-  }
+  const inputBlob = input.image ? `inputs/${id}` : undefined;
   return {
     id,
     principal,
@@ -68,7 +66,28 @@ export async function prepareGeneration(deps: AppDeps, principal: Principal, inp
     provider: adapter.name,
     result: inputBlob ? { input_blob: inputBlob } : null,
     comparisonId: input.comparisonId ?? null,
+    image: input.image,
   };
+}
+
+/**
+ * Stores a prepared generation's input image, runs `accept`, and removes the
+ * image again if nothing was accepted (402, an error), so refused requests
+ * leave no files behind. The image is stored first because a worker may pick
+ * the job up the moment it is committed.
+ */
+export async function withStoredInputs<T>(deps: AppDeps, prepared: PreparedGeneration[], accept: () => Promise<T | null>): Promise<T | null> {
+  const stored = prepared.filter((p) => p.image && p.result?.input_blob);
+  await Promise.all(stored.map((p) => deps.blobs.put(p.result!.input_blob as string, p.image!.bytes, p.image!.mime)));
+  const cleanUp = () => Promise.all(stored.map((p) => deps.blobs.delete(p.result!.input_blob as string).catch(() => {})));
+  try {
+    const result = await accept();
+    if (result === null) await cleanUp();
+    return result;
+  } catch (err) {
+    await cleanUp();
+    throw err;
+  }
 }
 
 /**
@@ -82,7 +101,7 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
     const hit = await cachedCopy(deps, principal, input, prepared.model, prepared.cacheKey, prepared.sync);
     if (hit) return hit;
   }
-  const row = await acceptStatement(deps.db, deps, prepared);
+  const row = await withStoredInputs(deps, [prepared], () => acceptStatement(deps.db, deps, prepared));
   if (!row) throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${prepared.price} credits.`);
   return row;
 }

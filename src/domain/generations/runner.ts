@@ -63,6 +63,8 @@ export async function runGeneration(deps: AppDeps, generationId: string, opts: {
   }
   const adapter = deps.providers.byName(g.provider ?? '');
   if (!adapter) return finishFailed(deps, g, `The provider '${g.provider}' is not configured on this node.`);
+  // Nothing is submitted before a generation leaves `queued`, so a first attempt this run moves out of it has nothing to reconcile.
+  let fresh = opts.fresh === true || (g.status === 'queued' && g.attempt === 1);
   if (g.status === 'queued' || g.runner_node !== deps.nodeId) {
     const r = await deps.db.query<GenerationRow>(
       `UPDATE generations SET status = 'running', started_at = coalesce(started_at, now()), runner_node = $2,
@@ -71,13 +73,14 @@ export async function runGeneration(deps: AppDeps, generationId: string, opts: {
       [g.id, deps.nodeId],
     );
     if (!r.rows[0]) return { outcome: 'finished' };
+    if (r.rows[0].version !== g.version + (g.status === 'queued' ? 1 : 0)) fresh = false; // someone else moved it meanwhile
     g = r.rows[0];
   }
   const req = await upstreamRequest(deps, g);
 
   let upstreamId = g.upstream_id;
   if (!upstreamId) {
-    upstreamId = opts.fresh ? null : await reconcile(adapter, g, req);
+    upstreamId = fresh ? null : await reconcile(adapter, g, req);
     if (!upstreamId) {
       let submitted: { upstreamId: string; status?: UpstreamStatus };
       try {

@@ -68,6 +68,7 @@ export class SimulatorProvider implements ProviderAdapter {
     const { outcome, delayMs } = this.steering(req);
     const id = `sim_${newId('req').slice(4)}`;
     if (outcome === 'success' && delayMs === 0 && ANSWERS_AT_ONCE.has(req.modality)) return { upstreamId: id, status: await this.render(req) };
+    const finishedAtOnce = delayMs === 0 && outcome !== 'lost';
     const r = await this.db.query<{ id: string }>(
       `INSERT INTO simulator_jobs (id, client_ref, modality, request, outcome, ready_at)
        VALUES ($1, $2, $3, $4, $5, $6)
@@ -77,7 +78,10 @@ export class SimulatorProvider implements ProviderAdapter {
     if (outcome === 'lost') {
       throw new ProviderError('The simulated provider accepted the job but its answer was lost.', { retryable: false, accepted: true, origin: 'gateway' });
     }
-    return { upstreamId: r.rows[0]!.id };
+    const upstreamId = r.rows[0]!.id;
+    // A job with no delay is done by the time it is accepted; its row stays for reconciliation.
+    if (finishedAtOnce) return { upstreamId, status: await this.poll(upstreamId, req) };
+    return { upstreamId };
   }
 
   async findByClientRef(clientRef: string): Promise<string | null> {
