@@ -3,8 +3,12 @@ import { defineConfig } from 'vitest/config';
 // Test files run in parallel worker processes; each file gets its own fresh
 // database (a copy of a migrated template), so files never share state.
 export default defineConfig({
+  // Workspace packages (the SDK) are tested from their TypeScript source (sdk/package.json
+  // "exports"); the others are Vite's server defaults without 'module', which would hand Node
+  // bundler-only ESM builds (e.g. @aws-sdk's dist-es, whose imports have no file extensions).
+  ssr: { resolve: { conditions: ['mmgen-source', 'node', 'development|production'] } },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'sdk/test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 3,

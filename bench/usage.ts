@@ -12,10 +12,10 @@ import { loadConfig } from '../src/config.js';
 import { createOrganization } from '../src/domain/organizations.js';
 import { runtimeOn, startServer } from '../src/main.js';
 import { openDb } from '../src/store/db.js';
+import { scratchDatabase } from './harness.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 
 export interface UsageBench {
   ledgerRows: number;
@@ -29,18 +29,8 @@ const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
 
 export async function benchUsage(backend: 'pglite' | 'postgres', pgAdminUrl: string): Promise<UsageBench> {
   const dir = mkdtempSync(join(tmpdir(), 'mmgen-usage-'));
-  let dbName = '';
-  let databaseUrl: string | undefined;
-  if (backend === 'postgres') {
-    dbName = `mmgen_usage_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: pgAdminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const u = new URL(pgAdminUrl);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.toString();
-  }
+  const scratch = backend === 'postgres' ? await scratchDatabase('mmgen_usage', pgAdminUrl) : null;
+  const databaseUrl = scratch?.url;
   const port = 21000 + Math.floor(Math.random() * 9000);
   const config = loadConfig({ MMGEN_DATA_DIR: dir, LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', MMGEN_RATE_LIMIT_TEAM: '10000000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
   const db = await openDb({ databaseUrl, dataDir: join(dir, 'pgdata') });
@@ -83,12 +73,7 @@ export async function benchUsage(backend: 'pglite' | 'postgres', pgAdminUrl: str
     await server.close();
     await runtime.close();
     rmSync(dir, { recursive: true, force: true });
-    if (dbName) {
-      const admin = new pg.Client({ connectionString: pgAdminUrl });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await admin.end();
-    }
+    await scratch?.drop();
   }
 }
 

@@ -6,9 +6,10 @@ import { Catalog, type Modality, type ModelView } from './catalog/index.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Plan } from './domain/access.js';
 import { ApiError } from './errors.js';
-import { bootstrapDefaultOrganization, openRuntime, releaseLeases, startServer, startWorker } from './main.js';
+import { bootstrapDefaultOrganization, openRuntime, releaseLeases, startServer, startWorker, stopWorker } from './main.js';
 import { DataDirLockedError, lockHolder } from './store/lock.js';
 import { migrate } from './store/migrate.js';
+import { isUserCommand, runUserCommand, USER_USAGE } from './user-cli/index.js';
 
 const USAGE = `mmgen — multi-modality generation service
 
@@ -98,11 +99,16 @@ async function serve(config: Config, args: string[]): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    deps.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 30_000);
+    deps.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    // The shutdown itself is bounded by the grace period; this only catches a hang beyond it.
+    const force = setTimeout(() => {
+      deps.log.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000);
     force.unref();
     await server.close();
     await runtime.close();
+    deps.log.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -117,11 +123,17 @@ async function workerOnly(config: Config): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    runtime.deps.log.info({ signal }, 'worker shutting down');
-    setTimeout(() => process.exit(1), 30_000).unref();
-    await worker.stop();
+    runtime.deps.log.info({ signal, graceMs: config.shutdownGraceMs }, 'worker shutting down');
+    setTimeout(() => {
+      runtime.deps.log.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000).unref();
+    runtime.deps.lifecycle.beginDrain();
+    await stopWorker(runtime, worker);
+    runtime.deps.lifecycle.halt();
     await releaseLeases(runtime.deps);
     await runtime.close();
+    runtime.deps.log.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -129,6 +141,11 @@ async function workerOnly(config: Config): Promise<void> {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // User commands talk to an mmgen over its API: they need no server configuration.
+  if (isUserCommand(argv)) {
+    process.exitCode = await runUserCommand(argv);
+    return;
+  }
   const [cmd, sub, ...rest] = argv;
   const config = loadConfig();
   switch (cmd) {
@@ -189,7 +206,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${USAGE}\n\n${USER_USAGE}\n`);
       return;
     default:
       throw new UsageError(`unknown command: ${cmd}`);

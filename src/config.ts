@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { readProviderCredentials, type ProviderCredentials } from './providers/credentials.js';
 
 /**
  * Configuration is read from the environment once, validated, and passed
@@ -12,15 +13,28 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL URL; undefined means the embedded PGlite database under dataDir. */
   databaseUrl: string | undefined;
+  /** PostgreSQL connections per process. */
+  dbPoolSize: number;
   redisUrl: string | undefined;
+  /** Prepended to every Redis key mmgen writes, so several installations (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   publicUrl: string;
   simulateProviders: boolean;
   allowPrivateNetwork: boolean;
   /** CIDR ranges whose X-Forwarded-For is believed. Empty: the socket address is the client. */
   trustedProxies: string[];
+  /** Bearer token that /metrics requires when set. */
   metricsToken: string | undefined;
+  /** S3-compatible blob storage; undefined keeps files on disk under dataDir. */
+  s3: S3Config | undefined;
+  /** How long a stopping process waits for requests, generations and webhook attempts in flight before handing them back. */
+  shutdownGraceMs: number;
+  /** /readyz fails once the oldest due job has waited this long (the queue is stuck). */
+  readyMaxQueueAgeS: number;
   webhookRetryDelaysS: number[];
   webhookTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this; a stalled sender is cut off (slowloris). */
+  requestTimeoutMs: number;
   /** Secret for signed file URLs; derived and stored in the database when not given. */
   signingSecret: string | undefined;
   logLevel: string;
@@ -43,6 +57,49 @@ export interface Config {
     windowMinutes: number;
     baselineDays: number;
   };
+  /** Upstream providers whose credentials are set, by provider name (variables: src/providers/<name>/config.ts). */
+  providers: Record<string, ProviderCredentials>;
+  /** How mmgen talks to upstream providers (docs/contract-addenda.md, "Providers"). */
+  upstream: {
+    /** Deadline of a call that does the work (a synchronous generation, a submission, a stream's first byte or next chunk). */
+    timeoutMs: number;
+    /** Deadline of a status read or a cancel. */
+    readTimeoutMs: number;
+    /** A 429 whose Retry-After is at most this is waited out on the same provider (twice at most). */
+    maxRetryAfterMs: number;
+    /** How long mmgen waits on one asynchronous upstream job before failing the generation (the job is left to be reconciled on retry). */
+    jobTimeoutMs: number;
+    /** Bounds of downloading a provider's output file into mmgen's store. */
+    downloadMaxBytes: number;
+    downloadTimeoutMs: number;
+    /** Consecutive provider failures that open a provider's circuit, and how long it stays open. */
+    circuitFailureThreshold: number;
+    circuitCooldownMs: number;
+  };
+}
+
+/**
+ * Blob storage on S3 or an S3-compatible server (MinIO, …). Credentials come
+ * from the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+ * AWS_SESSION_TOKEN, AWS_PROFILE, instance roles), never from mmgen's config.
+ */
+export interface S3Config {
+  bucket: string;
+  /** e.g. http://minio:9000; undefined means AWS S3 itself. */
+  endpoint: string | undefined;
+  /** The endpoint clients reach, when it differs from the one mmgen uses (a container network): presigned URLs are signed for it. */
+  publicEndpoint: string | undefined;
+  region: string;
+  /** Path-style addressing (`endpoint/bucket/key`), which most S3-compatible servers need. */
+  forcePathStyle: boolean;
+  /** Prepended to every object key, so one bucket can hold several installations. */
+  prefix: string;
+  /**
+   * `presigned`: output URLs are S3 presigned GETs and uploads are S3 presigned
+   * PUTs, so file bytes never pass through mmgen. `proxy`: mmgen-signed URLs
+   * served by mmgen, which reads and writes S3 itself.
+   */
+  urls: 'presigned' | 'proxy';
 }
 
 export class ConfigError extends Error {}
@@ -93,14 +150,38 @@ function cidrList(env: Env, name: string): string[] {
   const raw = env[name];
   if (!raw) return [];
   return raw.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
-    const cidr = entry.includes('/') ? entry : `${entry}/${ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128}`;
     try {
+      const cidr = entry.includes('/') ? entry : `${entry}/${ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128}`;
       ipaddr.parseCIDR(cidr);
+      return cidr;
     } catch {
+      // A bare non-address used to escape as ipaddr's own error, naming no variable.
       throw new ConfigError(`${name}: "${entry}" is not an IP address or CIDR range`);
     }
-    return cidr;
   });
+}
+
+function s3Config(env: Env): S3Config | undefined {
+  const bucket = env.MMGEN_S3_BUCKET;
+  if (!bucket) return undefined;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`MMGEN_S3_BUCKET: "${bucket}" is not a valid bucket name`);
+  const endpoint = url(env, 'MMGEN_S3_ENDPOINT', ['http:', 'https:'])?.replace(/\/+$/, '');
+  const publicEndpoint = url(env, 'MMGEN_S3_PUBLIC_ENDPOINT', ['http:', 'https:'])?.replace(/\/+$/, '');
+  const urls = env.MMGEN_S3_URLS || 'presigned';
+  if (urls !== 'presigned' && urls !== 'proxy') throw new ConfigError(`MMGEN_S3_URLS must be presigned or proxy, got "${urls}"`);
+  const prefix = env.MMGEN_S3_PREFIX ?? '';
+  if (prefix && !/^[A-Za-z0-9_\-./]+\/$/.test(prefix)) throw new ConfigError('MMGEN_S3_PREFIX must end with / and use letters, digits, _ - . / only');
+  const pathStyle = env.MMGEN_S3_FORCE_PATH_STYLE;
+  return {
+    bucket,
+    endpoint,
+    publicEndpoint,
+    region: env.MMGEN_S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    // S3-compatible servers (MinIO, s3rver) rarely have per-bucket host names; AWS itself prefers virtual-hosted style.
+    forcePathStyle: pathStyle === undefined || pathStyle === '' ? endpoint !== undefined : bool(env, 'MMGEN_S3_FORCE_PATH_STYLE'),
+    prefix,
+    urls,
+  };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -117,14 +198,20 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir: resolve(env.MMGEN_DATA_DIR || './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dbPoolSize: int(env, 'MMGEN_DB_POOL_SIZE', 20, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.MMGEN_REDIS_KEY_PREFIX ?? 'mmgen:',
     publicUrl: publicUrl.replace(/\/+$/, ''),
     simulateProviders: bool(env, 'MMGEN_SIMULATE_PROVIDERS'),
     allowPrivateNetwork: bool(env, 'MMGEN_ALLOW_PRIVATE_NETWORK'),
     trustedProxies: cidrList(env, 'MMGEN_TRUSTED_PROXIES'),
     metricsToken: env.MMGEN_METRICS_TOKEN || undefined,
+    s3: s3Config(env),
+    shutdownGraceMs: int(env, 'MMGEN_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    readyMaxQueueAgeS: int(env, 'MMGEN_READY_MAX_QUEUE_AGE_S', 300, 1, 86_400),
     webhookRetryDelaysS,
     webhookTimeoutMs: int(env, 'MMGEN_WEBHOOK_TIMEOUT_MS', 15000, 1, 120000),
+    requestTimeoutMs: int(env, 'MMGEN_REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
     signingSecret: env.MMGEN_SIGNING_SECRET || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     authFailuresPerMinute: int(env, 'MMGEN_AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
@@ -137,6 +224,19 @@ export function loadConfig(env: Env = process.env): Config {
       multiplier: num(env, 'MMGEN_ANOMALY_MULTIPLIER', 10, 1, 1e6),
       windowMinutes: int(env, 'MMGEN_ANOMALY_WINDOW_MINUTES', 60, 1, 1440),
       baselineDays: int(env, 'MMGEN_ANOMALY_BASELINE_DAYS', 7, 1, 90),
+    },
+    providers: readProviderCredentials(env, (message) => {
+      throw new ConfigError(message);
+    }),
+    upstream: {
+      timeoutMs: int(env, 'MMGEN_PROVIDER_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      readTimeoutMs: int(env, 'MMGEN_PROVIDER_READ_TIMEOUT_MS', 30_000, 100, 600_000),
+      maxRetryAfterMs: int(env, 'MMGEN_PROVIDER_MAX_RETRY_AFTER_MS', 10_000, 0, 600_000),
+      jobTimeoutMs: int(env, 'MMGEN_PROVIDER_JOB_TIMEOUT_MS', 1_800_000, 100, 86_400_000),
+      downloadMaxBytes: int(env, 'MMGEN_PROVIDER_DOWNLOAD_MAX_BYTES', 256 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
+      downloadTimeoutMs: int(env, 'MMGEN_PROVIDER_DOWNLOAD_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      circuitFailureThreshold: int(env, 'MMGEN_CIRCUIT_FAILURE_THRESHOLD', 5, 1, 1000),
+      circuitCooldownMs: int(env, 'MMGEN_CIRCUIT_COOLDOWN_MS', 30_000, 100, 3_600_000),
     },
     rateLimitsPerMinute: {
       free: int(env, 'MMGEN_RATE_LIMIT_FREE', 60, 1, 10_000_000),

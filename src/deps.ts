@@ -1,8 +1,13 @@
 import type { Logger } from 'pino';
+import type { Lifecycle } from './lifecycle.js';
+import type { Metrics } from './metrics.js';
 import type { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
+import type { FileLinks } from './files/links.js';
 import type { BlobStore, UrlSigner } from './files/types.js';
+import type { KeyRateLimiter } from './http/rate-limit.js';
 import type { InflightWork } from './jobs/inflight.js';
+import type { WebhookDispatcher } from './jobs/webhooks.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
 
@@ -14,11 +19,21 @@ export interface AppDeps {
   log: Logger;
   blobs: BlobStore;
   signer: UrlSigner;
+  /** The URLs handed out for files: mmgen-signed, or presigned straight to S3. */
+  links: FileLinks;
   providers: ProviderRegistry;
   /** Identifies this process in job leases. */
   nodeId: string;
   /** Synchronous runs in flight in this process, awaited on shutdown. */
   inflight: InflightWork;
+  /** Per-key request budgets (contract §8), shared across nodes through Redis when configured. */
+  rateLimiter: KeyRateLimiter;
+  /** Prometheus metrics of this process. */
+  metrics: Metrics;
+  /** Whether this process is shutting down (readiness, new requests, open event streams). */
+  lifecycle: Lifecycle;
   /** Tells this process's worker, if it runs one, that a job was enqueued. */
   jobsAvailable?: () => void;
+  /** This process's webhook dispatcher, where it runs one (with the worker); nudged when a delivery is made here. */
+  webhookDispatcher?: WebhookDispatcher;
 }

@@ -25,6 +25,7 @@ export const ERROR_TABLE = {
   model_not_found: { status: 404, type: 'invalid_request_error' },
   generation_not_cancelable: { status: 409, type: 'invalid_request_error' },
   generation_not_retryable: { status: 409, type: 'invalid_request_error' },
+  generation_canceled: { status: 409, type: 'invalid_request_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
   upload_already_completed: { status: 409, type: 'invalid_request_error' },
   model_unavailable: { status: 410, type: 'invalid_request_error' },
@@ -35,6 +36,7 @@ export const ERROR_TABLE = {
   internal_error: { status: 500, type: 'api_error' },
   upstream_error: { status: 502, type: 'upstream_error' },
   provider_unavailable: { status: 503, type: 'api_error' },
+  service_unavailable: { status: 503, type: 'api_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

@@ -3,17 +3,25 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { startAdminSocket } from './admin/socket.js';
 import { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
-import { countOrganizations, createOrganization, type CreatedOrganization } from './domain/organizations.js';
+import { countOrganizations, insertOrganization, type CreatedOrganization } from './domain/organizations.js';
 import { DiskBlobStore } from './files/disk-store.js';
+import { createFileLinks } from './files/links.js';
+import { S3BlobStore } from './files/s3-store.js';
 import { HmacUrlSigner, loadSigningSecret } from './files/signing.js';
+import type { BlobStore } from './files/types.js';
 import { buildApp } from './http/app.js';
+import { createKeyRateLimiter } from './http/rate-limit.js';
 import { randomBase62 } from './ids.js';
 import { InflightWork } from './jobs/inflight.js';
+import { Lifecycle } from './lifecycle.js';
+import { createLogger as createPinoLogger } from './log.js';
+import { Metrics } from './metrics.js';
+import { WebhookDispatcher } from './jobs/webhooks.js';
 import { Worker } from './jobs/worker.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { openDb, type Db } from './store/db.js';
@@ -26,14 +34,9 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export function createLogger(config: Config): Logger {
-  return pino({
-    level: config.logLevel,
-    redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', '*.secret', '*.key', 'key', 'secret'],
-      censor: '[redacted]',
-    },
-  });
+/** The process logger; `destination` (default stdout) lets tests read what an operator would. */
+export function createLogger(config: Config, destination?: DestinationStream): Logger {
+  return createPinoLogger({ level: config.logLevel }, destination);
 }
 
 /** Opens the database (locking an embedded data directory to this process), migrates it, and builds the dependencies. */
@@ -41,12 +44,17 @@ export async function openRuntime(config: Config, log: Logger = createLogger(con
   if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true });
   const releaseLock = config.databaseUrl ? () => {} : acquireDataDirLock(config.dataDir);
   try {
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pgdata') });
+    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, 'pgdata'), poolSize: config.dbPoolSize });
     return await runtimeOn(config, db, log, releaseLock);
   } catch (err) {
     releaseLock();
     throw err;
   }
+}
+
+/** Files on S3 when MMGEN_S3_BUCKET is set (required with several nodes unless they share a disk), else under the data directory. */
+export function openBlobStore(config: Config): BlobStore {
+  return config.s3 ? new S3BlobStore(config.s3) : new DiskBlobStore(join(config.dataDir, 'files'));
 }
 
 /** Builds the runtime on an open database (tests bring their own); migrates it first. */
@@ -58,13 +66,21 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     throw err;
   }
   const signer = new HmacUrlSigner(await loadSigningSecret(db, config.signingSecret), config.publicUrl);
-  const blobs = new DiskBlobStore(join(config.dataDir, 'files'));
+  const blobs = openBlobStore(config);
   const providers = new ProviderRegistry(config, db);
   const nodeId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
-  const deps: AppDeps = { config, db, catalog: new Catalog(), log, blobs, signer, providers, nodeId, inflight: new InflightWork() };
+  const rateLimiter = createKeyRateLimiter(config, log);
+  const links = createFileLinks(config, signer, blobs);
+  const deps: AppDeps = {
+    config, db, catalog: new Catalog(), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
+    metrics: new Metrics(db), lifecycle: new Lifecycle(),
+  };
   return {
     deps,
     close: async () => {
+      await rateLimiter.close();
+      await providers.close();
+      if (blobs instanceof S3BlobStore) blobs.close();
       await db.close();
       onClose();
     },
@@ -74,8 +90,16 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
 /** On an empty database, the `default` organization with one live and one test owner key. */
 export async function bootstrapDefaultOrganization(deps: AppDeps): Promise<CreatedOrganization | null> {
   if ((await countOrganizations(deps.db)) > 0) return null;
-  return createOrganization(deps.db, { name: 'default', plan: 'team', enterprise: true, credits: 0 });
+  // Several nodes starting at once on an empty PostgreSQL: one of them creates it.
+  return deps.db.tx(async (q) => {
+    await q.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+    if ((await countOrganizations(q)) > 0) return null;
+    return insertOrganization(q, { name: 'default', plan: 'team', enterprise: true, credits: 0 });
+  });
 }
+
+// Any constant works; it only has to be the same in every mmgen process.
+const BOOTSTRAP_LOCK = 7_262_002;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -83,16 +107,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** How long shutdown waits for generations in flight before handing their jobs back. */
-const SHUTDOWN_GRACE_MS = 10_000;
-
 /**
  * Hands this process's unfinished jobs back at once (instead of when their
  * leases run out), so another worker, or this one restarted, resumes them.
  */
 export async function releaseLeases(deps: AppDeps): Promise<void> {
   await deps.db
-    .query('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1', [deps.nodeId])
+    // Handed back unfinished, not crashed: the claim is not counted against the job.
+    .query('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, run_at = now(), claims = greatest(claims - 1, 0) WHERE lease_owner = $1', [deps.nodeId])
     .catch((err: unknown) => deps.log.warn({ err }, 'could not release job leases'));
 }
 
@@ -101,7 +123,21 @@ export function startWorker(runtime: Runtime): Worker {
   const worker = new Worker(runtime.deps);
   runtime.deps.jobsAvailable = () => worker.notify();
   worker.start();
+  // Webhook deliveries run wherever generations do (serve, and `mmgen worker`).
+  runtime.deps.webhookDispatcher ??= new WebhookDispatcher(runtime.deps);
+  runtime.deps.webhookDispatcher.start();
   return worker;
+}
+
+/**
+ * Graceful stop of a worker process: stop claiming, let the generations and
+ * webhook attempts in flight finish within the grace period, then hand back
+ * whatever is still held so another worker resumes it at once.
+ */
+export async function stopWorker(runtime: Runtime, worker: Worker | null): Promise<void> {
+  const { deps } = runtime;
+  const grace = deps.config.shutdownGraceMs;
+  await Promise.all([worker?.stop(grace), deps.webhookDispatcher?.stop(grace)]);
 }
 
 export async function startServer(runtime: Runtime, opts: { port?: number; host?: string; worker?: boolean } = {}): Promise<RunningServer> {
@@ -116,9 +152,30 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
     app,
     url: `http://127.0.0.1:${port}`,
     close: async () => {
+      // Drain: /readyz turns 503, new requests get 503 + Connection: close, event streams end.
+      deps.lifecycle.beginDrain();
+      const grace = deps.config.shutdownGraceMs;
+      const workerStopped = stopWorker(runtime, worker);
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
-      await app.close();
-      await Promise.all([worker?.stop(SHUTDOWN_GRACE_MS), deps.inflight.drain(SHUTDOWN_GRACE_MS)]);
+      // Stops accepting connections and waits for the requests in flight (sync generations answer);
+      // past the grace period the connections still open are cut.
+      const closed = app.close();
+      let timer: NodeJS.Timeout | undefined;
+      const inTime = await Promise.race([
+        closed.then(() => true),
+        new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), grace);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!inTime) {
+        deps.log.warn({ graceMs: grace }, 'requests still open after the grace period are cut');
+        app.server.closeAllConnections();
+        await closed;
+      }
+      // Work started by requests whose clients are gone still finishes, within the grace period.
+      await Promise.all([workerStopped, deps.inflight.drain(grace)]);
+      deps.lifecycle.halt();
       await releaseLeases(deps);
     },
   };

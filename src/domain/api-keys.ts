@@ -98,6 +98,19 @@ export function ipAllowed(ip: string, allowlist: readonly string[]): boolean {
   });
 }
 
+/** Whether every range of `want` lies inside one of `have`'s; an empty `have` is unrestricted, an empty `want` is everywhere. */
+export function allowlistWithin(have: readonly string[], want: readonly string[]): boolean {
+  if (have.length === 0) return true;
+  if (want.length === 0) return false;
+  return want.every((w) => {
+    const [wa, wbits] = ipaddr.parseCIDR(w);
+    return have.some((h) => {
+      const [ha, hbits] = ipaddr.parseCIDR(h);
+      return ha.kind() === wa.kind() && wbits >= hbits && wa.match([ha, hbits] as [typeof wa, number]);
+    });
+  });
+}
+
 export interface CreateKeyInput {
   organizationId: string;
   userId: string;
@@ -204,6 +217,28 @@ function assertCanGrant(caller: Principal, role: Role, scopes: Scope[]): void {
   }
 }
 
+/**
+ * An IP allowlist is part of what a key has: a key restricted to some ranges
+ * may not make a key, or widen one (itself included), to reach beyond them,
+ * or it could mint its way out of its own restriction.
+ */
+async function assertAllowlistGrantable(q: Queryable, caller: Principal, allowlist: string[]): Promise<string[]> {
+  const own = await callerAllowlist(q, caller);
+  if (!allowlistWithin(own, allowlist)) {
+    throw new ApiError(
+      'insufficient_role',
+      `This key may only be used from ${own.join(', ')}; it cannot grant an IP allowlist ${allowlist.length === 0 ? 'that is empty (any address)' : 'reaching beyond those ranges'}.`,
+      'ipAllowlist',
+    );
+  }
+  return own;
+}
+
+async function callerAllowlist(q: Queryable, caller: Principal): Promise<string[]> {
+  const r = await q.query<{ ip_allowlist: string[] }>('SELECT ip_allowlist FROM api_keys WHERE id = $1', [caller.keyId]);
+  return r.rows[0]?.ip_allowlist ?? [];
+}
+
 function assertAllowlistFeature(caller: Principal, allowlist: string[]): void {
   if (allowlist.length > 0 && !caller.enterprise) {
     throw new ApiError('feature_not_available', 'IP allowlists are available to Enterprise organizations only.', 'ipAllowlist');
@@ -227,8 +262,12 @@ export async function createApiKey(q: Queryable, caller: Principal, req: CreateK
   const role = req.role ?? caller.role;
   const scopes = dedupe(req.scopes ?? [...caller.scopes]);
   assertCanGrant(caller, role, scopes);
-  const ipAllowlist = normalizeAllowlist(req.ipAllowlist ?? []);
-  assertAllowlistFeature(caller, ipAllowlist);
+  // Omitted: the caller's own allowlist (none for an unrestricted caller), as scopes are copied.
+  const ipAllowlist = req.ipAllowlist !== undefined ? normalizeAllowlist(req.ipAllowlist) : await callerAllowlist(q, caller);
+  if (req.ipAllowlist !== undefined) {
+    assertAllowlistFeature(caller, ipAllowlist);
+    await assertAllowlistGrantable(q, caller, ipAllowlist);
+  }
   const { view, secret } = await insertApiKey(q, {
     organizationId: caller.organizationId,
     userId: caller.userId,
@@ -255,7 +294,10 @@ export async function updateApiKey(q: Queryable, caller: Principal, id: string, 
   const scopes = req.scopes !== undefined ? dedupe(req.scopes) : row.scopes;
   if (req.scopes !== undefined) assertCanGrant(caller, row.role, scopes);
   const ipAllowlist = req.ipAllowlist !== undefined ? normalizeAllowlist(req.ipAllowlist) : row.ip_allowlist;
-  if (req.ipAllowlist !== undefined) assertAllowlistFeature(caller, ipAllowlist);
+  if (req.ipAllowlist !== undefined) {
+    assertAllowlistFeature(caller, ipAllowlist);
+    await assertAllowlistGrantable(q, caller, ipAllowlist);
+  }
   const budget = req.monthly_budget_usd !== undefined ? req.monthly_budget_usd : row.monthly_budget_usd;
   const r = await q.query<ApiKeyRow>(
     `UPDATE api_keys SET name = $2, scopes = $3, ip_allowlist = $4, monthly_budget_usd = $5
@@ -283,7 +325,12 @@ export async function listApiKeys(
   page: { limit: number; startingAfter?: string | undefined },
 ): Promise<{ object: 'list'; data: ApiKeyView[]; has_more: boolean }> {
   let cursor = Number.MAX_SAFE_INTEGER;
-  if (page.startingAfter) cursor = (await loadKey(q, caller, page.startingAfter)).seq;
+  if (page.startingAfter) {
+    const after = await loadKey(q, caller, page.startingAfter).catch(() => {
+      throw new ApiError('resource_not_found', `No such api key: '${page.startingAfter}'`, 'starting_after');
+    });
+    cursor = after.seq;
+  }
   const r = await q.query<ApiKeyRow>(
     `SELECT * FROM api_keys WHERE organization_id = $1 AND mode = $2 AND revoked_at IS NULL AND seq < $3
      ORDER BY seq DESC LIMIT $4`,

@@ -79,6 +79,7 @@ export async function createComparison(
     }
     return r.rows[0]!;
   }));
+  for (const p of prepared) deps.metrics.generationsAccepted.inc({ modality: p.modality, cache_hit: 'false' });
   deps.jobsAvailable?.();
   return row!;
 }
@@ -97,7 +98,7 @@ export async function comparisonView(deps: AppDeps, principal: Principal, id: st
     modality: cmp.modality,
     prompt: cmp.prompt,
     models: cmp.models,
-    generations: children.map((g) => toGenerationView(g, outputs.get(g.id) ?? [], deps.signer)),
+    generations: await Promise.all(children.map((g) => toGenerationView(g, outputs.get(g.id) ?? [], deps.links))),
     reserved_credits: Number(cmp.reserved_credits),
     created_at: cmp.created_at.toISOString(),
     completed_at: cmp.completed_at ? cmp.completed_at.toISOString() : null,

@@ -54,25 +54,31 @@ export async function createOrganization(
   db: Db,
   input: { name: string; plan: Plan; enterprise: boolean; credits: number },
 ): Promise<CreatedOrganization> {
-  return db.tx(async (q) => {
-    const orgId = newId('org');
-    const userId = newId('usr');
-    await q.query('INSERT INTO organizations (id, name, plan, enterprise) VALUES ($1, $2, $3, $4)', [orgId, input.name, input.plan, input.enterprise]);
-    await q.query('INSERT INTO users (id, organization_id, role, name) VALUES ($1, $2, $3, $4)', [userId, orgId, 'owner', 'owner']);
-    await q.query('INSERT INTO wallets (organization_id) VALUES ($1)', [orgId]);
-    const keyInput = { organizationId: orgId, userId, role: 'owner' as const, scopes: [], ipAllowlist: [], monthlyBudgetUsd: null };
-    const live = await insertApiKey(q, { ...keyInput, name: 'Owner key (live)', mode: 'live' });
-    const test = await insertApiKey(q, { ...keyInput, name: 'Owner key (test)', mode: 'test' });
-    const wallet = input.credits > 0
-      ? await topUp(q, { organizationId: orgId, credits: input.credits, reference: `org-create:${orgId}`, note: 'initial credits' })
-      : await getWallet(q, orgId);
-    return {
-      organization: { id: orgId, name: input.name, plan: input.plan, enterprise: input.enterprise },
-      user: { id: userId, role: 'owner' },
-      keys: { live: live.secret, test: test.secret },
-      wallet,
-    };
-  });
+  return db.tx((q) => insertOrganization(q, input));
+}
+
+/** createOrganization inside a transaction the caller holds. */
+export async function insertOrganization(
+  q: Queryable,
+  input: { name: string; plan: Plan; enterprise: boolean; credits: number },
+): Promise<CreatedOrganization> {
+  const orgId = newId('org');
+  const userId = newId('usr');
+  await q.query('INSERT INTO organizations (id, name, plan, enterprise) VALUES ($1, $2, $3, $4)', [orgId, input.name, input.plan, input.enterprise]);
+  await q.query('INSERT INTO users (id, organization_id, role, name) VALUES ($1, $2, $3, $4)', [userId, orgId, 'owner', 'owner']);
+  await q.query('INSERT INTO wallets (organization_id) VALUES ($1)', [orgId]);
+  const keyInput = { organizationId: orgId, userId, role: 'owner' as const, scopes: [], ipAllowlist: [], monthlyBudgetUsd: null };
+  const live = await insertApiKey(q, { ...keyInput, name: 'Owner key (live)', mode: 'live' });
+  const test = await insertApiKey(q, { ...keyInput, name: 'Owner key (test)', mode: 'test' });
+  const wallet = input.credits > 0
+    ? await topUp(q, { organizationId: orgId, credits: input.credits, reference: `org-create:${orgId}`, note: 'initial credits' })
+    : await getWallet(q, orgId);
+  return {
+    organization: { id: orgId, name: input.name, plan: input.plan, enterprise: input.enterprise },
+    user: { id: userId, role: 'owner' },
+    keys: { live: live.secret, test: test.secret },
+    wallet,
+  };
 }
 
 export async function setPlan(q: Queryable, id: string, plan: Plan, enterprise?: boolean): Promise<OrganizationView> {

@@ -12,7 +12,8 @@ import { USD_PER_CREDIT } from './credits.js';
  *   count on the day they moved (a retry's charge on the retry's day).
  *   Cache hits cost nothing and are not counted.
  */
-export type UsageGroup = 'day' | 'model' | 'api_key';
+export const USAGE_GROUPS = ['day', 'model', 'api_key', 'modality'] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export interface UsageLine {
   key: string;
@@ -20,7 +21,16 @@ export interface UsageLine {
   charged_credits: number;
   refunded_credits: number;
   cost_usd: number;
+  /** With `breakdown`: the same numbers split by a second dimension (e.g. each day by modality). */
+  breakdown?: UsageLine[];
 }
+
+const KEY_EXPR: Record<UsageGroup, string> = {
+  day: "to_char(day, 'YYYY-MM-DD')",
+  model: 'model',
+  api_key: 'api_key_id',
+  modality: 'modality',
+};
 
 const MAX_RANGE_DAYS = 400;
 
@@ -49,7 +59,7 @@ function line(key: string, generations: number, charged: number, refunded: numbe
 export async function getUsage(
   q: Queryable,
   principal: Principal,
-  query: { group_by: UsageGroup; start?: string | undefined; end?: string | undefined },
+  query: { group_by: UsageGroup; breakdown?: UsageGroup | undefined; start?: string | undefined; end?: string | undefined },
   now: Date = new Date(),
 ) {
   const today = isoDay(now);
@@ -61,18 +71,42 @@ export async function getUsage(
   if ((endDay.getTime() - startDay.getTime()) / 86_400_000 > MAX_RANGE_DAYS) {
     throw new ApiError('parameter_invalid', `The range may span at most ${MAX_RANGE_DAYS} days.`, 'end');
   }
-  const keyExpr = { day: "to_char(day, 'YYYY-MM-DD')", model: 'model', api_key: 'api_key_id' }[query.group_by];
-  const r = await q.query<{ key: string; generations: string; charged: string; refunded: string }>(
-    `SELECT ${keyExpr} AS key, sum(generations) AS generations, sum(charged_credits) AS charged, sum(refunded_credits) AS refunded
+  if (query.breakdown !== undefined && query.breakdown === query.group_by) {
+    throw new ApiError('parameter_invalid', 'breakdown must differ from group_by.', 'breakdown');
+  }
+  // Without a breakdown the second key is a constant, so one query shape serves both.
+  const subExpr = query.breakdown ? KEY_EXPR[query.breakdown] : "''";
+  const r = await q.query<{ key: string; sub: string; generations: string; charged: string; refunded: string }>(
+    `SELECT ${KEY_EXPR[query.group_by]} AS key, ${subExpr} AS sub,
+            sum(generations) AS generations, sum(charged_credits) AS charged, sum(refunded_credits) AS refunded
      FROM usage_rollups WHERE organization_id = $1 AND mode = $2 AND day BETWEEN $3::date AND $4::date
-     GROUP BY 1 ORDER BY 1`,
+     GROUP BY 1, 2 ORDER BY 1, 2`,
     [principal.organizationId, principal.mode, start, end],
   );
-  const data = r.rows.map((x) => line(x.key, Number(x.generations), Number(x.charged), Number(x.refunded)));
+  // Rows arrive ordered by key, so each key's parts are consecutive.
+  const groups = new Map<string, UsageLine[]>();
+  for (const x of r.rows) {
+    const parts = groups.get(x.key) ?? [];
+    parts.push(line(x.sub, Number(x.generations), Number(x.charged), Number(x.refunded)));
+    groups.set(x.key, parts);
+  }
+  const data = [...groups].map(([key, parts]) => {
+    const sum = (f: (l: UsageLine) => number) => parts.reduce((t, p) => t + f(p), 0);
+    const total = line(key, sum((p) => p.generations), sum((p) => p.charged_credits), sum((p) => p.refunded_credits));
+    return query.breakdown ? { ...total, breakdown: parts } : total;
+  });
   const totals = data.reduce(
     (t, x) => ({ generations: t.generations + x.generations, charged: t.charged + x.charged_credits, refunded: t.refunded + x.refunded_credits }),
     { generations: 0, charged: 0, refunded: 0 },
   );
   const { key: _k, ...totalsLine } = line('', totals.generations, totals.charged, totals.refunded);
-  return { object: 'usage' as const, group_by: query.group_by, start, end, data, totals: totalsLine };
+  return {
+    object: 'usage' as const,
+    group_by: query.group_by,
+    ...(query.breakdown ? { breakdown: query.breakdown } : {}),
+    start,
+    end,
+    data,
+    totals: totalsLine,
+  };
 }

@@ -1,10 +1,11 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { BlobStore } from './types.js';
+import { assertBlobKey, type BlobStore } from './types.js';
 
 /** Blobs as files under one directory; the content type is kept in a sidecar file. */
 export class DiskBlobStore implements BlobStore {
+  readonly kind = 'disk';
   private readonly root: string;
 
   constructor(root: string) {
@@ -12,7 +13,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   private path(key: string): string {
-    if (!/^[A-Za-z0-9_\-./]+$/.test(key) || key.includes('..')) throw new Error(`invalid blob key: ${key}`);
+    assertBlobKey(key);
     const p = resolve(join(this.root, key));
     if (!p.startsWith(this.root + sep)) throw new Error(`invalid blob key: ${key}`);
     return p;
@@ -43,5 +44,13 @@ export class DiskBlobStore implements BlobStore {
     const p = this.path(key);
     await rm(p, { force: true });
     await rm(`${p}.type`, { force: true });
+  }
+
+  /** The directory can be written (a full or read-only disk fails here rather than in a generation). */
+  async ping(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    const probe = join(this.root, `.ready-${randomBytes(6).toString('hex')}`);
+    await writeFile(probe, 'ok');
+    await rm(probe, { force: true });
   }
 }

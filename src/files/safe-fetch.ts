@@ -13,7 +13,10 @@ import { Agent, buildConnector, request } from 'undici';
  * nothing is even sent), inside DNS resolution (every answer must be public,
  * or none is used), and on the connected socket's peer address (the last word,
  * whatever resolved it). Each call gets its own connection pool, so a socket
- * made under `allowPrivateNetwork` is never reused by a guarded call.
+ * made under `allowPrivateNetwork` is never reused by a guarded call; callers
+ * that send many requests (webhooks) may share a GuardedPool instead, whose
+ * policy is fixed when it is made and whose every new socket passes the same
+ * checks (a kept-alive socket stays connected to the address that was checked).
  */
 
 export type FetchRefusedReason = 'invalid_url' | 'scheme' | 'private_address' | 'redirect';
@@ -47,8 +50,17 @@ export class FetchFailed extends Error {
 export interface SafeFetchOptions {
   /** Operator switch (MMGEN_ALLOW_PRIVATE_NETWORK): http and any address allowed. */
   allowPrivateNetwork: boolean;
+  /** Plain http as well as https, still to public addresses only (test-mode webhooks). Implied by allowPrivateNetwork. */
+  allowHttp?: boolean;
   /** Largest response body accepted; larger ones fail with `too_large` while streaming. */
   maxBytes: number;
+  /** `truncate`: a body over maxBytes is cut there instead of failing (callers that only need the status). */
+  overflow?: 'fail' | 'truncate';
+  /**
+   * A shared keep-alive pool (same allowPrivateNetwork) instead of a pool of
+   * one connection for this call. Over a pool, `remoteAddress` is ''.
+   */
+  pool?: GuardedPool;
   /** Budget for the whole exchange: resolution, connection, headers and body. */
   timeoutMs: number;
   method?: 'GET' | 'POST' | 'PUT' | 'HEAD';
@@ -179,9 +191,10 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
   } catch {
     throw new FetchRefused('invalid_url', 'not a valid absolute URL');
   }
-  const schemes = opts.allowPrivateNetwork ? ['https:', 'http:'] : ['https:'];
+  const httpOk = opts.allowPrivateNetwork || opts.allowHttp === true;
+  const schemes = httpOk ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(target.protocol)) {
-    throw new FetchRefused('scheme', `the URL must use ${opts.allowPrivateNetwork ? 'http or https' : 'https'}, not ${target.protocol.replace(/:$/, '')}`);
+    throw new FetchRefused('scheme', `the URL must use ${httpOk ? 'http or https' : 'https'}, not ${target.protocol.replace(/:$/, '')}`);
   }
   if (!opts.allowPrivateNetwork) {
     const literal = parseIpLiteral(target.hostname);
@@ -191,45 +204,18 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
     }
   }
 
+  if (opts.pool && opts.pool.allowPrivateNetwork !== opts.allowPrivateNetwork) {
+    // A socket opened under one policy must never serve a request made under the other.
+    throw new Error('safeFetch: the pool was made for another allowPrivateNetwork policy');
+  }
   let refusal: FetchRefused | undefined;
   let remoteAddress = '';
-  const base = buildConnector({
-    timeout: Math.min(opts.timeoutMs, 10_000),
-    ...(opts.allowPrivateNetwork ? {} : { lookup: guardedLookup as never }),
-  });
-  const checkPeer = (socket: Socket, hostname: string): FetchRefused | null => {
-    const c = classifyAddress(socket.remoteAddress ?? '');
-    return c.public ? null : refusedAddress(hostname, c);
-  };
-  const connect: buildConnector.connector = (connectOpts, callback) => {
-    // buildConnector returns the socket although its type says void.
-    const socket = (base as (o: buildConnector.Options, cb: buildConnector.Callback) => Socket)(connectOpts, (err, connected) => {
-      if (err || !connected) {
-        if (err instanceof FetchRefused) refusal = err;
-        return callback(err ?? new Error('no socket'), null);
-      }
-      // Checked again in case 'connect' never fired (a socket handed over already connected).
-      const bad = opts.allowPrivateNetwork ? null : checkPeer(connected as Socket, connectOpts.hostname);
-      if (bad) {
-        refusal = bad;
-        connected.destroy();
-        return callback(bad, null);
-      }
-      remoteAddress = (connected as Socket).remoteAddress ?? '';
-      callback(null, connected);
+  const agent =
+    opts.pool?.agent ??
+    new Agent({
+      connect: guardedConnector(opts.allowPrivateNetwork, Math.min(opts.timeoutMs, 10_000), (r) => (refusal = r), (a) => (remoteAddress = a)),
+      connections: 1,
     });
-    if (!opts.allowPrivateNetwork) {
-      // At TCP connect, before TLS or HTTP say anything more, whoever resolved the name.
-      socket.once('connect', () => {
-        const bad = checkPeer(socket, connectOpts.hostname);
-        if (bad) {
-          refusal = bad;
-          socket.destroy(bad);
-        }
-      });
-    }
-  };
-  const agent = new Agent({ connect, connections: 1 });
 
   const controller = new AbortController();
   let timedOut = false;
@@ -251,7 +237,8 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
       });
     } catch (err) {
       if (refusal) throw refusal;
-      if (err instanceof FetchRefused) throw err;
+      const refused = findRefusal(err);
+      if (refused) throw refused;
       if (timedOut) throw timeoutError();
       throw classifyError(err);
     }
@@ -265,7 +252,7 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
       });
     }
     const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > opts.maxBytes) {
+    if (Number.isFinite(declared) && declared > opts.maxBytes && opts.overflow !== 'truncate') {
       discard(res.body);
       throw new FetchFailed('too_large', `the response is ${declared} bytes, over the ${opts.maxBytes}-byte limit`);
     }
@@ -274,8 +261,14 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
     try {
       for await (const chunk of res.body) {
         const buf = chunk as Buffer;
-        total += buf.length;
         // Checked per chunk so a lying or absent Content-Length cannot make mmgen buffer more.
+        if (total + buf.length > opts.maxBytes && opts.overflow === 'truncate') {
+          chunks.push(buf.subarray(0, opts.maxBytes - total));
+          total = opts.maxBytes;
+          discard(res.body);
+          break;
+        }
+        total += buf.length;
         if (total > opts.maxBytes) {
           discard(res.body);
           throw new FetchFailed('too_large', `the response is over the ${opts.maxBytes}-byte limit`);
@@ -290,6 +283,87 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
     return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks, total), remoteAddress };
   } finally {
     clearTimeout(timer);
-    agent.destroy().catch(() => {});
+    if (!opts.pool) agent.destroy().catch(() => {});
+  }
+}
+
+/** undici may hand a connector's error on as it is or wrapped; the refusal is wherever it sits in the chain. */
+function findRefusal(err: unknown): FetchRefused | undefined {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof FetchRefused) return e;
+  }
+  return undefined;
+}
+
+/**
+ * A connector that refuses non-public peers (unless allowed): in DNS
+ * resolution, at TCP connect, and on the socket handed to undici.
+ */
+function guardedConnector(
+  allowPrivateNetwork: boolean,
+  connectTimeoutMs: number,
+  onRefusal: (r: FetchRefused) => void = () => {},
+  onConnected: (address: string) => void = () => {},
+): buildConnector.connector {
+  const base = buildConnector({
+    timeout: connectTimeoutMs,
+    ...(allowPrivateNetwork ? {} : { lookup: guardedLookup as never }),
+  });
+  const checkPeer = (socket: Socket, hostname: string): FetchRefused | null => {
+    const c = classifyAddress(socket.remoteAddress ?? '');
+    return c.public ? null : refusedAddress(hostname, c);
+  };
+  return (connectOpts, callback) => {
+    // buildConnector returns the socket although its type says void.
+    const socket = (base as (o: buildConnector.Options, cb: buildConnector.Callback) => Socket)(connectOpts, (err, connected) => {
+      if (err || !connected) {
+        if (err instanceof FetchRefused) onRefusal(err);
+        return callback(err ?? new Error('no socket'), null);
+      }
+      // Checked again in case 'connect' never fired (a socket handed over already connected).
+      const bad = allowPrivateNetwork ? null : checkPeer(connected as Socket, connectOpts.hostname);
+      if (bad) {
+        onRefusal(bad);
+        connected.destroy();
+        return callback(bad, null);
+      }
+      onConnected((connected as Socket).remoteAddress ?? '');
+      callback(null, connected);
+    });
+    if (!allowPrivateNetwork) {
+      // At TCP connect, before TLS or HTTP say anything more, whoever resolved the name.
+      socket.once('connect', () => {
+        const bad = checkPeer(socket, connectOpts.hostname);
+        if (bad) {
+          onRefusal(bad);
+          socket.destroy(bad);
+        }
+      });
+    }
+  };
+}
+
+/**
+ * A keep-alive connection pool for many guarded requests (webhook deliveries):
+ * new sockets pass the same address checks as a one-off safeFetch, and the
+ * pool's policy is fixed at creation so a socket opened with private targets
+ * allowed is never lent to a guarded request.
+ */
+export class GuardedPool {
+  /** @internal */
+  readonly agent: Agent;
+
+  constructor(
+    readonly allowPrivateNetwork: boolean,
+    opts: { connectionsPerOrigin?: number; connectTimeoutMs?: number } = {},
+  ) {
+    this.agent = new Agent({
+      connect: guardedConnector(allowPrivateNetwork, opts.connectTimeoutMs ?? 10_000),
+      connections: opts.connectionsPerOrigin ?? null,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.agent.destroy().catch(() => {});
   }
 }

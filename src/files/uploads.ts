@@ -4,6 +4,7 @@ import type { Mode, Principal } from '../domain/access.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { probeImage } from '../media/index.js';
+import { incomingUploadKey } from './links.js';
 import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
 
 /**
@@ -12,6 +13,8 @@ import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
  *   declared type and size, filled by one presigned `PUT /uploads/{id}`.
  * - upload URL: signed over `/uploads/{id}`, valid 15 minutes; the signature
  *   is the only credential the PUT needs, so browsers can upload directly.
+ *   With S3 in presigned mode it is an S3 presigned PUT instead (see
+ *   completeDirectUpload).
  * Uploaded files are kept after the URL expires: generations refer to them by id.
  */
 
@@ -42,7 +45,8 @@ export interface UploadView {
 export interface CreatedUploadView extends UploadView {
   upload_url: string;
   method: 'PUT';
-  headers: { 'Content-Type': UploadContentType };
+  /** Content-Length too when the PUT goes straight to S3, which checks it exactly. */
+  headers: { 'Content-Type': string; 'Content-Length'?: string };
 }
 
 interface UploadRow {
@@ -87,15 +91,13 @@ export async function createUpload(
   input: { content_type: UploadContentType; size_bytes: number },
 ): Promise<CreatedUploadView> {
   const id = newId('upl');
-  const uploadUrl = deps.signer.sign(uploadPath(id), UPLOAD_URL_TTL_SECONDS);
-  // The row's expiry is the signature's, to the second, so GET and the PUT never disagree.
-  const expires = new Date(Number(new URL(uploadUrl).searchParams.get('expires')) * 1000);
+  const target = await deps.links.upload(id, input.content_type, input.size_bytes, UPLOAD_URL_TTL_SECONDS);
   const r = await deps.db.query<UploadRow>(
     `INSERT INTO uploads (id, organization_id, api_key_id, mode, content_type, size_bytes, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-    [id, principal.organizationId, principal.keyId, principal.mode, input.content_type, input.size_bytes, expires],
+    [id, principal.organizationId, principal.keyId, principal.mode, input.content_type, input.size_bytes, target.expiresAt],
   );
-  return { ...toView(r.rows[0]!), upload_url: uploadUrl, method: 'PUT', headers: { 'Content-Type': input.content_type } };
+  return { ...toView(r.rows[0]!), upload_url: target.url, method: 'PUT', headers: target.headers };
 }
 
 async function uploadOf(deps: AppDeps, principal: Principal, id: string): Promise<UploadRow | null> {
@@ -108,9 +110,38 @@ async function uploadOf(deps: AppDeps, principal: Principal, id: string): Promis
 }
 
 export async function getUpload(deps: AppDeps, principal: Principal, id: string): Promise<UploadView> {
-  const row = await uploadOf(deps, principal, id);
+  let row = await uploadOf(deps, principal, id);
   if (!row) throw notFound('upload', id);
+  if (row.status === 'pending' && directUploads(deps)) {
+    // A file that fails the checks leaves the upload pending; using it in a generation says why.
+    row = await completeDirectUpload(deps, row).catch((err: unknown) => {
+      if (err instanceof ApiError) return row!;
+      throw err;
+    });
+  }
   return toView(row);
+}
+
+/** Whether upload PUTs go straight to the blob store (S3 presigned) rather than through mmgen. */
+function directUploads(deps: AppDeps): boolean {
+  return deps.config.s3?.urls === 'presigned' && deps.blobs.presigner !== undefined;
+}
+
+/**
+ * A direct upload's bytes arrive in the blob store without mmgen seeing them:
+ * S3 already held the PUT to the declared Content-Type and size, and the
+ * first read after it (GET, or a generation naming it) applies mmgen's own
+ * checks and copies the file to its final key, where a later PUT to the same
+ * presigned URL cannot replace it. Returns the row unchanged while nothing
+ * has arrived; throws 400/413 when what arrived is not acceptable.
+ */
+async function completeDirectUpload(deps: AppDeps, row: UploadRow): Promise<UploadRow> {
+  const incoming = await deps.blobs.get(incomingUploadKey(row.id));
+  if (!incoming) return row;
+  const { bytes, probe } = await checkUploadBytes(row, incoming.contentType, incoming.bytes);
+  const done = await storeUpload(deps, row, bytes, probe);
+  await deps.blobs.delete(incomingUploadKey(row.id)).catch((err: unknown) => deps.log.warn({ err, uploadId: row.id }, 'could not delete an incoming upload'));
+  return done;
 }
 
 /** Throws 403 signature_invalid unless the query signs `path` and has not expired. */
@@ -146,7 +177,16 @@ export async function receiveUpload(
   const row = found.rows[0];
   if (!row) throw notFound('upload', id);
   if (row.status === 'uploaded') return repeatedPut(row, bytes);
+  const checked = await checkUploadBytes(row, contentType, bytes);
+  const done = await storeUpload(deps, row, checked.bytes, checked.probe);
+  if (done.sha256 !== sha256(bytes)) return repeatedPut(done, bytes);
+  return toView(done);
+}
 
+type ImageProbe = NonNullable<Awaited<ReturnType<typeof probeImage>>>;
+
+/** Content-Type (400), size (413 over the declared size, 400 when empty), real image content of the declared type (400). */
+async function checkUploadBytes(row: UploadRow, contentType: string | undefined, bytes: Buffer): Promise<{ bytes: Buffer; probe: ImageProbe }> {
   const type = mediaType(contentType);
   if (type !== row.content_type) {
     throw new ApiError(
@@ -164,11 +204,16 @@ export async function receiveUpload(
   if (probe.mime !== row.content_type) {
     throw new ApiError('parameter_invalid', `The file is ${probe.mime}, but this upload was declared as ${row.content_type}.`);
   }
+  return { bytes, probe };
+}
 
+/** Stores checked bytes as the upload's file and marks it uploaded; a racing store that came first wins (its row is returned). */
+async function storeUpload(deps: AppDeps, row: UploadRow, bytes: Buffer, probe: ImageProbe): Promise<UploadRow> {
+  const id = row.id;
   const digest = sha256(bytes);
   const blobKey = `uploads/${id}`;
   // The row lock makes two racing PUTs take turns, so the blob always holds the bytes the row describes.
-  const done = await deps.db.tx(async (q) => {
+  return deps.db.tx(async (q) => {
     const locked = (await q.query<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE id = $1 FOR UPDATE`, [id])).rows[0]!;
     if (locked.status === 'uploaded') return locked;
     await deps.blobs.put(blobKey, bytes, row.content_type);
@@ -179,8 +224,6 @@ export async function receiveUpload(
     );
     return r.rows[0]!;
   });
-  if (done.sha256 !== digest) return repeatedPut(done, bytes);
-  return toView(done);
 }
 
 /** A PUT is idempotent: resending the file that is already there (e.g. after a lost response) succeeds. */
@@ -215,8 +258,15 @@ export async function resolveImageInput(
 }
 
 async function imageFromUpload(deps: AppDeps, principal: Principal, id: string): Promise<ResolvedImage> {
-  const row = await uploadOf(deps, principal, id);
+  let row = await uploadOf(deps, principal, id);
   if (!row) throw new ApiError('resource_not_found', `No such upload: '${id}'`, 'upload_id');
+  if (row.status === 'pending' && directUploads(deps)) {
+    const pending = row;
+    row = await completeDirectUpload(deps, pending).catch((err: unknown) => {
+      if (err instanceof ApiError) throw new ApiError('parameter_invalid', `Upload ${id} received a file that cannot be used: ${err.message}`, 'upload_id');
+      throw err;
+    });
+  }
   if (row.status !== 'uploaded') {
     const expired = row.expires_at.getTime() < Date.now();
     throw new ApiError(

@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+import { Type } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -6,12 +8,20 @@ import type { Principal } from '../domain/access.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
+import { isDatabaseUnavailable } from '../store/db.js';
 import { createAuthenticator } from './auth.js';
+import { registerDashboard } from './dashboard.js';
+import { registerIdempotency } from './idempotency.js';
+import { assertCleanInput } from './input-guard.js';
 import { toFastifyPath } from './openapi.js';
 import type { RouteContext, RouteDef, RouteSchema } from './route.js';
 import { allRoutes } from './routes/index.js';
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/** Operations routes that still answer while the node drains (liveness and metrics; readiness reports the drain itself). */
+const DURING_DRAIN = new Set(['healthz', 'readyz', 'metrics']);
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,7 +39,8 @@ declare module 'fastify' {
  */
 export function makeAjv(coerce: boolean): Ajv {
   // allErrors lets validationError() report the most useful error (a typo'd field before the field it misses).
-  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: coerce, strict: false });
+  // multipleOfPrecision: 19.99 / 0.01 is 1998.9999999999998 in binary floating point; without it a valid amount is refused.
+  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: coerce, strict: false, multipleOfPrecision: 9 });
   addFormats.default(ajv);
   return ajv;
 }
@@ -97,7 +108,35 @@ export function toApiError(err: unknown, def?: RouteDef): ApiError {
     if (fe.statusCode === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Type.');
     return new ApiError('parameter_invalid', 'The request could not be read.');
   }
+  if (isDatabaseUnavailable(err)) {
+    return new ApiError('service_unavailable', 'mmgen cannot reach its database right now. Retry shortly (with the same Idempotency-Key).').withHeader('Retry-After', '1');
+  }
   return new ApiError('internal_error', 'An internal error occurred. Quote the request id when you report it.');
+}
+
+/**
+ * Requests Node's HTTP parser refuses (a control character in a header value,
+ * e.g. an Idempotency-Key) never reach a route; they still get the contract's
+ * envelope and a request id rather than Fastify's own body.
+ */
+function malformedHttp(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const id = newId('req');
+    const message =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'The request headers are too large.'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'The request was not received in time.'
+          : 'The request is not valid HTTP (for example, a control character in a header value).';
+    const apiErr = new ApiError('parameter_invalid', message);
+    const body = JSON.stringify(apiErr.body(id));
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Promise<FastifyInstance> {
@@ -109,8 +148,27 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
     requestIdHeader: false,
     trustProxy: deps.config.trustedProxies.length > 0 ? deps.config.trustedProxies : false,
     bodyLimit: MAX_JSON_BODY_BYTES,
-    return503OnClosing: true,
+    // Refused while draining by our own hook instead, in the contract's envelope.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    clientErrorHandler: malformedHttp,
+    // Fastify's default is no limit, so a client sending half a body would hold its connection forever.
+    // Node reads these at server creation (and checks them every connectionsCheckingInterval).
+    requestTimeout: deps.config.requestTimeoutMs,
+    http: {
+      requestTimeout: deps.config.requestTimeoutMs,
+      headersTimeout: Math.min(60_000, deps.config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(deps.config.requestTimeoutMs / 4))),
+    },
+    // URLs the router cannot decode (%ZZ, %E0%A4%A) or whose path parameter is over maxParamLength.
+    frameworkErrors: (err, request, reply) => {
+      const message =
+        (err as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'A path parameter is longer than 200 characters.'
+          : 'The URL is not valid: a percent-encoded sequence in its path does not decode to UTF-8 text.';
+      const apiErr = new ApiError('parameter_invalid', message);
+      void (reply as FastifyReply).status(apiErr.status).header('X-Request-Id', request.id).send(apiErr.body(request.id));
+    },
   });
   const bodyAjv = makeAjv(false);
   const textAjv = makeAjv(true);
@@ -131,17 +189,51 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // A node shutting down takes no new work; the client sends the request again and reaches another node.
+    if (deps.lifecycle.draining && !DURING_DRAIN.has(request.routeOptions.config.def?.operationId ?? '')) {
+      void reply.header('Connection', 'close');
+      throw new ApiError('service_unavailable', 'This mmgen node is shutting down. Send the request again.').withHeader('Retry-After', '1');
+    }
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '(unmatched)';
+    const seconds = reply.elapsedTime / 1000;
+    deps.metrics.httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, seconds);
+    if (!deps.log.isLevelEnabled('info')) return;
+    request.log.info(
+      {
+        method: request.method,
+        route,
+        url: request.url,
+        statusCode: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        ...(request.principal ? { keyId: request.principal.keyId, organizationId: request.principal.organizationId } : {}),
+      },
+      'request completed',
+    );
   });
   app.addHook('onRequest', createAuthenticator(deps));
   // A body-less POST counts as {} so that required fields are reported by name.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
   });
+  // After schema validation (so an unknown or mistyped field is reported as such first), before the
+  // idempotency fingerprint and the handler: text PostgreSQL cannot store, and bodies nested too deep.
+  app.addHook('preHandler', async (request) => {
+    assertCleanInput(request.params, 'params');
+    assertCleanInput(request.query, 'querystring');
+    assertCleanInput(request.body, 'body');
+  });
+  // After authentication, rate limit and validation (their errors never claim a key), before the handler.
+  registerIdempotency(app, deps);
 
   app.setErrorHandler((err, request, reply) => {
     const apiErr = toApiError(err, request.routeOptions.config?.def);
     if (apiErr.status >= 500 && apiErr.code === 'internal_error') {
-      request.log.error({ err, reqId: request.id, url: request.url }, 'internal error');
+      // The path only: a query string may be a credential (the signature of a presigned URL).
+      request.log.error({ err, reqId: request.id, method: request.method, path: request.url.split('?')[0] }, 'internal error');
+    } else if (apiErr.code === 'service_unavailable') {
+      request.log.warn({ err, reqId: request.id, method: request.method, path: request.url.split('?')[0] }, 'service unavailable');
     }
     void reply.status(apiErr.status).headers(apiErr.headers).send(apiErr.body(request.id));
   });
@@ -151,6 +243,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   });
 
   for (const def of routes) registerRoute(app, deps, def);
+  await registerDashboard(app, deps.config);
   return app;
 }
 
@@ -168,7 +261,8 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef): void
     url: toFastifyPath(def.path),
     schema: {
       ...(s.params ? { params: s.params } : {}),
-      ...(s.querystring ? { querystring: s.querystring } : {}),
+      // A route without query parameters refuses any, like unknown body fields (a typo never passes silently).
+      querystring: s.querystring ?? NO_QUERY,
       ...(s.body ? { body: s.body } : {}),
       response: s.response,
     },

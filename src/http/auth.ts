@@ -1,6 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { roleAllows, scopeAllows } from '../domain/access.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { roleAllows, scopeAllows, type Principal } from '../domain/access.js';
 import { findKeyBySecret, ipAllowed, touchKey } from '../domain/api-keys.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -11,26 +10,22 @@ const KEY_SHAPE = /^sk_(live|test)_[0-9A-Za-z]{20,200}$/;
 /**
  * The onRequest hook that turns `Authorization: Bearer sk_…` into a principal,
  * in the contract's order of checks: 401 → IP allowlist 403 → role/scope 403
- * → paused organization 403. Public routes (no `auth` in their definition)
- * skip it.
+ * → paused organization 403 → the key's rate limit 429. Public routes (no
+ * `auth` in their definition) skip it.
  */
 export function createAuthenticator(deps: AppDeps) {
   // Failed authentications per client address: a brute-force brake that never
-  // touches requests with valid keys (contract §9).
-  const failures = new RateLimiterMemory({ points: deps.config.authFailuresPerMinute, duration: 60 });
-
+  // touches requests with valid keys (contract §9), shared by every node through Redis.
   async function fail(request: FastifyRequest, err: ApiError): Promise<never> {
-    try {
-      await failures.consume(request.ip);
-    } catch (res) {
-      const retry = Math.max(1, Math.ceil(((res as { msBeforeNext?: number }).msBeforeNext ?? 60_000) / 1000));
+    const retry = await deps.rateLimiter.failedAuth(request.ip);
+    if (retry !== null) {
       throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address. Try again later.')
         .withHeader('Retry-After', String(retry));
     }
     throw err;
   }
 
-  return async function authenticate(request: FastifyRequest): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const def = request.routeOptions.config.def;
     if (!def || !def.auth) return;
     const header = request.headers.authorization;
@@ -63,5 +58,29 @@ export function createAuthenticator(deps: AppDeps) {
     if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
       touchKey(deps.db, principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
     }
+    await limitRate(deps, reply, principal);
   };
+}
+
+/**
+ * The key's per-minute budget (contract §8). The RateLimit-* headers go on the
+ * raw response too, because streaming routes write their own head after
+ * hijacking the reply and would otherwise drop them.
+ */
+async function limitRate(deps: AppDeps, reply: FastifyReply, principal: Principal): Promise<void> {
+  const d = await deps.rateLimiter.consume(principal.keyId, principal.plan);
+  if (!d) return;
+  const headers: Record<string, string> = {
+    'RateLimit-Limit': String(d.limit),
+    'RateLimit-Remaining': String(d.remaining),
+    'RateLimit-Reset': String(d.resetS),
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    void reply.header(name, value);
+    reply.raw.setHeader(name, value);
+  }
+  if (!d.allowed) {
+    throw new ApiError('rate_limit_exceeded', `This API key is over its plan's limit of ${d.limit} requests per minute. Retry after ${d.resetS} seconds.`)
+      .withHeader('Retry-After', String(d.resetS));
+  }
 }

@@ -26,11 +26,15 @@ function codesFor(status: number): ErrorCode[] {
 }
 
 function errorStatuses(def: RouteDef): number[] {
-  const set = new Set<number>([500, ...(def.errors ?? [])]);
+  // 400 everywhere: any request can be malformed HTTP, carry an unknown query parameter or an undecodable URL.
+  const set = new Set<number>([400, 500, ...(def.errors ?? [])]);
   if (def.auth) [401, 403, 429].forEach((s) => set.add(s));
-  if (def.schema.body || def.schema.querystring || def.schema.params) set.add(400);
-  if (def.schema.body) [413, 415].forEach((s) => set.add(s));
-  if (def.schema.params) set.add(404);
+  // Any method that may carry a body can be sent one too large or of the wrong type, declared or not.
+  if (def.method !== 'GET') [413, 415].forEach((s) => set.add(s));
+  const query = def.schema.querystring as { properties?: Record<string, unknown> } | undefined;
+  if (def.schema.params || query?.properties?.starting_after) set.add(404);
+  // Idempotency-Key: 409 while the first request runs, 422 for a reuse with another request.
+  if (def.method === 'POST' && def.auth?.consumesCredits) [409, 422].forEach((s) => set.add(s));
   return [...set].sort((a, b) => a - b);
 }
 
@@ -78,6 +82,8 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     if (def.auth) {
       op['x-mmgen-role'] = def.auth.role;
       if (def.auth.scope) op['x-mmgen-scope'] = def.auth.scope;
+      // Refused with 403 organization_paused while the anomaly detector has paused the organization.
+      if (def.auth.consumesCredits) op['x-mmgen-consumes-credits'] = true;
     }
     if (def.schema.body) {
       op.requestBody = { required: true, content: { 'application/json': { schema: plain(def.schema.body) } } };

@@ -5,12 +5,24 @@
  */
 export class InflightWork {
   private readonly pending = new Set<Promise<unknown>>();
+  private readonly byKey = new Map<string, Promise<unknown>>();
 
-  track<T>(p: Promise<T>): Promise<T> {
+  /** Tracks `p`; with a key (a generation id), readers of that resource can wait for it (`settled`). */
+  track<T>(p: Promise<T>, key?: string): Promise<T> {
     this.pending.add(p);
-    const done = () => this.pending.delete(p);
+    if (key !== undefined) this.byKey.set(key, p);
+    const done = () => {
+      this.pending.delete(p);
+      if (key !== undefined && this.byKey.get(key) === p) this.byKey.delete(key);
+    };
     p.then(done, done);
     return p;
+  }
+
+  /** Resolves once the work tracked under `key` in this process has ended (at once when there is none). */
+  async settled(key: string): Promise<void> {
+    const p = this.byKey.get(key);
+    if (p) await p.then(() => {}, () => {});
   }
 
   get size(): number {

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps.js';
-import { finishFailed, runGeneration } from '../domain/generations/runner.js';
+import { deleteJobIfTerminal, finishFailed, runGeneration } from '../domain/generations/runner.js';
 import { loadGeneration } from '../domain/generations/store.js';
+import { beat, forgetWorker, WORKER_BEAT_MS } from './queue-stats.js';
 import { Scheduler } from './scheduler.js';
 
 /** Claims of one job before it is failed as unprocessable (each claim is a run that died or crashed). */
@@ -18,6 +19,7 @@ export class Worker {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private heartbeat: NodeJS.Timeout | null = null;
   /** Budgets and anomaly checks run wherever generations are worked on. */
   readonly scheduler: Scheduler;
 
@@ -30,6 +32,11 @@ export class Worker {
     this.stopped = false;
     this.loop = this.run();
     this.scheduler.start();
+    // Tells every node (readiness, metrics) that somebody works the queue.
+    const pulse = () => void beat(this.deps.db, this.deps.nodeId).catch((err: unknown) => this.deps.log.warn({ err }, 'worker heartbeat failed'));
+    pulse();
+    this.heartbeat = setInterval(pulse, WORKER_BEAT_MS);
+    this.heartbeat.unref();
   }
 
   /** Nudges an idle worker (a job was just enqueued in this process). */
@@ -39,6 +46,8 @@ export class Worker {
 
   /** Stops claiming and waits for the jobs in flight, at most `graceMs`; unfinished ones keep their job rows. */
   async stop(graceMs = 10_000): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     this.stopped = true;
     this.notify();
     await Promise.all([this.loop, this.scheduler.stop()]);
@@ -50,14 +59,17 @@ export class Worker {
       }),
     ]);
     clearTimeout(timer);
+    await forgetWorker(this.deps.db, this.deps.nodeId).catch(() => {});
   }
 
   private async claim(limit: number): Promise<Array<{ generation_id: string; claims: number }>> {
     const r = await this.deps.db.query<{ generation_id: string; claims: number }>(
-      `UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2), claims = claims + 1
+      // A leased job's run_at is its lease's end (migration 0009), so the due
+      // scan never walks the jobs that are running, and an expired lease is due.
+      `UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
+         run_at = now() + make_interval(secs => $2), claims = claims + 1
        WHERE id IN (
-         SELECT id FROM jobs
-         WHERE run_at <= now() AND (lease_expires_at IS NULL OR lease_expires_at < now())
+         SELECT id FROM jobs WHERE run_at <= now()
          ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED)
        RETURNING generation_id, claims`,
       [this.deps.nodeId, this.deps.config.jobLeaseMs / 1000, limit],
@@ -70,7 +82,7 @@ export class Worker {
     if (job.claims > MAX_CLAIMS) {
       const g = await loadGeneration(this.deps.db, job.generation_id);
       if (g) await finishFailed(this.deps, g, `mmgen could not process this generation after ${MAX_CLAIMS} attempts.`);
-      await this.deps.db.query('DELETE FROM jobs WHERE generation_id = $1', [job.generation_id]);
+      await deleteJobIfTerminal(this.deps, job.generation_id);
       return;
     }
     await runGeneration(this.deps, job.generation_id);

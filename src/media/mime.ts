@@ -20,9 +20,14 @@ export function extensionForMime(mime: string): string | null {
     'image/png': 'png',
     'image/jpeg': 'jpg',
     'image/webp': 'webp',
+    'image/gif': 'gif',
     'audio/wav': 'wav',
     'audio/mpeg': 'mp3',
+    'audio/ogg': 'ogg',
+    'audio/flac': 'flac',
+    'audio/mp4': 'm4a',
     'video/mp4': 'mp4',
+    'video/webm': 'webm',
     'model/gltf-binary': 'glb',
   };
   return map[base] ?? null;

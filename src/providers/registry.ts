@@ -3,35 +3,117 @@ import type { Config } from '../config.js';
 import type { Mode } from '../domain/access.js';
 import { ApiError } from '../errors.js';
 import type { Db } from '../store/db.js';
+import { AnthropicAdapter } from './anthropic/index.js';
+import { CircuitBreaker, type CircuitState } from './circuit.js';
+import type { ProviderCredentials } from './credentials.js';
+import { ElevenLabsAdapter } from './elevenlabs/index.js';
+import { FalAdapter } from './fal/index.js';
+import type { HttpPolicy } from './http.js';
+import { OpenAiAdapter } from './openai/index.js';
+import { ReplicateAdapter } from './replicate/index.js';
 import { SimulatorProvider } from './simulator/index.js';
-import type { ProviderAdapter } from './types.js';
+import { ProviderError, type ChatStreamChunk, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from './types.js';
 
 /**
- * Chooses the adapter for a request. Test-mode keys always get the simulator;
- * live keys get it when MMGEN_SIMULATE_PROVIDERS=1, and otherwise the model's
- * provider routes in order. Real upstream adapters are not built yet (issue 5):
- * until then a live request without the simulator answers 503
- * provider_unavailable before anything is reserved.
+ * The one registry of upstream adapters. Test-mode keys always get the
+ * simulator; live keys get it when MMGEN_SIMULATE_PROVIDERS=1, and otherwise
+ * the model's provider routes, in catalog order, among the providers whose
+ * credentials are configured.
+ *
+ * Every real adapter sits behind its provider's circuit breaker (circuit.ts):
+ * new work (a submission, a stream) is refused at once while the circuit is
+ * open, so routing falls back to the next route instead of waiting on a
+ * provider that keeps failing. Status reads and cancels of jobs already
+ * running upstream always go through.
  */
+
+interface AdapterWithClose extends ProviderAdapter {
+  close?(): Promise<void>;
+}
+
+/** How each provider's adapter is built from its credentials; the only place provider names meet code. */
+const FACTORIES: Record<string, (creds: ProviderCredentials, policy: HttpPolicy) => AdapterWithClose> = {
+  openai: (c, p) => new OpenAiAdapter(c, p),
+  anthropic: (c, p) => new AnthropicAdapter(c, p),
+  replicate: (c, p) => new ReplicateAdapter(c, p),
+  fal: (c, p) => new FalAdapter(c, p),
+  elevenlabs: (c, p) => new ElevenLabsAdapter(c, p),
+};
+
+export interface Route {
+  adapter: ProviderAdapter;
+  /** The model name as this route's provider knows it. */
+  upstreamModel: string;
+}
+
 export class ProviderRegistry {
-  private readonly adapters = new Map<string, ProviderAdapter>();
+  private readonly adapters = new Map<string, AdapterWithClose>();
+  private readonly breakers = new Map<string, CircuitBreaker>();
+  private readonly simulator: SimulatorProvider;
 
   constructor(
     private readonly config: Config,
     db: Db,
   ) {
-    const sim = new SimulatorProvider(db);
-    this.adapters.set(sim.name, sim);
+    this.simulator = new SimulatorProvider(db);
+    this.adapters.set(this.simulator.name, this.simulator);
+    const u = config.upstream;
+    const policy: HttpPolicy = {
+      timeoutMs: u.timeoutMs,
+      readTimeoutMs: Math.min(u.readTimeoutMs, u.timeoutMs),
+      maxRetryAfterMs: u.maxRetryAfterMs,
+      rateLimitRetries: 2,
+      maxBodyBytes: u.downloadMaxBytes,
+    };
+    for (const [name, creds] of Object.entries(config.providers)) {
+      const make = FACTORIES[name];
+      if (!make) continue;
+      const breaker = new CircuitBreaker(name, { failureThreshold: u.circuitFailureThreshold, cooldownMs: u.circuitCooldownMs });
+      this.breakers.set(name, breaker);
+      this.adapters.set(name, new CircuitGuardedAdapter(make(creds, policy), breaker));
+    }
   }
 
-  /** The adapter a new generation will use, and the upstream model name it understands. */
-  choose(mode: Mode, model: CatalogModel): { adapter: ProviderAdapter; upstreamModel: string } {
-    if (mode === 'test' || this.config.simulateProviders) {
-      return { adapter: this.byName('simulator')!, upstreamModel: model.routes[0].upstream };
+  /** Whether requests in this mode are served by the simulator (and so may steer it with `simulate`). */
+  simulates(mode: Mode): boolean {
+    return mode === 'test' || this.config.simulateProviders;
+  }
+
+  /**
+   * Every route that may serve a new request for the model in this mode, in
+   * the order they are tried: `preferred` (the provider a generation was
+   * accepted with) first, then the catalog's order. Routes whose provider has
+   * no credentials are left out; open circuits are not (the adapter refuses
+   * them at once, and the next route is tried).
+   */
+  routes(mode: Mode, model: CatalogModel, preferred?: string | null): Route[] {
+    if (this.simulates(mode)) return [{ adapter: this.simulator, upstreamModel: model.routes[0].upstream }];
+    const routes: Route[] = [];
+    for (const r of model.routes) {
+      const adapter = this.adapters.get(r.provider);
+      if (adapter && adapter !== this.simulator && adapter.modalities.includes(model.modality)) routes.push({ adapter, upstreamModel: r.upstream });
     }
-    for (const route of model.routes) {
-      const adapter = this.adapters.get(route.provider);
-      if (adapter) return { adapter, upstreamModel: route.upstream };
+    const first = routes.findIndex((r) => r.adapter.name === preferred);
+    if (first > 0) routes.unshift(...routes.splice(first, 1));
+    return routes;
+  }
+
+  /**
+   * The route a new generation is accepted with: the first whose provider is
+   * configured and whose circuit is not open. None configured, or every
+   * circuit open: 503 provider_unavailable, before anything is reserved.
+   */
+  choose(mode: Mode, model: CatalogModel): Route {
+    const routes = this.routes(mode, model);
+    const available = routes.find((r) => this.breakers.get(r.adapter.name)?.isAvailable() ?? true);
+    if (available) return available;
+    if (routes.length > 0) {
+      const wait = Math.min(...routes.map((r) => this.breakers.get(r.adapter.name)?.retryInMs() ?? 0));
+      throw new ApiError(
+        'provider_unavailable',
+        `Every provider of '${model.slug}' (${routes.map((r) => r.adapter.name).join(', ')}) is failing; mmgen stopped sending to them for now. Try again shortly.`,
+        'model',
+      ).withHeader('Retry-After', String(Math.max(1, Math.ceil(wait / 1000))));
     }
     throw new ApiError(
       'provider_unavailable',
@@ -41,7 +123,100 @@ export class ProviderRegistry {
     );
   }
 
+  /** Every adapter that could be configured, by provider name (for checking the catalog against them). */
+  static readonly providers: readonly string[] = Object.keys(FACTORIES);
+
   byName(name: string): ProviderAdapter | undefined {
     return this.adapters.get(name);
+  }
+
+  /** The circuit of a configured provider (for metrics, logs and tests). */
+  circuitState(name: string): CircuitState | undefined {
+    return this.breakers.get(name)?.state;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.adapters.values()].map((a) => a.close?.()));
+  }
+}
+
+/** Refuses new work while the provider's circuit is open, and tells the breaker how each call went. */
+class CircuitGuardedAdapter implements AdapterWithClose {
+  readonly name: string;
+  readonly modalities: ProviderAdapter['modalities'];
+
+  constructor(
+    private readonly inner: AdapterWithClose,
+    private readonly breaker: CircuitBreaker,
+  ) {
+    this.name = inner.name;
+    this.modalities = inner.modalities;
+  }
+
+  private refuse(): ProviderError {
+    return new ProviderError(`${this.name}: not sent, the provider kept failing (circuit open for another ${Math.ceil(this.breaker.retryInMs() / 1000)} s)`, {
+      kind: 'overloaded',
+      retryable: true,
+      accepted: false,
+      origin: 'provider',
+      retryAfterMs: this.breaker.retryInMs(),
+    });
+  }
+
+  private record(err: unknown, signal?: AbortSignal): void {
+    if (signal?.aborted) this.breaker.onNeutral();
+    // A provider that answers a bad request or a refusal is up; only its own failures count.
+    else if (err instanceof ProviderError && !err.isProviderFault) this.breaker.onSuccess();
+    else this.breaker.onFailure();
+  }
+
+  async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
+    if (!this.breaker.tryAcquire()) throw this.refuse();
+    try {
+      const r = await this.inner.submit(req);
+      this.breaker.onSuccess();
+      return r;
+    } catch (err) {
+      this.record(err);
+      throw err;
+    }
+  }
+
+  async *streamChat(req: UpstreamRequest, signal?: AbortSignal): AsyncIterable<ChatStreamChunk> {
+    if (!this.inner.streamChat) throw new ProviderError(`${this.name}: cannot stream`, { kind: 'bad_request', retryable: false, accepted: false, origin: 'gateway' });
+    if (!this.breaker.tryAcquire()) throw this.refuse();
+    let settled = false;
+    try {
+      for await (const chunk of this.inner.streamChat(req, signal)) {
+        if (!settled) {
+          // The provider is answering: healthy, whatever happens to this stream later.
+          settled = true;
+          this.breaker.onSuccess();
+        }
+        yield chunk;
+      }
+      if (!settled) this.breaker.onSuccess();
+    } catch (err) {
+      if (!settled) this.record(err, signal);
+      throw err;
+    } finally {
+      if (!settled) this.breaker.onNeutral();
+    }
+  }
+
+  poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus> {
+    return this.inner.poll(upstreamId, req);
+  }
+
+  cancel(upstreamId: string): Promise<void> {
+    return this.inner.cancel(upstreamId);
+  }
+
+  findByClientRef(clientRef: string): Promise<string | null> {
+    return this.inner.findByClientRef(clientRef);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close?.() ?? Promise.resolve();
   }
 }

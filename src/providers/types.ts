@@ -48,22 +48,33 @@ export interface UpstreamOutput {
   moderation?: 'approved' | 'flagged' | 'blocked';
 }
 
+/** Why a chat reply ended, in OpenAI's words (the shape mmgen speaks). */
+export type FinishReason = 'stop' | 'length' | 'content_filter';
+
 export interface UpstreamStatus {
   state: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
   outputs?: UpstreamOutput[];
   /** Chat: the reply and its token counts. */
   message?: { role: 'assistant'; content: string };
   usage?: { input_tokens: number; output_tokens: number };
-  finish_reason?: 'stop' | 'length';
+  finish_reason?: FinishReason;
   error?: { message: string };
 }
 
 export type ChatStreamChunk =
   | { type: 'delta'; text: string }
-  | { type: 'done'; message: { role: 'assistant'; content: string }; usage: { input_tokens: number; output_tokens: number }; finish_reason: 'stop' | 'length' };
+  | {
+      type: 'done';
+      message: { role: 'assistant'; content: string };
+      /** Absent when the provider reported none: the reservation is charged then, never nothing. */
+      usage?: { input_tokens: number; output_tokens: number } | undefined;
+      finish_reason: FinishReason;
+    };
 
 export interface ProviderAdapter {
   readonly name: string;
+  /** The modalities this adapter can serve (a catalog route to it for another modality is a catalog error). */
+  readonly modalities: readonly Modality[];
   /**
    * Starts an upstream job and returns its id. A provider that answers at once
    * (OpenAI's chat, images and speech are plain request/response) also returns
@@ -79,15 +90,69 @@ export interface ProviderAdapter {
 }
 
 /**
+ * The taxonomy of upstream failures (docs/contract-addenda.md, "Providers"):
+ * - rate_limited (429), overloaded (503, 529), server_error (other 5xx),
+ *   timeout, network, malformed_response: the provider is at fault and
+ *   trying again may help;
+ * - authentication (401/403: mmgen's credentials), bad_request (400/422: what
+ *   mmgen sent), not_found (404): mmgen's side, trying again will not help;
+ * - content_policy: the provider's safety system refused the request;
+ * - job_failed: the upstream job ran and failed.
+ */
+export type ProviderErrorKind =
+  | 'rate_limited'
+  | 'overloaded'
+  | 'server_error'
+  | 'timeout'
+  | 'network'
+  | 'malformed_response'
+  | 'authentication'
+  | 'bad_request'
+  | 'not_found'
+  | 'content_policy'
+  | 'job_failed';
+
+export interface ProviderErrorOptions {
+  kind: ProviderErrorKind;
+  /** Whether the same request may succeed if sent again later. */
+  retryable: boolean;
+  /** The provider may have started the work before the failure (resubmitting could run it twice: reconcile instead). */
+  accepted: boolean;
+  /** Who is at fault: the provider (its outage, its refusal) or the gateway (mmgen's request or configuration). */
+  origin: 'provider' | 'gateway';
+  /** The provider's HTTP status, when it answered. */
+  status?: number;
+  /** How long the provider asked us to wait (Retry-After). */
+  retryAfterMs?: number;
+}
+
+/**
  * An upstream failure, typed: `retryable` says whether trying again may help;
  * `accepted` says the provider may have started the work before the failure
- * (so resubmitting could run it twice: reconcile instead).
+ * (so resubmitting could run it twice: reconcile instead). Routing falls back
+ * to the model's next provider only on a retryable failure that was not
+ * accepted.
  */
 export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
   constructor(
     message: string,
-    readonly opts: { retryable: boolean; accepted: boolean; origin: 'provider' | 'gateway'; status?: number; retryAfterMs?: number },
+    readonly opts: ProviderErrorOptions,
   ) {
     super(message);
+  }
+
+  get kind(): ProviderErrorKind {
+    return this.opts.kind;
+  }
+
+  /** Another provider may serve the request instead: nothing was started here, and the failure is not the request's fault. */
+  get canFallBack(): boolean {
+    return this.opts.retryable && !this.opts.accepted;
+  }
+
+  /** Counts against the provider's circuit breaker: the provider itself is failing. */
+  get isProviderFault(): boolean {
+    return this.opts.retryable && this.opts.origin === 'provider';
   }
 }

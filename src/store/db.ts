@@ -35,6 +35,23 @@ function isRetryable(err: unknown): boolean {
 }
 
 /**
+ * The database cannot be reached or is going away (a restart, a failover, a
+ * full connection table): the request may succeed if sent again, so callers
+ * answer 503 rather than 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    // SQLSTATE class 08 (connection exception), 57P01-03 (shutdown, crash, not yet accepting), 53300 (too many connections).
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE' || code === 'ENOTFOUND') return true;
+  }
+  const message = (err as { message?: unknown }).message;
+  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
+}
+
+/**
  * Statements are prepared once per connection under a name derived from their
  * text, so PostgreSQL plans each of mmgen's few fixed statements once rather
  * than on every call.
@@ -57,7 +74,8 @@ export class PostgresDb implements Db {
   readonly pool: pg.Pool;
 
   constructor(connectionString: string, opts: { max?: number } = {}) {
-    this.pool = new pg.Pool({ connectionString, max: opts.max ?? 20 });
+    // A database that accepts no connection fails requests within seconds instead of queueing them forever.
+    this.pool = new pg.Pool({ connectionString, max: opts.max ?? 20, connectionTimeoutMillis: 5_000 });
     // An idle client losing its connection (server restart) must not crash the process.
     this.pool.on('error', () => {});
   }
@@ -143,7 +161,7 @@ export class PGliteDb implements Db {
   }
 }
 
-export async function openDb(opts: { databaseUrl?: string | undefined; dataDir?: string | undefined }): Promise<Db> {
-  if (opts.databaseUrl) return new PostgresDb(opts.databaseUrl);
+export async function openDb(opts: { databaseUrl?: string | undefined; dataDir?: string | undefined; poolSize?: number }): Promise<Db> {
+  if (opts.databaseUrl) return new PostgresDb(opts.databaseUrl, { max: opts.poolSize });
   return PGliteDb.open(opts.dataDir);
 }

@@ -12,10 +12,17 @@ export interface Migration {
 }
 
 export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
+  const migrations = readdirSync(dir)
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
     .map((f) => ({ version: Number(f.slice(0, 4)), name: f.slice(5, -4), sql: readFileSync(join(dir, f), 'utf8') }));
+  // Two files with one number (two branches merged) would silently skip one of them: refuse to start instead.
+  for (let i = 1; i < migrations.length; i++) {
+    if (migrations[i]!.version === migrations[i - 1]!.version) {
+      throw new Error(`Two migrations are numbered ${migrations[i]!.version}: ${migrations[i - 1]!.name} and ${migrations[i]!.name}. Renumber one.`);
+    }
+  }
+  return migrations;
 }
 
 // Any constant works; it only has to be the same in every mmgen process.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { describe, inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Plan } from '../../src/domain/access.js';
@@ -27,7 +27,7 @@ export function describeEachBackend(name: string, fn: (backend: BackendName) => 
 }
 
 /** A fresh, migrated database of its own for one test file or suite. */
-export async function freshDb(backend: BackendName): Promise<{ db: Db; drop: () => Promise<void> }> {
+export async function freshDb(backend: BackendName): Promise<{ db: Db; drop: () => Promise<void>; url?: string }> {
   if (backend === 'pglite') {
     const blob = new Blob([readFileSync(PGLITE_TEMPLATE)]);
     const db = new PGliteDb(await PGlite.create({ loadDataDir: blob }));
@@ -49,9 +49,11 @@ export async function freshDb(backend: BackendName): Promise<{ db: Db; drop: () 
     }
   }
   await admin.end();
-  const db = new PostgresDb(withDatabase(adminUrl, name));
+  const url = withDatabase(adminUrl, name);
+  const db = new PostgresDb(url);
   return {
     db,
+    url,
     drop: async () => {
       const a = new pg.Client({ connectionString: adminUrl });
       await a.connect();
@@ -72,25 +74,38 @@ export interface TestServer {
   url: string;
   runtime: Runtime;
   db: Db;
+  /** The PostgreSQL URL of `db` (undefined on PGlite). */
+  dbUrl?: string | undefined;
   config: Config;
   /** A new organization with owner keys and `credits` in its wallet. */
   createOrg(opts?: { plan?: Plan; enterprise?: boolean; credits?: number; name?: string }): Promise<TestOrg>;
   close(): Promise<void>;
 }
 
-/** A real mmgen HTTP server on a loopback port, on a fresh database of the given backend. */
-export async function startTestServer(backend: BackendName, env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestServer> {
+/**
+ * A real mmgen HTTP server on a loopback port, on a fresh database of the given
+ * backend, or with `sameDbAs` on another test server's database (a second node
+ * of one installation: on PostgreSQL through its own connection pool). Close
+ * such a server before the one whose database it borrows. `log` makes the
+ * server's logger (default: pino at TEST_LOG_LEVEL, silent).
+ */
+export async function startTestServer(
+  backend: BackendName,
+  env: Record<string, string> = {},
+  opts: { worker?: boolean; sameDbAs?: TestServer; log?: (config: Config) => Logger } = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-test-'));
   // The port is chosen first so that signed URLs can name it.
   const port = await freePort();
   const config = loadConfig({ MMGEN_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', MMGEN_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
-  const { db, drop } = await freshDb(backend);
-  const runtime = await runtimeOn(config, db, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const { db, drop, url: dbUrl } = opts.sameDbAs ? borrowDb(opts.sameDbAs) : await freshDb(backend);
+  const runtime = await runtimeOn(config, db, opts.log ? opts.log(config) : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   const server = await startServer(runtime, { port, host: '127.0.0.1', worker: opts.worker });
   return {
     url: server.url,
     runtime,
     db,
+    dbUrl,
     config,
     async createOrg(opts = {}) {
       const created = await createOrganization(db, {
@@ -108,6 +123,21 @@ export async function startTestServer(backend: BackendName, env: Record<string, 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Another server's database: a pool of its own on PostgreSQL; on PGlite (one connection per database) the same instance, left open for its owner to close. */
+function borrowDb(owner: TestServer): { db: Db; drop: () => Promise<void>; url?: string } {
+  const drop = async () => {};
+  if (owner.dbUrl) return { db: new PostgresDb(owner.dbUrl), drop, url: owner.dbUrl };
+  const shared = owner.db;
+  const db: Db = {
+    kind: shared.kind,
+    query: (sql, params) => shared.query(sql, params),
+    tx: (fn) => shared.tx(fn),
+    exec: (sql) => shared.exec(sql),
+    close: async () => {},
+  };
+  return { db, drop };
 }
 
 export function freePort(): Promise<number> {

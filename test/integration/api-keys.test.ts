@@ -23,6 +23,19 @@ describeEachBackend('API keys', (backend) => {
   }
 
   describe('CRUD', () => {
+    it('GET /v1/api-keys/current: any key reads its own record, without the api_keys:manage scope', async () => {
+      const narrow = await makeKey(org.live, { name: 'viewer ci', role: 'viewer', scopes: ['usage:read'] });
+      const res = await api('GET', '/v1/api-keys/current', { key: narrow.key });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: narrow.id, object: 'api_key', name: 'viewer ci', mode: 'live', role: 'viewer', scopes: ['usage:read'] });
+      expect(res.body.key).toBeUndefined();
+      // The same key cannot read other keys.
+      expect((await api('GET', `/v1/api-keys/${narrow.id}`, { key: narrow.key })).status).toBe(403);
+      const test = await api('GET', '/v1/api-keys/current', { key: org.test });
+      expect(test.body).toMatchObject({ mode: 'test', role: 'owner', scopes: [] });
+      expect((await api('GET', '/v1/api-keys/current', {})).status).toBe(401);
+    });
+
     it('creates a key: 201, every field, the secret once', async () => {
       const res = await api('POST', '/v1/api-keys', {
         key: org.live,

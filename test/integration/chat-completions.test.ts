@@ -78,4 +78,48 @@ describeEachBackend('POST /v1/chat/completions with the official openai SDK', (b
     await expect(openai.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
     await expect(openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], n: 2 })).rejects.toMatchObject({ status: 400, code: 'parameter_invalid', param: 'n' });
   });
+
+  it('a streamed cache hit replays the stored reply and never asks the provider', async () => {
+    const body = { model, messages: [{ role: 'user' as const, content: 'cache my stream' }], seed: 99, max_tokens: 400 };
+    const first = await openai.chat.completions.create({ ...body, simulate: { output_tokens: 12 } } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    // A different simulate would make the provider answer differently: the replay must not ask it.
+    const stream = await openai.chat.completions.create({ ...body, stream: true, simulate: { output_tokens: 300 } } as OpenAI.ChatCompletionCreateParamsStreaming);
+    let text = '';
+    let id = '';
+    for await (const chunk of stream) {
+      id = chunk.id;
+      text += chunk.choices[0]?.delta?.content ?? '';
+    }
+    expect(text).toBe(first.choices[0]!.message.content);
+    const g = (await client(s.url)('GET', `/v1/generations/${id}`, { key: org.live })).body;
+    expect(g).toMatchObject({ cache_hit: true, charged_credits: 0, reserved_credits: 0 });
+  });
+
+  it('canceling a streaming generation stops the stream and charges nothing', async () => {
+    const before = await getWallet(s.db, org.id);
+    const res = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.live}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'long' }], max_tokens: 2000, stream: true, simulate: { delay_ms: 1500, output_tokens: 1500 } }),
+    });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let raw = '';
+    while (!raw.includes('\n\n')) raw += decoder.decode((await reader.read()).value);
+    const id = /"id":"(gen_\w+)"/.exec(raw)![1]!;
+    const canceled = await client(s.url)('POST', `/v1/generations/${id}/cancel`, { key: org.live });
+    expect(canceled.status).toBe(200);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      raw += decoder.decode(value);
+    }
+    expect(raw).toContain('generation_canceled');
+    expect(raw).not.toContain('[DONE]');
+    const g = (await client(s.url)('GET', `/v1/generations/${id}`, { key: org.live })).body;
+    expect(g).toMatchObject({ status: 'canceled', charged_credits: 0 });
+    expect(g.refunded_credits).toBe(g.reserved_credits);
+    const after = await getWallet(s.db, org.id);
+    expect(after).toEqual(before);
+  });
 });

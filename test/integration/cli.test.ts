@@ -1,46 +1,12 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 
 // Real processes, each opening a database: slow under a loaded machine, so generous limits.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+import { mmgen, serve } from '../helpers/processes.js';
 import { freshDb } from '../helpers/server.js';
-
-const run = promisify(execFile);
-const BIN = join(process.cwd(), 'bin', 'mmgen');
-
-async function mmgen(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(BIN, args, { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
-
-/** Starts `mmgen serve` and resolves once it logs its URL. */
-function serve(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; stdout: () => string; exited: Promise<number | null> }> {
-  const proc = spawn(BIN, ['serve'], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env } });
-  let out = '';
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
-    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /"url":"(http:\/\/[^"]+)"/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1]!, stdout: () => out, exited });
-      }
-    });
-    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-}
 
 describe('operator CLI on the embedded database', () => {
   let dataDir: string;
@@ -148,11 +114,10 @@ describe('operator CLI on the embedded database', () => {
 
 describe('operator CLI on PostgreSQL', () => {
   it.runIf(inject('pgTemplate'))('org create and topup with DATABASE_URL', async () => {
-    const { db, drop } = await freshDb('postgres');
-    const url = (db as unknown as { pool: { options: { connectionString: string } } }).pool.options.connectionString;
+    const { db, drop, url } = await freshDb('postgres');
     await db.close();
     try {
-      const env = { DATABASE_URL: url, MMGEN_DATA_DIR: join(tmpdir(), 'unused') };
+      const env = { DATABASE_URL: url!, MMGEN_DATA_DIR: join(tmpdir(), 'unused') };
       const created = await mmgen(['org', 'create', '--name', 'PG', '--plan', 'team', '--credits', '10', '--json'], env);
       expect(created.code, created.stderr).toBe(0);
       const id = JSON.parse(created.stdout).organization.id as string;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getWallet, ledgerSums } from '../../src/domain/credits.js';
 import { parseMp4, validateGlb } from '../../src/media/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';
 
 type Api = ReturnType<typeof client>;
 
@@ -10,26 +11,8 @@ function slugOf(s: TestServer, modality: string, index = 0): string {
   return s.runtime.deps.catalog.list({ modality: modality as never })[index]!.slug;
 }
 
-async function waitTerminal(api: Api, key: string, id: string, timeoutMs = 20_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api('GET', `/v1/generations/${id}`, { key });
-    expect(res.status).toBe(200);
-    if (['succeeded', 'failed', 'canceled'].includes(res.body.status)) return res.body;
-    if (Date.now() > deadline) throw new Error(`generation ${id} still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
-async function fetchOutput(url: string): Promise<Buffer> {
-  const res = await fetch(url);
-  expect(res.status).toBe(200);
-  return Buffer.from(await res.arrayBuffer());
-}
 
-function expectInvariant(g: any) {
-  expect(g.reserved_credits).toBe(g.charged_credits + g.refunded_credits);
-}
 
 describeEachBackend('generations', (backend) => {
   let s: TestServer;
@@ -63,7 +46,7 @@ describeEachBackend('generations', (backend) => {
       for (const o of g.outputs) {
         expect(o).toMatchObject({ type: 'image', mime: 'image/png', width: 256, height: 320, duration_s: null, moderation_status: 'approved' });
         expect(o.id).toMatch(/^out_/);
-        const bytes = await fetchOutput(o.url);
+        const bytes = await fetchBytes(o.url);
         expect(bytes.subarray(1, 4).toString()).toBe('PNG');
         const meta = await sharp(bytes).metadata();
         expect([meta.width, meta.height]).toEqual([256, 320]);
@@ -118,12 +101,12 @@ describeEachBackend('generations', (backend) => {
       const second = (await api('POST', '/v1/images', { key: org.live, body })).body;
       expect(second).toMatchObject({ cache_hit: true, status: 'succeeded', reserved_credits: 0, charged_credits: 0, refunded_credits: 0 });
       expect(second.id).not.toBe(first.id);
-      expect(await fetchOutput(second.outputs[0].url)).toEqual(await fetchOutput(first.outputs[0].url));
+      expect(await fetchBytes(second.outputs[0].url)).toEqual(await fetchBytes(first.outputs[0].url));
       const third = (await api('POST', '/v1/images', { key: org.live, body: { ...body, cache: false } })).body;
       expect(third.cache_hit).toBe(false);
       expect(third.charged_credits).toBeGreaterThan(0);
       // The same seed is deterministic even when not cached.
-      expect(await fetchOutput(third.outputs[0].url)).toEqual(await fetchOutput(first.outputs[0].url));
+      expect(await fetchBytes(third.outputs[0].url)).toEqual(await fetchBytes(first.outputs[0].url));
       // Another organization never hits this cache.
       const other = await s.createOrg({ credits: 10_000 });
       expect((await api('POST', '/v1/images', { key: other.live, body })).body.cache_hit).toBe(false);
@@ -139,7 +122,7 @@ describeEachBackend('generations', (backend) => {
       expect(res.body.outputs).toHaveLength(1);
       const o = res.body.outputs[0];
       expect(o).toMatchObject({ type: 'audio', mime: 'audio/wav', width: null, height: null });
-      const wav = await fetchOutput(o.url);
+      const wav = await fetchBytes(o.url);
       expect(wav.subarray(0, 4).toString()).toBe('RIFF');
       const rate = wav.readUInt32LE(24);
       const dataBytes = wav.length - 44;
@@ -180,11 +163,11 @@ describeEachBackend('generations', (backend) => {
       const video = g.outputs.find((o: any) => o.type === 'video');
       const thumb = g.outputs.find((o: any) => o.type === 'thumbnail');
       expect(video).toMatchObject({ mime: 'video/mp4', duration_s: '2' });
-      const mp4 = parseMp4(await fetchOutput(video.url));
+      const mp4 = parseMp4(await fetchBytes(video.url));
       expect(mp4).not.toBeNull();
       expect(mp4!.durationS).toBeCloseTo(2, 1);
       expect(thumb.mime).toBe('image/jpeg');
-      expect((await fetchOutput(thumb.url)).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+      expect((await fetchBytes(thumb.url)).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
       expectInvariant(g);
     });
 
@@ -203,7 +186,7 @@ describeEachBackend('generations', (backend) => {
       const g = await waitTerminal(api, org.live, res.body.id);
       const mesh = g.outputs.find((o: any) => o.type === 'mesh');
       expect(mesh.mime).toBe('model/gltf-binary');
-      const glb = await fetchOutput(mesh.url);
+      const glb = await fetchBytes(mesh.url);
       expect(glb.subarray(0, 4).toString()).toBe('glTF');
       expect((await validateGlb(glb)).numErrors).toBe(0);
       expect(g.outputs.some((o: any) => o.type === 'thumbnail')).toBe(true);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';
 
 /**
  * Input images (contract §5, §8; addenda "Uploads and files"), through the
@@ -60,22 +61,7 @@ function silentWav(samples = 800, rate = 8000): Buffer {
   return b;
 }
 
-async function waitTerminal(api: Api, key: string, id: string, timeoutMs = 20_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api('GET', `/v1/generations/${id}`, { key });
-    expect(res.status).toBe(200);
-    if (['succeeded', 'failed', 'canceled'].includes(res.body.status)) return res.body;
-    if (Date.now() > deadline) throw new Error(`generation ${id} still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
-async function fetchBytes(url: string): Promise<Buffer> {
-  const res = await fetch(url);
-  expect(res.status, url).toBe(200);
-  return Buffer.from(await res.arrayBuffer());
-}
 
 /** The RGB of the pixel at (x, y). */
 async function pixel(img: Buffer, x: number, y: number): Promise<number[]> {
@@ -102,9 +88,6 @@ async function expectUpscaled(bytes: Buffer, w: number, h: number) {
   expectColour(await pixel(bytes, Math.floor(w / 4), Math.floor((3 * h) / 4)), QUADRANTS.bottomLeft, 'bottom left');
 }
 
-function expectInvariant(g: any) {
-  expect(g.reserved_credits).toBe(g.charged_credits + g.refunded_credits);
-}
 
 interface ModelEntry {
   slug: string;
@@ -211,6 +194,18 @@ describeEachBackend('image inputs', (backend) => {
       uploadId = await upload(api, org.live, pngBytes);
     });
 
+    it('an output over the pixel limit is refused when asked (400 naming scale), nothing reserved', async () => {
+      const big = await sharp({ create: { width: 2100, height: 2100, channels: 3, background: { r: 9, g: 99, b: 199 } } }).png({ compressionLevel: 9 }).toBuffer();
+      const id = await upload(api, org.live, big);
+      const before = await wallet(api, org.live);
+      const res = await api('POST', '/v1/upscale', { key: org.live, body: { model: upscaleModel.slug, upload_id: id, scale: 4 } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'scale' });
+      expect(await wallet(api, org.live)).toEqual(before);
+      // 2x of the same image fits.
+      expect((await api('POST', '/v1/upscale', { key: org.live, body: { model: upscaleModel.slug, upload_id: id, scale: 2 } })).status).toBe(202);
+    });
+
     it('scale 2 → a JPEG of exactly 192×128 of the input; prompt null; params echo upload_id', async () => {
       const res = await api('POST', '/v1/upscale', { key: org.live, body: { model: upscaleModel.slug, upload_id: uploadId, scale: 2 } });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -243,18 +238,21 @@ describeEachBackend('image inputs', (backend) => {
     });
 
     it('scale 4 → 384×256, and it reserves (and charges) twice what scale 2 does', async () => {
-      const before = await wallet(api, org.live);
-      const two = await api('POST', '/v1/upscale', { key: org.live, body: { model: upscaleModel.slug, upload_id: uploadId, scale: 2 } });
-      const four = await api('POST', '/v1/upscale', { key: org.live, body: { model: upscaleModel.slug, upload_id: uploadId, scale: 4 } });
+      // An organization of its own: no generation of another test can finish between the two wallet reads.
+      const own = await s.createOrg({ credits: 1_000_000 });
+      const ownUpload = await upload(api, own.live, pngBytes);
+      const before = await wallet(api, own.live);
+      const two = await api('POST', '/v1/upscale', { key: own.live, body: { model: upscaleModel.slug, upload_id: ownUpload, scale: 2 } });
+      const four = await api('POST', '/v1/upscale', { key: own.live, body: { model: upscaleModel.slug, upload_id: ownUpload, scale: 4 } });
       expect(two.status).toBe(202);
       expect(four.status, JSON.stringify(four.body)).toBe(202);
       expect(two.body.reserved_credits).toBeGreaterThan(0);
       expect(four.body.reserved_credits).toBe(2 * two.body.reserved_credits);
       expect(four.body.reserved_credits).toBe(priceOf(upscaleModel, 2));
-      expect(four.body.params).toEqual({ upload_id: uploadId, scale: 4, face_restore: false });
+      expect(four.body.params).toEqual({ upload_id: ownUpload, scale: 4, face_restore: false });
 
-      const g2 = await waitTerminal(api, org.live, two.body.id);
-      const g4 = await waitTerminal(api, org.live, four.body.id);
+      const g2 = await waitTerminal(api, own.live, two.body.id);
+      const g4 = await waitTerminal(api, own.live, four.body.id);
       expect(g4.status, JSON.stringify(g4.error)).toBe('succeeded');
       expect(g4.outputs[0]).toMatchObject({ type: 'image', mime: 'image/jpeg', width: 4 * W, height: 4 * H });
       await expectUpscaled(await fetchBytes(g4.outputs[0].url), 4 * W, 4 * H);
@@ -262,7 +260,7 @@ describeEachBackend('image inputs', (backend) => {
       expectInvariant(g2);
       expectInvariant(g4);
 
-      const after = await wallet(api, org.live);
+      const after = await wallet(api, own.live);
       expect(after.balance_credits).toBe(before.balance_credits - g2.charged_credits - g4.charged_credits);
       expect(after.held_credits).toBe(before.held_credits);
     });
@@ -413,13 +411,15 @@ describeEachBackend('image inputs', (backend) => {
       expectInvariant(g);
     });
 
-    it('upload_id + audio_url without text → 202 (prompt null) and succeeds', async () => {
+    it('image_url + audio_url without text → 202 (prompt null) and succeeds; the audio is fetched once (private targets allowed)', async () => {
       const audioUrl = `${imagesBase}/speech.wav`;
-      const res = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarAudioModel, upload_id: portrait, audio_url: audioUrl } });
+      const before = hits.filter((h) => h === '/speech.wav').length;
+      const res = await apiP('POST', '/v1/avatars', { key: orgP.live, body: { model: avatarAudioModel, image_url: `${imagesBase}/pattern.png`, audio_url: audioUrl } });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(hits.filter((h) => h === '/speech.wav').length).toBe(before + 1);
       expect(res.body.prompt).toBeNull();
-      expect(res.body.params).toMatchObject({ upload_id: portrait, audio_url: audioUrl });
-      const g = await waitTerminal(api, org.live, res.body.id);
+      expect(res.body.params).toMatchObject({ audio_url: audioUrl });
+      const g = await waitTerminal(apiP, orgP.live, res.body.id);
       expect(g.status, JSON.stringify(g.error)).toBe('succeeded');
       expect(g.outputs.find((o: any) => o.type === 'video')).toMatchObject({ mime: 'video/mp4' });
       expectInvariant(g);

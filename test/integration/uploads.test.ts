@@ -293,6 +293,7 @@ describeEachBackend('uploads', (backend) => {
       expect(res.headers.get('content-length')).toBe(String(bytes.length));
       expect(res.headers.get('cache-control')).toMatch(/^private, max-age=(59\d|600)$/);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('x-request-id')).toMatch(/^req_/);
       expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
     });

@@ -59,6 +59,45 @@ describeEachBackend('usage, budgets and anomalies', (backend) => {
       expect(Object.values(keys).reduce((a: number, b) => a + (b as number), 0)).toBe(6);
     });
 
+    it('groups by modality, and splits rows by a second dimension with breakdown', async () => {
+      const org = await s.createOrg({ credits: 10_000_000 });
+      await spend(org.live, 2, imageModel(0));
+      await spend(org.live, 1, imageModel(1));
+      const chat = await api('POST', '/v1/chat', { key: org.live, body: { model: chatModel(), messages: [{ role: 'user', content: 'hi' }] } });
+      expect(chat.status).toBe(200);
+
+      const byModality = (await api('GET', '/v1/usage?group_by=modality', { key: org.live })).body;
+      expect(byModality.data.map((d: any) => [d.key, d.generations])).toEqual([['chat', 1], ['image', 3]]);
+      expect(byModality.data[0].breakdown).toBeUndefined();
+
+      const today = new Date().toISOString().slice(0, 10);
+      const split = (await api('GET', '/v1/usage?group_by=day&breakdown=modality', { key: org.live })).body;
+      expect(split.breakdown).toBe('modality');
+      expect(split.data).toHaveLength(1);
+      const day = split.data[0];
+      expect(day.key).toBe(today);
+      expect(day.breakdown.map((b: any) => [b.key, b.generations])).toEqual([['chat', 1], ['image', 3]]);
+      // Each row is the sum of its parts, and the totals the sum of the rows.
+      for (const f of ['generations', 'charged_credits', 'refunded_credits'] as const) {
+        expect(day[f]).toBe(day.breakdown.reduce((t: number, b: any) => t + b[f], 0));
+        expect(split.totals[f]).toBe(day[f]);
+      }
+      expect(day.breakdown.find((b: any) => b.key === 'image').charged_credits).toBe(
+        byModality.data.find((d: any) => d.key === 'image').charged_credits,
+      );
+
+      const byModel = (await api('GET', '/v1/usage?group_by=model&breakdown=day', { key: org.live })).body;
+      expect(byModel.data.find((d: any) => d.key === imageModel(0)).breakdown).toEqual([
+        expect.objectContaining({ key: today, generations: 2 }),
+      ]);
+
+      const same = await api('GET', '/v1/usage?group_by=model&breakdown=model', { key: org.live });
+      expect(same.status).toBe(400);
+      expect(same.body.error).toMatchObject({ code: 'parameter_invalid', param: 'breakdown' });
+      const unknown = await api('GET', '/v1/usage?breakdown=week', { key: org.live });
+      expect(unknown.body.error).toMatchObject({ code: 'parameter_invalid', param: 'breakdown' });
+    });
+
     it('test keys see test usage only (free), and live usage never mixes in', async () => {
       const org = await s.createOrg({ credits: 1_000_000 });
       await spend(org.test, 2);

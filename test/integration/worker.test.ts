@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 
 // Real processes, each opening a database: slow under a loaded machine, so generous limits.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
-import { PGliteDb, PostgresDb } from '../../src/store/db.js';
+import { PGliteDb } from '../../src/store/db.js';
 import { getWallet, ledgerSums } from '../../src/domain/credits.js';
 import { client, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -102,7 +102,7 @@ describe.runIf(inject('pgTemplate'))('two worker processes on one PostgreSQL', (
   beforeAll(async () => {
     // The API node runs no worker: the two worker processes do all the work.
     s = await startTestServer('postgres', { MMGEN_SIMULATE_PROVIDERS: '1' }, { worker: false });
-    url = (s.db as PostgresDb).pool.options.connectionString!;
+    url = s.dbUrl!;
     const env = { ...FAST, DATABASE_URL: url };
     workers = await Promise.all([1, 2].map(() => spawnMmgen(['worker'], env, /mmgen worker started/)));
   });

@@ -50,6 +50,10 @@ export interface PreparedGeneration {
 export async function prepareGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
   const model = deps.catalog.resolve(input.model, input.modality);
   const { adapter } = deps.providers.choose(principal.mode, model);
+  if (input.simulate && !deps.providers.simulates(principal.mode)) {
+    // A live request to a real provider cannot be steered; ignoring the field would charge for a "simulated" failure.
+    throw new ApiError('parameter_invalid', '`simulate` steers the built-in simulator only (test keys, or MMGEN_SIMULATE_PROVIDERS=1); this request goes to a real provider.', 'simulate');
+  }
   const id = newId('gen');
   const inputBlob = input.image ? `inputs/${id}` : undefined;
   return {
@@ -103,6 +107,7 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
   }
   const row = await withStoredInputs(deps, [prepared], () => acceptStatement(deps.db, deps, prepared));
   if (!row) throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${prepared.price} credits.`);
+  deps.metrics.generationsAccepted.inc({ modality: row.modality, cache_hit: 'false' });
   return row;
 }
 
@@ -131,8 +136,9 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
            SELECT $1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN 'running' ELSE 'queued' END, $7, $8, $9,
              $11, $11, $12, $13, $14, $15, CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN $10 END FROM w
            RETURNING *),
-     j AS (INSERT INTO jobs (generation_id, lease_owner, lease_expires_at)
-           SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END FROM w)
+     j AS (INSERT INTO jobs (generation_id, lease_owner, lease_expires_at, run_at)
+           SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END,
+             CASE WHEN $7 THEN now() + make_interval(secs => $16) ELSE now() END FROM w)
      ${ledger}
      SELECT * FROM g`,
     [
@@ -178,5 +184,7 @@ async function cachedCopy(
       );
     }
   });
+  deps.metrics.generationsAccepted.inc({ modality: input.modality, cache_hit: 'true' });
+  deps.metrics.generationsFinished.inc({ modality: input.modality, status: 'succeeded' });
   return (await loadGeneration(deps.db, id))!;
 }

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { CatalogModel, Modality } from '../../catalog/index.js';
 import { extensionForMime, speechDurationS } from '../../media/index.js';
-import type { UrlSigner } from '../../files/types.js';
+import type { FileLinks } from '../../files/links.js';
 import { costInCredits } from '../credits.js';
 import type { Mode } from '../access.js';
 
@@ -110,7 +110,8 @@ export function actualCredits(
   let units: Decimal;
   switch (model.modality) {
     case 'chat':
-      units = new Decimal(produced.outputTokens ?? 0);
+      // A provider that reports no usage is charged the reservation, never nothing.
+      units = produced.outputTokens === undefined ? requestedUnits('chat', row.params) : new Decimal(produced.outputTokens);
       break;
     case 'image':
       units = new Decimal(produced.outputs.filter((o) => o.type === 'image').length);
@@ -143,7 +144,7 @@ export function outputFileName(o: Pick<OutputRow, 'id' | 'mime'>): string {
   return `${o.id}.${extensionForMime(o.mime) ?? 'bin'}`;
 }
 
-export function toOutputView(o: OutputRow, signer: UrlSigner): OutputView {
+export async function toOutputView(o: OutputRow, links: FileLinks): Promise<OutputView> {
   return {
     id: o.id,
     type: o.type,
@@ -151,12 +152,12 @@ export function toOutputView(o: OutputRow, signer: UrlSigner): OutputView {
     width: o.width,
     height: o.height,
     duration_s: o.duration_s,
-    url: signer.sign(`/files/${outputFileName(o)}`),
+    url: await links.output({ fileName: outputFileName(o), blobKey: o.blob_key, mime: o.mime }),
     moderation_status: o.moderation_status,
   };
 }
 
-export function toGenerationView(g: GenerationRow, outputs: OutputRow[], signer: UrlSigner): Record<string, unknown> {
+export async function toGenerationView(g: GenerationRow, outputs: OutputRow[], links: FileLinks): Promise<Record<string, unknown>> {
   const view: Record<string, unknown> = {
     id: g.id,
     object: 'generation',
@@ -169,7 +170,7 @@ export function toGenerationView(g: GenerationRow, outputs: OutputRow[], signer:
     charged_credits: g.charged_credits,
     refunded_credits: g.refunded_credits,
     cache_hit: g.cache_hit,
-    outputs: outputs.sort((a, b) => a.position - b.position).map((o) => toOutputView(o, signer)),
+    outputs: await Promise.all(outputs.sort((a, b) => a.position - b.position).map((o) => toOutputView(o, links))),
     error: g.error,
     comparison_id: g.comparison_id,
     livemode: g.mode === 'live',

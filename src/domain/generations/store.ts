@@ -1,4 +1,4 @@
-import { notFound } from '../../errors.js';
+import { ApiError, notFound } from '../../errors.js';
 import type { Queryable } from '../../store/db.js';
 import type { Principal } from '../access.js';
 import type { GenerationRow, OutputRow } from './model.js';
@@ -31,7 +31,7 @@ export async function listGenerations(
   let cursor = Number.MAX_SAFE_INTEGER;
   if (f.startingAfter) {
     const c = await q.query<{ seq: number }>('SELECT seq FROM generations WHERE id = $1 AND organization_id = $2 AND mode = $3', [f.startingAfter, principal.organizationId, principal.mode]);
-    if (!c.rows[0]) throw notFound('generation', f.startingAfter);
+    if (!c.rows[0]) throw new ApiError('resource_not_found', `No such generation: '${f.startingAfter}'`, 'starting_after');
     cursor = c.rows[0].seq;
   }
   const r = await q.query<GenerationRow>(

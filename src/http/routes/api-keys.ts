@@ -75,6 +75,19 @@ export const listKeys = defineRoute({
   }),
 });
 
+export const getCurrentKey = defineRoute({
+  method: 'GET',
+  path: '/v1/api-keys/current',
+  operationId: 'getCurrentApiKey',
+  summary: 'The calling key itself: its name, mode, role, scopes and limits',
+  description:
+    'Any key may read its own record (no scope needed), so that a client such as the dashboard can tell in advance which operations the key may call: compare its role and scopes with `x-mmgen-role` and `x-mmgen-scope` of each operation in this document.',
+  tag: 'API keys',
+  auth: { role: 'viewer' },
+  schema: { response: { 200: ApiKey } },
+  handler: async ({ principal, deps }) => ({ status: 200, body: await getApiKey(deps.db, principal, principal.keyId) }),
+});
+
 export const getKey = defineRoute({
   method: 'GET',
   path: '/v1/api-keys/{id}',

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../deps.js';
 import type { GenerationRow } from '../../domain/generations/model.js';
-import { finishFailed, finishSucceeded, upstreamRequest } from '../../domain/generations/runner.js';
+import { finishFailed, finishSucceeded, leaseHeartbeat, moveToProvider, upstreamRequest } from '../../domain/generations/runner.js';
 import { loadGeneration } from '../../domain/generations/store.js';
 import { ApiError } from '../../errors.js';
 import { ProviderError, type ChatStreamChunk } from '../../providers/types.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
-import { finishSynchronously, submitGeneration } from './generation-route.js';
+import { finishSynchronously, submitGeneration, tagRequestLog } from './generation-route.js';
 import { Simulate } from './generation-schema.js';
 
 /**
@@ -124,8 +124,12 @@ export const chatCompletions = defineRoute({
     const params = toMmgenChat(b);
     const lastUser = [...(params.messages as Array<{ role: string; content: string }>)].reverse().find((m) => m.role === 'user');
     const g = await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null);
+    tagRequestLog(request, g.id);
     if (!b.stream) {
-      return { status: 200, body: toCompletion((await finishSynchronously(deps, g)).row) };
+      // The reply goes back as soon as the provider answers; the charge (covered by the reservation) is written right after.
+      const done = await finishSynchronously(deps, g, { replyEarly: true });
+      const row = done.early ? { ...done.row, result: { ...done.row.result, message: done.early.message, usage: done.early.usage, finish_reason: done.early.finish_reason } } : done.row;
+      return { status: 200, body: toCompletion(row) };
     }
     reply.hijack();
     const res = reply.raw;
@@ -144,7 +148,15 @@ export const chatCompletions = defineRoute({
       }
       write('[DONE]');
     } catch (err) {
-      const apiErr = err instanceof ApiError ? err : new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
+      let apiErr: ApiError;
+      if (err instanceof ApiError) {
+        apiErr = err;
+      } else {
+        // Unexpected (database, blob store): the client is told it failed, so it must not be charged later.
+        request.log.error({ err, generationId: g.id }, 'chat stream failed');
+        await finishFailed(deps, g, 'mmgen failed while streaming this generation.').catch(() => {});
+        apiErr = new ApiError('internal_error', `The generation ${g.id} failed in mmgen and was refunded. Quote the request id when you report it.`);
+      }
       write(apiErr.body(request.id));
     } finally {
       res.end();
@@ -155,24 +167,70 @@ export const chatCompletions = defineRoute({
 
 /**
  * Streams a chat generation from its provider, calling `onDelta` per piece,
- * then settles it like any other generation. A provider without streaming is
- * asked once and its reply sent as one piece. A client that goes away does
- * not stop the generation: the provider bills the whole reply, so mmgen does.
+ * then settles it like any other generation. A cache hit replays the stored
+ * reply without asking the provider. A client that goes away does not stop
+ * the generation (the provider bills the whole reply, so mmgen does); a
+ * cancel does: the upstream stream is aborted and nothing is charged.
  */
-async function streamChat(deps: AppDeps, g: GenerationRow, onDelta: (text: string) => void, onStart: () => void): Promise<GenerationRow> {
-  const adapter = deps.providers.byName(g.provider ?? '')!;
-  const req = await upstreamRequest(deps, g);
+async function streamChat(deps: AppDeps, accepted: GenerationRow, onDelta: (text: string) => void, onStart: () => void): Promise<GenerationRow> {
+  let g = accepted;
   onStart();
+  if (g.cache_hit) {
+    for (const piece of (g.result?.message?.content ?? '').match(/\S+\s*|\s+/g) ?? []) onDelta(piece);
+    return g;
+  }
+  const req = await upstreamRequest(deps, g);
+  // The routes in order, the one the generation was accepted with first: a provider that fails before its first byte hands over to the next.
+  const routes = deps.providers.routes(g.mode, req.model, g.provider);
+  const abort = new AbortController();
+  const heartbeat = leaseHeartbeat(deps, g.id);
+  let canceled = false;
+  const watch = setInterval(() => {
+    loadGeneration(deps.db, g.id).then(
+      (now) => {
+        if (now && now.status !== 'running') {
+          canceled = now.status === 'canceled';
+          abort.abort();
+        }
+      },
+      () => {},
+    );
+  }, 250);
   let final: Extract<ChatStreamChunk, { type: 'done' }> | undefined;
   try {
-    if (!adapter.streamChat) throw new Error('adapter cannot stream');
-    for await (const c of adapter.streamChat(req)) {
-      if (c.type === 'delta') onDelta(c.text);
-      else final = c;
+    for (let i = 0; i < routes.length; i++) {
+      const route = routes[i]!;
+      let started = false;
+      try {
+        if (!route.adapter.streamChat) throw new Error('adapter cannot stream');
+        for await (const c of route.adapter.streamChat({ ...req, upstreamModel: route.upstreamModel }, abort.signal)) {
+          if (abort.signal.aborted) break;
+          if (!started) {
+            started = true;
+            g = await moveToProvider(deps, g, route.adapter.name);
+          }
+          if (c.type === 'delta') onDelta(c.text);
+          else final = c;
+        }
+        break;
+      } catch (err) {
+        const next = routes[i + 1];
+        if (started || abort.signal.aborted || !next || !(err instanceof ProviderError) || !err.canFallBack) throw err;
+        deps.log.warn({ generationId: g.id, provider: route.adapter.name, next: next.adapter.name, reason: err.message }, 'provider failed before streaming; trying the next route');
+      }
     }
   } catch (err) {
-    await finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider stream failed.');
-    throw err;
+    if (!abort.signal.aborted) {
+      await finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider stream failed.');
+      throw err instanceof ApiError ? err : new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
+    }
+  } finally {
+    clearInterval(watch);
+    heartbeat.stop();
+  }
+  if (abort.signal.aborted) {
+    if (canceled) throw new ApiError('generation_canceled', `The generation ${g.id} was canceled; nothing was charged.`);
+    throw new ApiError('upstream_error', `The generation ${g.id} ended while it was streaming.`);
   }
   if (!final) {
     await finishFailed(deps, g, 'The provider stream ended without a final message.');

@@ -4,6 +4,7 @@ import type { CatalogModel, Modality } from '../../catalog/index.js';
 import { scopeAllows } from '../../domain/access.js';
 import { assertPlanWidth, comparisonView, createComparison, MODELS_PER_COMPARISON } from '../../domain/comparisons.js';
 import { ApiError } from '../../errors.js';
+import { verifyAudioUrl } from '../../files/audio-input.js';
 import { resolveImageInput } from '../../files/uploads.js';
 import { makeAjv, validationError } from '../app.js';
 import { defineRoute } from '../route.js';
@@ -40,6 +41,18 @@ function withPrompt(modality: Modality, prompt: string | undefined, params: Reco
       throw new ApiError('parameter_invalid', 'An upscale comparison takes no prompt; give params.upload_id or params.image_url.', 'prompt');
     default:
       return { prompt, ...params };
+  }
+}
+
+/** Errors about an input name the field where a comparison has it: params.upload_id, params.image_url, params.audio_url. */
+async function inParams<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof ApiError && err.param !== undefined && !err.param.startsWith('params.')) {
+      throw Object.assign(new ApiError(err.code, err.message, `params.${err.param}`), { headers: err.headers });
+    }
+    throw err;
   }
 }
 
@@ -117,8 +130,9 @@ export const createComparisonRoute = defineRoute({
     }
     const image =
       childParams.upload_id !== undefined || childParams.image_url !== undefined
-        ? await resolveImageInput(deps, principal, { upload_id: childParams.upload_id as string | undefined, image_url: childParams.image_url as string | undefined })
+        ? await inParams(resolveImageInput(deps, principal, { upload_id: childParams.upload_id as string | undefined, image_url: childParams.image_url as string | undefined }))
         : undefined;
+    if (typeof childParams.audio_url === 'string') await inParams(verifyAudioUrl(deps, childParams.audio_url));
     const cmp = await createComparison(deps, principal, {
       modality,
       prompt: body.prompt ?? null,

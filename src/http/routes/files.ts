@@ -43,7 +43,10 @@ export async function serveSignedBlob(
     .header('Content-Type', stored.contentType)
     .header('Content-Length', String(stored.bytes.length))
     .header('Cache-Control', `private, max-age=${maxAge}`)
-    .header('X-Content-Type-Options', 'nosniff');
+    .header('X-Content-Type-Options', 'nosniff')
+    // The signature is the credential (no cookies), so any page may fetch the file: the dashboard's
+    // 3D viewer loads meshes with fetch(), from MMGEN_PUBLIC_URL, which may be another origin.
+    .header('Access-Control-Allow-Origin', '*');
   void ctx.reply.send(stored.bytes);
   return 'sent';
 }

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { isTerminal } from '../../domain/generations/model.js';
 import { generationOf, loadGeneration } from '../../domain/generations/store.js';
+import { generationWatch } from '../../jobs/generation-watch.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
 import { IdParams } from '../schemas.js';
 import { generationView } from './generation-route.js';
 
-const POLL_MS = 200;
 const PING_MS = 15_000;
 const MAX_STREAM_MS = 30 * 60_000;
 
@@ -16,8 +16,9 @@ const MAX_STREAM_MS = 30 * 60_000;
  * version as the event id; the stream ends after a terminal state. A client
  * that reconnects with Last-Event-ID gets only what changed after it.
  *
- * Changes are seen by reading the generation's version, so a stream on one
- * node sees work finished by a worker on any other node.
+ * Changes are seen by reading the generation's version from the database
+ * (one query per node for all its streams: GenerationWatch), so a stream on
+ * one node sees work finished by a worker on any other node.
  */
 export const generationEvents = defineRoute({
   method: 'GET',
@@ -45,14 +46,14 @@ export const generationEvents = defineRoute({
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
       'x-accel-buffering': 'no',
       'x-request-id': request.id,
     });
-    let closed = false;
-    request.raw.on('close', () => {
-      closed = true;
-    });
+    // Ends the wait for a change when the client goes away or the node starts draining.
+    const gone = new AbortController();
+    request.raw.on('close', () => gone.abort());
+    const stop = AbortSignal.any([gone.signal, deps.lifecycle.signal]);
+    const watch = generationWatch(deps);
     const started = Date.now();
     let lastWrite = Date.now();
     const send = async () => {
@@ -63,13 +64,17 @@ export const generationEvents = defineRoute({
     };
     try {
       if (g.version > lastSent) await send();
-      while (!closed && !isTerminal(g.status) && Date.now() - started < MAX_STREAM_MS) {
-        await new Promise((r) => setTimeout(r, POLL_MS));
-        const fresh = await loadGeneration(deps.db, g.id);
-        if (!fresh) break;
-        g = fresh;
-        if (g.version > lastSent) await send();
-        else if (Date.now() - lastWrite > PING_MS) {
+      // A draining node ends its streams; clients reconnect (Last-Event-ID) to another node.
+      while (!stop.aborted && !isTerminal(g.status) && Date.now() - started < MAX_STREAM_MS) {
+        const untilPing = Math.max(0, PING_MS - (Date.now() - lastWrite));
+        const changed = await watch.changed(g.id, g.version, Math.min(untilPing, MAX_STREAM_MS - (Date.now() - started)), stop);
+        if (stop.aborted) break;
+        if (changed) {
+          const fresh = await loadGeneration(deps.db, g.id);
+          if (!fresh) break;
+          g = fresh;
+          if (g.version > lastSent) await send();
+        } else if (Date.now() - lastWrite >= PING_MS) {
           res.write(': ping\n\n');
           lastWrite = Date.now();
         }

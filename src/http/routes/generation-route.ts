@@ -1,20 +1,31 @@
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Modality } from '../../catalog/index.js';
 import type { Principal, Scope } from '../../domain/access.js';
 import { createGeneration } from '../../domain/generations/create.js';
 import { toGenerationView, type GenerationRow, type OutputRow } from '../../domain/generations/model.js';
-import { runGeneration } from '../../domain/generations/runner.js';
+import { finishFailed, runGeneration, type RunResult } from '../../domain/generations/runner.js';
 import { loadGeneration, loadOutputs } from '../../domain/generations/store.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
+import { verifyAudioUrl } from '../../files/audio-input.js';
 import { resolveImageInput } from '../../files/uploads.js';
-import type { SimulateOptions } from '../../providers/types.js';
+import { UPSCALE_MAX_OUTPUT_PIXELS } from '../../media/index.js';
+import type { SimulateOptions, UpstreamStatus } from '../../providers/types.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { commonFields, Generation, imageInputFields, QueuedVideo } from './generation-schema.js';
 
+const INFO_OR_BELOW = new Set(['trace', 'debug', 'info']);
+
+/** Later log lines of this request (its completion line among them) name the generation it created. */
+export function tagRequestLog(request: FastifyRequest, generationId: string): void {
+  // A child logger per request costs a little; none is made when its lines would not be written anyway.
+  if (INFO_OR_BELOW.has(request.log.level)) request.log = request.log.child({ generationId });
+}
+
 export async function generationView(deps: AppDeps, g: GenerationRow): Promise<Record<string, unknown>> {
   const outputs = (await loadOutputs(deps.db, [g.id])).get(g.id) ?? [];
-  return toGenerationView(g, outputs, deps.signer);
+  return toGenerationView(g, outputs, deps.links);
 }
 
 interface ModalityRouteOptions<P extends TProperties> {
@@ -67,16 +78,17 @@ export function modalityRoute<P extends TProperties>(o: ModalityRouteOptions<P>)
       body,
       response: sync ? { 200: Generation } : { 202: o.modality === 'video' ? QueuedVideo : Generation },
     },
-    handler: async ({ body: raw, principal, deps }) => {
+    handler: async ({ body: raw, principal, deps, request }) => {
       const b = raw as Record<string, unknown>;
       o.check?.(b);
       const g = await submitGeneration(deps, principal, o.modality, b, o.prompt(b), o.image);
+      tagRequestLog(request, g.id);
       if (!sync) {
         const view = await generationView(deps, g);
         return { status: 202, body: o.modality === 'video' ? { ...view, generation_id: g.id } : view };
       }
       const { row, outputs } = await finishSynchronously(deps, g);
-      return { status: 200, body: toGenerationView(row, outputs, deps.signer) };
+      return { status: 200, body: await toGenerationView(row, outputs, deps.links) };
     },
   }) as RouteDef;
 }
@@ -101,19 +113,53 @@ export async function submitGeneration(
   const image = hasImage
     ? await resolveImageInput(deps, principal, { upload_id: b.upload_id as string | undefined, image_url: b.image_url as string | undefined })
     : undefined;
+  if (typeof b.audio_url === 'string') await verifyAudioUrl(deps, b.audio_url);
+  if (modality === 'upscale' && image) {
+    const scale = (params.scale as number | undefined) ?? 2;
+    if (image.width * scale * image.height * scale > UPSCALE_MAX_OUTPUT_PIXELS) {
+      throw new ApiError('parameter_invalid', `${image.width}×${image.height} × ${scale} would exceed the ${UPSCALE_MAX_OUTPUT_PIXELS}-pixel output limit; use a smaller image or scale.`, 'scale');
+    }
+  }
   const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, comparisonId });
-  deps.jobsAvailable?.();
+  // A synchronous generation runs in this request (its job is leased to this process): no worker needs waking.
+  if (!g.sync) deps.jobsAvailable?.();
   return g;
 }
 
-/** Runs a synchronous generation in the request; a failure at the provider is a 502 (it was refunded). */
-export async function finishSynchronously(deps: AppDeps, g: GenerationRow): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
+/**
+ * Runs a synchronous generation in the request; a failure at the provider is a 502 (it was refunded).
+ * With `replyEarly`, a file-less reply (chat) comes back as soon as the provider answers (`early`), and
+ * its settlement runs on, tracked under the generation id (a GET of it on this node waits for it).
+ */
+export async function finishSynchronously(
+  deps: AppDeps,
+  g: GenerationRow,
+  opts: { replyEarly?: boolean } = {},
+): Promise<{ row: GenerationRow; outputs: OutputRow[]; early?: UpstreamStatus }> {
   let row: GenerationRow;
   let outputs: OutputRow[] | undefined;
   if (g.cache_hit) {
     row = g;
   } else {
-    const run = await deps.inflight.track(runGeneration(deps, g.id, { row: g, fresh: true }));
+    let run: RunResult;
+    try {
+      run = await deps.inflight.track(runGeneration(deps, g.id, { row: g, fresh: true, replyEarly: opts.replyEarly === true }));
+    } catch (err) {
+      // The caller gets an error, so the generation must not run on and be charged later: fail it (refunded).
+      await finishFailed(deps, g, 'mmgen failed while running this generation.').catch(() => {});
+      throw err;
+    }
+    if (run.early) {
+      deps.inflight.track(
+        run.early.settled.catch((err: unknown) => {
+          // The lease runs out and a worker finishes the generation: charged once, whatever happened here.
+          deps.log.error({ err, generationId: g.id }, 'settling a reply failed; the job is left to a worker');
+          return { outcome: 'finished' } as RunResult;
+        }),
+        g.id,
+      );
+      return { row: { ...g, status: 'succeeded' }, outputs: [], early: run.early.status };
+    }
     // Finished by this run: its state is known. Otherwise (canceled meanwhile, …) read it.
     row = run.row ?? (await loadGeneration(deps.db, g.id))!;
     outputs = run.row ? run.outputs : undefined;

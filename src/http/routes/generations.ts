@@ -17,10 +17,11 @@ export const getGeneration = defineRoute({
   tag: 'Generations',
   auth: { role: 'viewer', scope: 'generations:read' },
   schema: { params: IdParams, response: { 200: Generation } },
-  handler: async ({ params, principal, deps }) => ({
-    status: 200,
-    body: await generationView(deps, await generationOf(deps.db, principal, params.id)),
-  }),
+  handler: async ({ params, principal, deps }) => {
+    // A reply handed back before its settlement (chat completions) is read settled on this node.
+    await deps.inflight.settled(params.id);
+    return { status: 200, body: await generationView(deps, await generationOf(deps.db, principal, params.id)) };
+  },
 });
 
 export const listGenerationsRoute = defineRoute({
@@ -48,7 +49,7 @@ export const listGenerationsRoute = defineRoute({
     const outputs = await loadOutputs(deps.db, rows.map((r) => r.id));
     return {
       status: 200,
-      body: { object: 'list', data: rows.map((r) => toGenerationView(r, outputs.get(r.id) ?? [], deps.signer)), has_more: hasMore },
+      body: { object: 'list', data: await Promise.all(rows.map((r) => toGenerationView(r, outputs.get(r.id) ?? [], deps.links))), has_more: hasMore },
     };
   },
 });

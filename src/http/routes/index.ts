@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from '../openapi.js';
 import { defineRoute, type RouteDef } from '../route.js';
-import { createKey, deleteKey, getKey, listKeys, updateKey } from './api-keys.js';
+import { createKey, deleteKey, getCurrentKey, getKey, listKeys, updateKey } from './api-keys.js';
 import { createAvatar } from './avatars.js';
 import { chatCompletions } from './chat-completions.js';
 import { createComparisonRoute, getComparisonRoute } from './comparisons.js';
@@ -9,7 +9,7 @@ import { usageRoute } from './usage.js';
 import { createChat } from './chat.js';
 import { generationEvents } from './generation-events.js';
 import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenerationRoute } from './generations.js';
-import { healthz, readyz } from './health.js';
+import { healthz, metrics, readyz } from './health.js';
 import { createImage } from './images.js';
 import { createMusic } from './music.js';
 import { createThreeD } from './three-d.js';
@@ -21,6 +21,7 @@ import { retrieveOrganization, updateOrganization } from './organization.js';
 import { retrieveWallet } from './wallet.js';
 import { getFile } from './files.js';
 import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -32,6 +33,7 @@ export function allRoutes(): RouteDef[] {
     retrieveWallet,
     createKey,
     listKeys,
+    getCurrentKey,
     getKey,
     updateKey,
     deleteKey,
@@ -52,12 +54,14 @@ export function allRoutes(): RouteDef[] {
     createComparisonRoute,
     getComparisonRoute,
     usageRoute,
+    ...webhookRoutes,
     createUploadRoute,
     getUploadRoute,
     putUploadRoute,
     getFile,
     healthz,
     readyz,
+    metrics,
   ] as RouteDef[];
   let doc: Record<string, unknown> | undefined;
   routes.push(

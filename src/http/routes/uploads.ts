@@ -23,7 +23,13 @@ const CreatedUpload = Type.Object(
     ...uploadFields,
     upload_url: Type.String({ description: 'PUT the file here within 15 minutes; no API key needed. Returned only at creation.' }),
     method: Type.Literal('PUT'),
-    headers: Type.Object({ 'Content-Type': Type.String() }, { description: 'Headers the PUT must send.' }),
+    headers: Type.Object(
+      {
+        'Content-Type': Type.String(),
+        'Content-Length': Type.Optional(Type.String({ description: 'Present when the PUT goes straight to S3, which accepts exactly this many bytes.' })),
+      },
+      { description: 'Headers the PUT must send.' },
+    ),
   },
   { title: 'CreatedUpload' },
 );

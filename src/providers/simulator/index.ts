@@ -1,3 +1,4 @@
+import { MODALITIES } from '../../catalog/index.js';
 import { newId } from '../../ids.js';
 import {
   chatReply,
@@ -8,6 +9,7 @@ import {
   speechDurationS,
   streamChatReply,
   upscaleImage,
+  MediaInputError,
   type ChatMessage,
 } from '../../media/index.js';
 import type { Queryable } from '../../store/db.js';
@@ -49,6 +51,7 @@ interface SimJobRow {
 
 export class SimulatorProvider implements ProviderAdapter {
   readonly name = 'simulator';
+  readonly modalities = MODALITIES;
 
   constructor(
     private readonly db: Queryable,
@@ -76,7 +79,7 @@ export class SimulatorProvider implements ProviderAdapter {
       [id, req.clientRef, req.modality, JSON.stringify({ model: req.upstreamModel }), outcome, new Date(this.now() + delayMs)],
     );
     if (outcome === 'lost') {
-      throw new ProviderError('The simulated provider accepted the job but its answer was lost.', { retryable: false, accepted: true, origin: 'gateway' });
+      throw new ProviderError('The simulated provider accepted the job but its answer was lost.', { kind: 'timeout', retryable: false, accepted: true, origin: 'gateway' });
     }
     const upstreamId = r.rows[0]!.id;
     // A job with no delay is done by the time it is accepted; its row stays for reconciliation.
@@ -96,7 +99,7 @@ export class SimulatorProvider implements ProviderAdapter {
   async poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus> {
     const r = await this.db.query<SimJobRow>('SELECT id, client_ref, outcome, ready_at, canceled_at FROM simulator_jobs WHERE id = $1', [upstreamId]);
     const job = r.rows[0];
-    if (!job) throw new ProviderError(`No such simulated job: ${upstreamId}`, { retryable: false, accepted: false, origin: 'provider', status: 404 });
+    if (!job) throw new ProviderError(`No such simulated job: ${upstreamId}`, { kind: 'not_found', retryable: false, accepted: false, origin: 'provider', status: 404 });
     if (job.canceled_at) return { state: 'canceled' };
     if (job.ready_at.getTime() > this.now()) return { state: 'running' };
     if (job.outcome === 'failure') return { state: 'failed', error: { message: 'The simulated provider failed the job (simulate.outcome = "failure").' } };
@@ -105,7 +108,7 @@ export class SimulatorProvider implements ProviderAdapter {
 
   async *streamChat(req: UpstreamRequest, signal?: AbortSignal): AsyncIterable<ChatStreamChunk> {
     const { outcome, delayMs } = this.steering(req);
-    if (outcome !== 'success') throw new ProviderError('The simulated provider failed the stream.', { retryable: false, accepted: true, origin: 'provider' });
+    if (outcome !== 'success') throw new ProviderError('The simulated provider failed the stream.', { kind: 'job_failed', retryable: false, accepted: true, origin: 'provider' });
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     for await (const ev of streamChatReply(this.chatOptions(req), { signal })) {
       if (ev.type === 'delta') yield { type: 'delta', text: ev.text };
@@ -123,7 +126,17 @@ export class SimulatorProvider implements ProviderAdapter {
     };
   }
 
+  /** A render that cannot be made (bad input) is a permanent upstream failure, not something to poll again. */
   private async render(req: UpstreamRequest): Promise<UpstreamStatus> {
+    try {
+      return await this.renderUnchecked(req);
+    } catch (err) {
+      if (err instanceof MediaInputError) throw new ProviderError(`The simulated provider refused the input: ${err.message}`, { kind: 'bad_request', retryable: false, accepted: true, origin: 'provider' });
+      throw err;
+    }
+  }
+
+  private async renderUnchecked(req: UpstreamRequest): Promise<UpstreamStatus> {
     const p = req.params;
     // Without an explicit seed, the generation id seeds the render: stable for one generation, varied across them.
     const seed = (p.seed as number | undefined) ?? req.clientRef.split('#')[0]!;
@@ -170,7 +183,7 @@ export class SimulatorProvider implements ProviderAdapter {
         };
       }
       case 'upscale': {
-        if (!req.image) throw new ProviderError('upscale needs an input image', { retryable: false, accepted: false, origin: 'gateway' });
+        if (!req.image) throw new ProviderError('upscale needs an input image', { kind: 'bad_request', retryable: false, accepted: false, origin: 'gateway' });
         const img = await upscaleImage({ input: req.image.bytes, scale: p.scale as 2 | 4, faceRestore: p.face_restore as boolean });
         return { state: 'succeeded', outputs: [{ bytes: img.bytes, mime: img.mime, width: img.width, height: img.height }] };
       }

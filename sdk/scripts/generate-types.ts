@@ -1,0 +1,44 @@
+/**
+ * Regenerates src/generated/openapi.ts from the OpenAPI document mmgen serves.
+ *
+ *   npm run generate -w @mmgen/sdk                 # boots this checkout's mmgen in-process (in-memory database)
+ *   npm run generate -w @mmgen/sdk -- --url URL    # or reads URL/v1/openapi.json from a running mmgen
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { runtimeOn, startServer } from '../../src/main.js';
+import { PGliteDb } from '../../src/store/db.js';
+import { GENERATED_TYPES_PATH, renderOpenApiTypes } from './openapi-types.js';
+
+async function fetchDocument(baseUrl: string): Promise<Record<string, unknown>> {
+  const res = await fetch(new URL('/v1/openapi.json', baseUrl));
+  if (!res.ok) throw new Error(`GET ${baseUrl}/v1/openapi.json answered ${res.status}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** Serves this checkout's mmgen on a loopback port just long enough to read its document. */
+async function documentFromThisCheckout(): Promise<Record<string, unknown>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-generate-'));
+  const config = loadConfig({ LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', MMGEN_DATA_DIR: dataDir });
+  const runtime = await runtimeOn(config, await PGliteDb.open(undefined), pino({ level: 'silent' }));
+  const server = await startServer(runtime, { port: 0, host: '127.0.0.1', worker: false });
+  try {
+    return await fetchDocument(server.url);
+  } finally {
+    await server.close();
+    await runtime.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const { values } = parseArgs({ options: { url: { type: 'string' } } });
+const document = values.url ? await fetchDocument(values.url) : await documentFromThisCheckout();
+const out = join(dirname(fileURLToPath(import.meta.url)), '..', GENERATED_TYPES_PATH);
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, await renderOpenApiTypes(document));
+process.stdout.write(`Wrote ${out}\n`);

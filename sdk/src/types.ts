@@ -1,0 +1,102 @@
+/**
+ * Named types for mmgen's requests and responses. Every one is derived from
+ * the generated OpenAPI types (src/generated/openapi.ts), so they follow the
+ * server's schemas and never drift from them.
+ */
+import type { operations } from './generated/openapi.js';
+
+export type { operations, paths } from './generated/openapi.js';
+
+type OperationId = keyof operations;
+
+/** The JSON request body of an operation. */
+export type RequestBody<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+
+/** The JSON body of an operation's answer with `Status`. */
+export type ResponseBody<Op extends OperationId, Status extends number = 200> = operations[Op]['responses'] extends infer R
+  ? Status extends keyof R
+    ? R[Status] extends { content: { 'application/json': infer B } }
+      ? B
+      : never
+    : never
+  : never;
+
+/** The query parameters of an operation. */
+export type QueryParams<Op extends OperationId> = NonNullable<operations[Op]['parameters']['query']>;
+
+// Generations
+export type Generation = ResponseBody<'getGeneration'>;
+export type GenerationOutput = Generation['outputs'][number];
+export type GenerationStatus = Generation['status'];
+export type Modality = Generation['modality'];
+export type GenerationListParams = QueryParams<'listGenerations'>;
+
+export type ImageCreateParams = RequestBody<'createImage'>;
+export type VideoCreateParams = RequestBody<'createVideo'>;
+export type VoiceCreateParams = RequestBody<'createVoice'>;
+export type MusicCreateParams = RequestBody<'createMusic'>;
+export type AvatarCreateParams = RequestBody<'createAvatar'>;
+export type ChatCreateParams = RequestBody<'createChat'>;
+export type ThreeDCreateParams = RequestBody<'createThreeD'>;
+export type UpscaleCreateParams = RequestBody<'createUpscale'>;
+/** The answer of POST /v1/videos: the queued generation, plus `generation_id`. */
+export type VideoGeneration = ResponseBody<'createVideo', 202>;
+export type SimulateOptions = NonNullable<ImageCreateParams['simulate']>;
+
+// Chat completions (OpenAI's shape)
+export type ChatCompletionCreateParams = RequestBody<'createChatCompletion'>;
+export type ChatCompletion = ResponseBody<'createChatCompletion'>;
+/** One chunk of a `stream: true` chat completion (not described by the OpenAPI document, which has no schema for event streams). */
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: Array<{ index: number; delta: { role?: 'assistant'; content?: string }; finish_reason: string | null; logprobs: null }>;
+  usage?: ChatCompletion['usage'];
+}
+
+// Comparisons
+export type Comparison = ResponseBody<'getComparison'>;
+export type ComparisonCreateParams = RequestBody<'createComparison'>;
+
+// Models
+export type ModelList = ResponseBody<'listModels'>;
+export type Model = ResponseBody<'getModel'>;
+export type ModelListParams = QueryParams<'listModels'>;
+
+// Organization and wallet
+export type Organization = ResponseBody<'getOrganization'>;
+export type OrganizationUpdateParams = RequestBody<'updateOrganization'>;
+export type Wallet = ResponseBody<'getWallet'>;
+
+// API keys
+export type ApiKey = ResponseBody<'getApiKey'>;
+/** The answer of POST /v1/api-keys: the key record with its secret `key`, shown only here. */
+export type CreatedApiKey = ResponseBody<'createApiKey', 201>;
+export type ApiKeyCreateParams = RequestBody<'createApiKey'>;
+export type ApiKeyUpdateParams = RequestBody<'updateApiKey'>;
+export type ApiKeyListParams = QueryParams<'listApiKeys'>;
+export type DeletedObject = ResponseBody<'deleteApiKey'>;
+
+// Webhooks
+export type Webhook = ResponseBody<'getWebhook'>;
+/** The answer of POST /v1/webhooks: the webhook with its `secret`, shown only here. */
+export type CreatedWebhook = ResponseBody<'createWebhook', 201>;
+export type WebhookCreateParams = RequestBody<'createWebhook'>;
+export type WebhookUpdateParams = RequestBody<'updateWebhook'>;
+export type WebhookListParams = QueryParams<'listWebhooks'>;
+export type WebhookDelivery = ResponseBody<'getWebhookDelivery'>;
+export type WebhookDeliveryListParams = QueryParams<'listWebhookDeliveries'>;
+export type DeletedWebhook = ResponseBody<'deleteWebhook'>;
+
+// Uploads
+export type Upload = ResponseBody<'getUpload'>;
+/** The answer of POST /v1/uploads: the pending upload with its presigned `upload_url`. */
+export type CreatedUpload = ResponseBody<'createUpload', 201>;
+export type UploadCreateParams = RequestBody<'createUpload'>;
+export type UploadContentType = UploadCreateParams['content_type'];
+
+// Usage
+export type Usage = ResponseBody<'getUsage'>;
+export type UsageParams = QueryParams<'getUsage'>;

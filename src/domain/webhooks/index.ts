@@ -1,0 +1,331 @@
+import type { AppDeps } from '../../deps.js';
+import { ApiError, notFound } from '../../errors.js';
+import { classifyAddress, parseIpLiteral } from '../../files/safe-fetch.js';
+import { newId, randomBase62 } from '../../ids.js';
+import type { Queryable } from '../../store/db.js';
+import type { Mode, Principal } from '../access.js';
+import { TEST_EVENT_TYPE } from './events.js';
+
+/**
+ * Webhooks glossary
+ * - event: one row of the outbox (`events`, prefix evt_), written by the state
+ *   change that causes it; immutable. Its `id` is the receivers' deduplication key.
+ * - webhook (whk_): an organization's subscription, for one mode (live/test),
+ *   to some event types or to all (`*`), delivered to one URL and signed with
+ *   its secret (whsec_, shown only when created).
+ * - fan-out: turning an event into one delivery per enabled webhook of the same
+ *   organization and mode that subscribes to its type; exactly once per pair.
+ * - delivery (whd_): getting one event to one webhook. pending → succeeded, or
+ *   failed (another attempt is scheduled) → … → exhausted after the last
+ *   attempt. Its id is the X-Service-Delivery header, the same on every attempt.
+ * - attempt: one signed POST of a delivery; each is recorded with its outcome.
+ * - replay: a new delivery of an event that was already delivered (or not),
+ *   with the same evt_ id and a new whd_ id.
+ * - parked: a delivery whose webhook was disabled or deleted; nothing is
+ *   scheduled for it until its webhook is enabled again.
+ * - test event: a `webhook.test` event made for one webhook on request, delivered
+ *   to it only, whatever its filter.
+ */
+
+export { ALL_EVENTS, EVENT_TYPES, SUBSCRIBABLE_EVENTS, TEST_EVENT_TYPE, subscribes } from './events.js';
+
+export interface WebhookView {
+  id: string;
+  object: 'webhook';
+  url: string;
+  events: string[];
+  enabled: boolean;
+  mode: Mode;
+  created_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
+
+export interface DeliveryView {
+  id: string;
+  object: 'webhook_delivery';
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  replay_of: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AttemptView {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  response_status: number | null;
+  error: string | null;
+}
+
+interface WebhookRow {
+  id: string;
+  seq: number;
+  organization_id: string;
+  mode: Mode;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  secret: string;
+  created_at: Date;
+  deleted_at: Date | null;
+}
+
+interface DeliveryRow {
+  id: string;
+  seq: number;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  replay_of: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** 40 base62 characters: about 238 bits, so a secret cannot be guessed and never repeats. */
+const SECRET_RANDOM_LENGTH = 40;
+export const MAX_URL_LENGTH = 2048;
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+function toWebhookView(r: WebhookRow): WebhookView {
+  return { id: r.id, object: 'webhook', url: r.url, events: r.events, enabled: r.enabled, mode: r.mode, created_at: r.created_at.toISOString() };
+}
+
+export function toDeliveryView(r: DeliveryRow): DeliveryView {
+  return {
+    id: r.id,
+    object: 'webhook_delivery',
+    webhook_id: r.webhook_id,
+    event_id: r.event_id,
+    event_type: r.event_type,
+    status: r.status,
+    attempts: r.attempts,
+    next_attempt_at: iso(r.next_attempt_at),
+    last_response_status: r.last_response_status,
+    last_error: r.last_error,
+    replay_of: r.replay_of,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}
+
+/**
+ * A webhook URL must parse, use http(s), carry no credentials, and, for live
+ * webhooks, use https (unless the operator allows private networks, where
+ * local receivers speak http). An IP literal that is not public is refused
+ * now; host names are checked on every connection, when delivering.
+ */
+export function validateWebhookUrl(raw: string, mode: Mode, allowPrivateNetwork: boolean): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ApiError('parameter_invalid', 'url must be an absolute http or https URL.', 'url');
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') {
+    throw new ApiError('parameter_invalid', `url must use https${mode === 'test' || allowPrivateNetwork ? ' or http' : ''}, not ${u.protocol.replace(/:$/, '')}.`, 'url');
+  }
+  if (u.protocol === 'http:' && mode === 'live' && !allowPrivateNetwork) {
+    throw new ApiError('parameter_invalid', 'Live-mode webhooks need an https URL (test-mode webhooks may use http).', 'url');
+  }
+  if (u.username || u.password) {
+    throw new ApiError('parameter_invalid', 'url must not contain a user name or password; authenticate deliveries by their signature.', 'url');
+  }
+  if (!allowPrivateNetwork && parseIpLiteral(u.hostname)) {
+    const c = classifyAddress(u.hostname);
+    if (!c.public) throw new ApiError('parameter_invalid', `url points at a ${c.range} address (${c.address}); webhooks are delivered to public addresses only.`, 'url');
+  }
+  return raw;
+}
+
+function dedupe(events: readonly string[]): string[] {
+  return [...new Set(events)];
+}
+
+async function loadWebhook(q: Queryable, caller: Principal, id: string): Promise<WebhookRow> {
+  const r = await q.query<WebhookRow>(
+    'SELECT * FROM webhooks WHERE id = $1 AND organization_id = $2 AND mode = $3 AND deleted_at IS NULL',
+    [id, caller.organizationId, caller.mode],
+  );
+  if (!r.rows[0]) throw notFound('webhook', id);
+  return r.rows[0];
+}
+
+async function loadDelivery(q: Queryable, webhookId: string, id: string, param = 'delivery_id'): Promise<DeliveryRow> {
+  const r = await q.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2', [id, webhookId]);
+  if (!r.rows[0]) throw new ApiError('resource_not_found', `No such webhook delivery: '${id}'`, param);
+  return r.rows[0];
+}
+
+export interface CreateWebhookRequest {
+  url: string;
+  events: string[];
+  enabled?: boolean | undefined;
+}
+
+export async function createWebhook(deps: AppDeps, caller: Principal, req: CreateWebhookRequest): Promise<WebhookView & { secret: string }> {
+  const url = validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork);
+  const secret = `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`;
+  const r = await deps.db.query<WebhookRow>(
+    `INSERT INTO webhooks (id, organization_id, mode, url, events, enabled, secret)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [newId('whk'), caller.organizationId, caller.mode, url, dedupe(req.events), req.enabled ?? true, secret],
+  );
+  return { ...toWebhookView(r.rows[0]!), secret };
+}
+
+export async function getWebhook(deps: AppDeps, caller: Principal, id: string): Promise<WebhookView> {
+  return toWebhookView(await loadWebhook(deps.db, caller, id));
+}
+
+export async function listWebhooks(
+  deps: AppDeps,
+  caller: Principal,
+  page: { limit: number; startingAfter?: string | undefined },
+): Promise<{ object: 'list'; data: WebhookView[]; has_more: boolean }> {
+  let cursor = Number.MAX_SAFE_INTEGER;
+  if (page.startingAfter) cursor = (await loadWebhook(deps.db, caller, page.startingAfter).catch(() => {
+    throw new ApiError('resource_not_found', `No such webhook: '${page.startingAfter}'`, 'starting_after');
+  })).seq;
+  const r = await deps.db.query<WebhookRow>(
+    `SELECT * FROM webhooks WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL AND seq < $3
+     ORDER BY seq DESC LIMIT $4`,
+    [caller.organizationId, caller.mode, cursor, page.limit + 1],
+  );
+  return { object: 'list', data: r.rows.slice(0, page.limit).map(toWebhookView), has_more: r.rows.length > page.limit };
+}
+
+export interface UpdateWebhookRequest {
+  url?: string | undefined;
+  events?: string[] | undefined;
+  enabled?: boolean | undefined;
+}
+
+export async function updateWebhook(deps: AppDeps, caller: Principal, id: string, req: UpdateWebhookRequest): Promise<WebhookView> {
+  const url = req.url !== undefined ? validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork) : undefined;
+  const row = await deps.db.tx(async (q) => {
+    const current = await loadWebhook(q, caller, id);
+    const r = await q.query<WebhookRow>(
+      `UPDATE webhooks SET url = $2, events = $3, enabled = $4, updated_at = now()
+       WHERE id = $1 AND deleted_at IS NULL RETURNING *`,
+      [id, url ?? current.url, req.events !== undefined ? dedupe(req.events) : current.events, req.enabled ?? current.enabled],
+    );
+    const updated = r.rows[0];
+    if (!updated) throw notFound('webhook', id);
+    if (current.enabled && !updated.enabled) {
+      // Automatic deliveries wait while the webhook is disabled; replays and tests were asked for explicitly.
+      await q.query(
+        `UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = now()
+         WHERE webhook_id = $1 AND status IN ('pending', 'failed') AND next_attempt_at IS NOT NULL
+           AND replay_of IS NULL AND event_type <> $2`,
+        [id, TEST_EVENT_TYPE],
+      );
+    } else if (!current.enabled && updated.enabled) {
+      await q.query(
+        `UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
+         WHERE webhook_id = $1 AND status IN ('pending', 'failed') AND next_attempt_at IS NULL`,
+        [id],
+      );
+    }
+    return updated;
+  });
+  if (row.enabled) deps.webhookDispatcher?.notify();
+  return toWebhookView(row);
+}
+
+/** Deleting stops every delivery not yet made; the deliveries stay on record. */
+export async function deleteWebhook(deps: AppDeps, caller: Principal, id: string): Promise<{ id: string; object: 'webhook'; deleted: true }> {
+  await deps.db.tx(async (q) => {
+    await loadWebhook(q, caller, id);
+    await q.query('UPDATE webhooks SET deleted_at = now(), enabled = false, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [id]);
+    await q.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = now()
+       WHERE webhook_id = $1 AND status IN ('pending', 'failed') AND next_attempt_at IS NOT NULL`,
+      [id],
+    );
+  });
+  return { id, object: 'webhook', deleted: true };
+}
+
+export async function listDeliveries(
+  deps: AppDeps,
+  caller: Principal,
+  webhookId: string,
+  page: { limit: number; startingAfter?: string | undefined; status?: DeliveryStatus | undefined },
+): Promise<{ object: 'list'; data: DeliveryView[]; has_more: boolean }> {
+  await loadWebhook(deps.db, caller, webhookId);
+  let cursor = Number.MAX_SAFE_INTEGER;
+  if (page.startingAfter) cursor = (await loadDelivery(deps.db, webhookId, page.startingAfter, 'starting_after')).seq;
+  const r = await deps.db.query<DeliveryRow>(
+    `SELECT * FROM webhook_deliveries WHERE webhook_id = $1 AND seq < $2 AND ($3::text IS NULL OR status = $3)
+     ORDER BY seq DESC LIMIT $4`,
+    [webhookId, cursor, page.status ?? null, page.limit + 1],
+  );
+  return { object: 'list', data: r.rows.slice(0, page.limit).map(toDeliveryView), has_more: r.rows.length > page.limit };
+}
+
+export async function getDelivery(
+  deps: AppDeps,
+  caller: Principal,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryView & { attempt_log: AttemptView[] }> {
+  await loadWebhook(deps.db, caller, webhookId);
+  const d = await loadDelivery(deps.db, webhookId, deliveryId);
+  const a = await deps.db.query<{ attempt: number; started_at: Date; duration_ms: number; response_status: number | null; error: string | null }>(
+    'SELECT attempt, started_at, duration_ms, response_status, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+    [deliveryId],
+  );
+  return {
+    ...toDeliveryView(d),
+    attempt_log: a.rows.map((x) => ({
+      attempt: x.attempt,
+      started_at: x.started_at.toISOString(),
+      duration_ms: x.duration_ms,
+      response_status: x.response_status,
+      error: x.error,
+    })),
+  };
+}
+
+const INSERT_DELIVERY = `
+  INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, organization_id, mode, replay_of, next_attempt_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING *`;
+
+/** A new delivery of the same event (same evt_ id), attempted at once, even if the webhook is disabled. */
+export async function replayDelivery(deps: AppDeps, caller: Principal, webhookId: string, deliveryId: string): Promise<DeliveryView> {
+  const hook = await loadWebhook(deps.db, caller, webhookId);
+  const d = await loadDelivery(deps.db, webhookId, deliveryId);
+  const r = await deps.db.query<DeliveryRow>(INSERT_DELIVERY, [newId('whd'), hook.id, d.event_id, d.event_type, hook.organization_id, hook.mode, d.id]);
+  deps.webhookDispatcher?.notify();
+  return toDeliveryView(r.rows[0]!);
+}
+
+/** A `webhook.test` event for this webhook alone (already fanned out, so no other webhook sees it). */
+export async function sendTestEvent(deps: AppDeps, caller: Principal, webhookId: string): Promise<DeliveryView> {
+  const row = await deps.db.tx(async (q) => {
+    const hook = await loadWebhook(q, caller, webhookId);
+    const eventId = newId('evt');
+    await q.query(
+      `INSERT INTO events (id, organization_id, mode, type, data, fanned_out_at) VALUES ($1, $2, $3, $4, $5, now())`,
+      [eventId, hook.organization_id, hook.mode, TEST_EVENT_TYPE, JSON.stringify({ webhook_id: hook.id, message: 'A test event sent with POST /v1/webhooks/{id}/test.' })],
+    );
+    const r = await q.query<DeliveryRow>(INSERT_DELIVERY, [newId('whd'), hook.id, eventId, TEST_EVENT_TYPE, hook.organization_id, hook.mode, null]);
+    return r.rows[0]!;
+  });
+  deps.webhookDispatcher?.notify();
+  return toDeliveryView(row);
+}

@@ -1,0 +1,335 @@
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import type { Db } from '../store/db.js';
+
+/**
+ * Idempotency-Key on credit-consuming POSTs (contract §8; decisions in
+ * docs/contract-addenda.md, "Idempotency and rate limits").
+ *
+ * The preHandler runs after authentication, the rate limit and body
+ * validation, so none of those errors ever touch a key. It claims the key
+ * with one INSERT … ON CONFLICT DO NOTHING: of any number of concurrent
+ * requests with one key, on any number of nodes, exactly one executes. The
+ * others see the row: a different request → 422, still running → 409,
+ * finished → the stored response again. onSend then keeps the response (2xx
+ * and 402) or deletes the claim (anything else), before the client sees it,
+ * so a retry right after a response never meets a stale in-flight claim.
+ */
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: Claim | null;
+  }
+}
+
+interface Claim {
+  apiKeyId: string;
+  key: string;
+  requestId: string;
+  /** Set once the response has been kept or the claim released. */
+  settled: boolean;
+  heartbeat: NodeJS.Timeout;
+}
+
+interface StoredRow {
+  method: string;
+  path: string;
+  request_sha256: string;
+  state: 'in_flight' | 'completed';
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  expired: boolean;
+  stale: boolean;
+}
+
+const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
+/** Headers of the first response that a replay repeats; the rest (request id, rate limits) belong to the replay itself. */
+const KEPT_HEADERS = ['content-type', 'cache-control', 'location'];
+// A request renews its claim while it runs; a claim not renewed for STALE_AFTER_S
+// was left by a process that died mid-request, and the key becomes usable again.
+const HEARTBEAT_MS = 30_000;
+const STALE_AFTER_S = 120;
+const SWEEP_EVERY_MS = 10 * 60_000;
+const SWEEP_BATCH = 1000;
+/**
+ * A bound on what is held in memory while a hijacked response streams. The
+ * longest chat stream (32768 tokens) stays far below it; past it the response
+ * is not kept and the key is released, which is logged.
+ */
+const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+
+export function isIdempotencyKeyValid(value: string): boolean {
+  return KEY_PATTERN.test(value);
+}
+
+/** Executed requests whose response is kept for replays: 2xx and 402 (nothing was charged, and a retry would say the same). */
+function kept(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 402;
+}
+
+/** JSON with object keys sorted at every level, so key order never makes two bodies differ. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
+  app.decorateRequest('idempotency', null);
+  let lastSweep = 0;
+
+  app.addHook('preHandler', async (request, reply) => {
+    const def = request.routeOptions.config.def;
+    if (request.method !== 'POST' || !def?.auth?.consumesCredits || !request.principal) return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header.join(', ') : header;
+    if (!isIdempotencyKeyValid(key)) {
+      throw new ApiError('parameter_invalid', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', 'Idempotency-Key');
+    }
+    if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
+      lastSweep = Date.now();
+      sweepExpired(deps.db).catch((err: unknown) => request.log.warn({ err }, 'could not delete expired idempotency keys'));
+    }
+    const fingerprint = {
+      apiKeyId: request.principal.keyId,
+      key,
+      method: request.method,
+      path: (request.url.split('?')[0] ?? '').replace(/(.)\/+$/, '$1'),
+      sha256: createHash('sha256').update(canonicalJson(request.body ?? {})).digest('hex'),
+      requestId: request.id,
+    };
+    const found = await claim(deps.db, fingerprint);
+    if (found === 'claimed') {
+      const c: Claim = {
+        apiKeyId: fingerprint.apiKeyId,
+        key,
+        requestId: request.id,
+        settled: false,
+        heartbeat: setInterval(() => {
+          renew(deps.db, c).catch((err: unknown) => request.log.warn({ err }, 'could not renew an idempotency claim'));
+        }, HEARTBEAT_MS).unref(),
+      };
+      request.idempotency = c;
+      captureHijackedResponse(deps, request, reply, c);
+      return;
+    }
+    if (found.method !== fingerprint.method || found.path !== fingerprint.path) {
+      throw new ApiError(
+        'idempotency_key_reused',
+        `This Idempotency-Key was already used for ${found.method} ${found.path}. Use a new key for a different request.`,
+        'Idempotency-Key',
+      );
+    }
+    if (found.request_sha256 !== fingerprint.sha256) {
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body. Use a new key for a different request.', 'Idempotency-Key');
+    }
+    if (found.state === 'in_flight') {
+      throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key is still being processed. Retry once it has completed.', 'Idempotency-Key');
+    }
+    return replay(request, reply, found);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const c = request.idempotency;
+    if (!c || c.settled) return payload;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const v = reply.getHeader(name);
+      if (v !== undefined) headers[name] = String(v);
+    }
+    await settle(deps, request, c, reply.statusCode, headers, body);
+    return payload;
+  });
+}
+
+/** Claims the key, or returns the row that holds it (expired rows and claims of dead processes are cleared first). */
+async function claim(
+  db: Db,
+  f: { apiKeyId: string; key: string; method: string; path: string; sha256: string; requestId: string },
+): Promise<'claimed' | StoredRow> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const ins = await db.query(
+      `INSERT INTO idempotency_keys (api_key_id, idempotency_key, method, path, request_sha256, state, request_id)
+       VALUES ($1, $2, $3, $4, $5, 'in_flight', $6) ON CONFLICT DO NOTHING RETURNING request_id`,
+      [f.apiKeyId, f.key, f.method, f.path, f.sha256, f.requestId],
+    );
+    if (ins.rows.length === 1) return 'claimed';
+    const cur = await db.query<StoredRow>(
+      `SELECT method, path, request_sha256, state, response_status, response_headers, response_body,
+              expires_at <= now() AS expired,
+              (state = 'in_flight' AND locked_at < now() - $3::int * interval '1 second') AS stale
+       FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
+      [f.apiKeyId, f.key, STALE_AFTER_S],
+    );
+    const row = cur.rows[0];
+    // Released by its request between our INSERT and SELECT: try to claim again.
+    if (!row) continue;
+    if (!row.expired && !row.stale) return row;
+    // The condition is repeated so that a row another request has just claimed afresh is left alone.
+    await db.query(
+      `DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2
+       AND (expires_at <= now() OR (state = 'in_flight' AND locked_at < now() - $3::int * interval '1 second'))`,
+      [f.apiKeyId, f.key, STALE_AFTER_S],
+    );
+  }
+  throw new ApiError('idempotency_key_in_use', 'Another request with this Idempotency-Key is being processed. Retry shortly.', 'Idempotency-Key');
+}
+
+function replay(request: FastifyRequest, reply: FastifyReply, row: StoredRow): FastifyReply {
+  let body = row.response_body ?? '';
+  const status = row.response_status ?? 200;
+  if (status >= 400) {
+    // An error body names its request; the replay is a request of its own, and §1 wants the body and X-Request-Id to agree.
+    try {
+      const parsed = JSON.parse(body) as { error?: { request_id?: string } };
+      if (parsed.error) {
+        parsed.error.request_id = request.id;
+        body = JSON.stringify(parsed);
+      }
+    } catch {
+      // not JSON: replayed as stored
+    }
+  }
+  void reply.headers(row.response_headers ?? {}).header('Idempotent-Replayed', 'true').code(status);
+  return reply.send(body);
+}
+
+async function settle(deps: AppDeps, request: FastifyRequest, c: Claim, status: number, headers: Record<string, string>, body: string | null): Promise<void> {
+  if (c.settled) return;
+  c.settled = true;
+  clearInterval(c.heartbeat);
+  try {
+    if (kept(status) && body !== null) {
+      await deps.db.query(
+        `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_headers = $5::jsonb, response_body = $6, completed_at = now()
+         WHERE api_key_id = $1 AND idempotency_key = $2 AND request_id = $3`,
+        [c.apiKeyId, c.key, c.requestId, status, JSON.stringify(headers), body],
+      );
+    } else {
+      await deps.db.query(
+        `DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND request_id = $3 AND state = 'in_flight'`,
+        [c.apiKeyId, c.key, c.requestId],
+      );
+    }
+  } catch (err) {
+    // The response itself is not failed for this: the request has executed. The claim
+    // stays in flight until it goes stale, after which the key can be used again.
+    request.log.error({ err, reqId: request.id }, 'could not record the outcome of an idempotent request');
+  }
+}
+
+async function renew(db: Db, c: Claim): Promise<void> {
+  if (c.settled) return;
+  await db.query(
+    `UPDATE idempotency_keys SET locked_at = now() WHERE api_key_id = $1 AND idempotency_key = $2 AND request_id = $3 AND state = 'in_flight'`,
+    [c.apiKeyId, c.key, c.requestId],
+  );
+}
+
+async function sweepExpired(db: Db): Promise<void> {
+  await db.query(
+    `DELETE FROM idempotency_keys WHERE (api_key_id, idempotency_key) IN (
+       SELECT api_key_id, idempotency_key FROM idempotency_keys WHERE expires_at <= now() LIMIT ${SWEEP_BATCH})`,
+  );
+}
+
+/**
+ * A route that hijacks the reply (chat completions with stream: true) writes
+ * to the socket itself, and onSend never runs. Its bytes are recorded here and
+ * the claim settled when it ends; the final end() waits for that, so a client
+ * retrying the moment its stream ends finds the response kept, not in flight.
+ * Nothing is recorded for normal replies: onSend settles those first.
+ */
+function captureHijackedResponse(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, c: Claim): void {
+  const res = reply.raw;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let contentType: string | undefined;
+  const record = (chunk: unknown, encoding: unknown): void => {
+    if (c.settled || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+    size += buf.length;
+    if (size <= MAX_CAPTURE_BYTES) chunks.push(buf);
+  };
+
+  const writeHead = res.writeHead;
+  const write = res.write;
+  const end = res.end;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const headers = args.find((a) => typeof a === 'object' && a !== null && !Array.isArray(a)) as Record<string, unknown> | undefined;
+    for (const [k, v] of Object.entries(headers ?? {})) if (k.toLowerCase() === 'content-type') contentType = String(v);
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as typeof res.writeHead;
+  res.write = function (this: ServerResponse, ...args: unknown[]) {
+    record(args[0], args[1]);
+    return (write as (...a: unknown[]) => boolean).apply(this, args);
+  } as typeof res.write;
+  res.end = function (this: ServerResponse, ...args: unknown[]) {
+    if (c.settled) return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+    record(args[0], args[1]);
+    const type = contentType ?? String(res.getHeader('content-type') ?? 'application/octet-stream');
+    let body: string | null = null;
+    if (size <= MAX_CAPTURE_BYTES) body = Buffer.concat(chunks).toString('utf8');
+    else request.log.error({ reqId: request.id, bytes: size }, 'response too large to keep for its Idempotency-Key; the key is released');
+    if (body !== null && type.startsWith('text/event-stream')) {
+      // A stream that broke off (an error event instead of [DONE]) ended like a 5xx: not kept.
+      body = /data: \[DONE\]\s*$/.test(body) ? compactSse(body) : null;
+    }
+    const headers: Record<string, string> = { 'content-type': type };
+    if (type.startsWith('text/event-stream')) headers['cache-control'] = 'no-cache';
+    void settle(deps, request, c, res.statusCode, headers, body).finally(() => (end as (...a: unknown[]) => ServerResponse).apply(res, args));
+    return res;
+  } as typeof res.end;
+}
+
+/**
+ * Merges consecutive content-only chunks of an OpenAI-shaped stream into one,
+ * so a kept stream costs about the size of its text rather than a chunk
+ * envelope per token. A replay is still a valid stream: role chunk, content,
+ * finish chunk, usage, [DONE].
+ */
+export function compactSse(text: string): string {
+  const out: string[] = [];
+  let pending: { chunk: { choices: Array<{ delta: { content: string } }> }; content: string } | null = null;
+  const flush = () => {
+    if (!pending) return;
+    pending.chunk.choices[0]!.delta.content = pending.content;
+    out.push(`data: ${JSON.stringify(pending.chunk)}`);
+    pending = null;
+  };
+  for (const event of text.split('\n\n')) {
+    if (event.trim() === '') continue;
+    const data = event.startsWith('data: ') && !event.includes('\n') ? event.slice(6) : null;
+    let parsed: unknown;
+    try {
+      parsed = data !== null && data !== '[DONE]' ? JSON.parse(data) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    const choices = (parsed as { choices?: unknown } | undefined)?.choices;
+    const choice = Array.isArray(choices) && choices.length === 1 ? (choices[0] as { delta?: Record<string, unknown>; finish_reason?: unknown }) : undefined;
+    const delta = choice?.delta;
+    if (choice && choice.finish_reason == null && delta && Object.keys(delta).length === 1 && typeof delta.content === 'string') {
+      if (pending) pending.content += delta.content;
+      else pending = { chunk: parsed as { choices: Array<{ delta: { content: string } }> }, content: delta.content };
+      continue;
+    }
+    flush();
+    out.push(event);
+  }
+  flush();
+  return out.map((e) => `${e}\n\n`).join('');
+}

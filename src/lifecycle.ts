@@ -1,0 +1,40 @@
+/**
+ * A process's life: serving, then draining once shutdown begins. Draining
+ * makes /readyz answer 503 (so a load balancer stops sending), new requests
+ * get 503 `service_unavailable` with `Connection: close` (the client sends
+ * them again elsewhere), and open event streams end (the client reconnects,
+ * with Last-Event-ID, to another node). Work already accepted is finished or
+ * handed back by the shutdown sequence (main.ts).
+ */
+export class Lifecycle {
+  private readonly controller = new AbortController();
+
+  get draining(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Aborted when draining begins. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  beginDrain(): void {
+    if (!this.draining) this.controller.abort();
+  }
+
+  private isHalted = false;
+
+  /**
+   * The grace period is over: generations still being polled stop at their
+   * next step, before touching the database that is about to close, and
+   * leave their jobs (whose leases are handed back) to the next worker.
+   */
+  get halted(): boolean {
+    return this.isHalted;
+  }
+
+  halt(): void {
+    this.beginDrain();
+    this.isHalted = true;
+  }
+}

@@ -1,0 +1,9 @@
+import type { ProviderEnv } from '../credentials.js';
+
+/** ElevenLabs' key and base URL; the bare host, as the official SDK's is. */
+export const ELEVENLABS_ENV: ProviderEnv = {
+  name: 'elevenlabs',
+  keyVar: 'ELEVENLABS_API_KEY',
+  baseUrlVar: 'ELEVENLABS_BASE_URL',
+  defaultBaseUrl: 'https://api.elevenlabs.io',
+};

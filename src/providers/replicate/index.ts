@@ -1,0 +1,95 @@
+import type { ProviderCredentials } from '../credentials.js';
+import { collectFiles, pickOutputs } from '../files.js';
+import { field, isNonEmptyString, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
+import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../types.js';
+import { createCall } from './mapping.js';
+
+/**
+ * Replicate's predictions API (https://replicate.com/docs/reference/http):
+ * create (`POST /v1/models/{owner}/{name}/predictions`, or
+ * `POST /v1/predictions` with a pinned version), get
+ * (`GET /v1/predictions/{id}`), cancel (`POST /v1/predictions/{id}/cancel`).
+ * Every modality here is an asynchronous job: mmgen records the prediction id
+ * before it waits, polls it, and on retry asks about the earlier prediction
+ * first (reconciliation). Output URLs expire upstream (an hour for API
+ * predictions), so mmgen downloads them at once into its own store.
+ *
+ * Replicate has no client reference on a prediction, so `findByClientRef`
+ * cannot find a prediction whose create answer was lost; mmgen then submits
+ * again (the lost attempt is refunded: the caller still pays once).
+ */
+const NAME = 'replicate';
+
+export const REPLICATE_ERRORS: ErrorDialect = {
+  message: (body) => {
+    if (!isObject(body)) return undefined;
+    if (isString(body.detail)) return body.detail;
+    if (isString(body.title)) return body.title;
+    return undefined;
+  },
+};
+
+/** Replicate's safety checker fails predictions it refuses with a message naming NSFW content. */
+const NSFW = /nsfw|safety (checker|filter)|flagged as sensitive/i;
+
+export class ReplicateAdapter implements ProviderAdapter {
+  readonly name = NAME;
+  readonly modalities = ['image', 'video', 'voice', 'music', 'avatar', '3d', 'upscale'] as const;
+  private readonly http: UpstreamHttp;
+
+  constructor(creds: ProviderCredentials, policy?: HttpPolicy) {
+    this.http = new UpstreamHttp(NAME, creds.baseUrl, { authorization: `Bearer ${creds.apiKey}` }, REPLICATE_ERRORS, policy);
+  }
+
+  async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
+    if (req.modality === 'chat') throw providerError(NAME, 'bad_request', 'serves no chat models here');
+    const call = createCall(req);
+    const res = await this.http.json({ method: 'POST', ...call, creates: true });
+    const id = field(NAME, res.body, 'id', isNonEmptyString, true);
+    const status = this.statusOf(res.body, req);
+    return status.state === 'queued' || status.state === 'running' ? { upstreamId: id } : { upstreamId: id, status };
+  }
+
+  async poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus> {
+    const res = await this.http.json({ method: 'GET', path: `predictions/${encodeURIComponent(upstreamId)}`, read: true });
+    return this.statusOf(res.body, req);
+  }
+
+  async cancel(upstreamId: string): Promise<void> {
+    await this.http.json({ method: 'POST', path: `predictions/${encodeURIComponent(upstreamId)}/cancel`, read: true });
+  }
+
+  async findByClientRef(): Promise<string | null> {
+    return null;
+  }
+
+  private statusOf(body: unknown, req: UpstreamRequest): UpstreamStatus {
+    const status = field(NAME, body, 'status', isString);
+    const p = body as Record<string, unknown>;
+    switch (status) {
+      case 'starting':
+        return { state: 'queued' };
+      case 'processing':
+        return { state: 'running' };
+      case 'canceled':
+        return { state: 'canceled' };
+      case 'failed':
+      case 'aborted': {
+        const error = isString(p.error) ? p.error : `the prediction ${status}`;
+        return { state: 'failed', error: { message: NSFW.test(error) ? `${NAME}: the provider's safety filter blocked the output (${error})` : `${NAME}: ${error}` } };
+      }
+      case 'succeeded': {
+        if (p.data_removed === true) return { state: 'failed', error: { message: `${NAME}: the prediction's output has been removed upstream` } };
+        const outputs = pickOutputs(req.modality, collectFiles(p.output), Number(req.params.num_outputs ?? 1));
+        if (outputs.length === 0) return { state: 'failed', error: { message: `${NAME}: the prediction succeeded without an output file` } };
+        return { state: 'succeeded', outputs };
+      }
+      default:
+        throw providerError(NAME, 'malformed_response', `answered with an unknown prediction status "${status}"`);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}

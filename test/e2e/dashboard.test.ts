@@ -1,0 +1,405 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDashboardBuilt } from '../../web/build.js';
+import { ARTIFACTS_DIR } from '../helpers/paths.js';
+import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/**
+ * The built dashboard in headless Chromium against a real mmgen (PGlite only:
+ * the dashboard sees nothing of the backend). Screenshots of every page go to
+ * test/.artifacts/screenshots (git-ignored).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+// Without the background-networking flags Chromium's own connections are refused on a closed network and logged.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
+const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage'];
+
+/** A loopback webhook receiver whose answer the test sets. */
+interface Receiver {
+  url: string;
+  status: number;
+  received: { headers: IncomingHttpHeaders; body: string; answered: number }[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const r: Omit<Receiver, 'url' | 'close'> = { status: 500, received: [] };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const answered = r.status;
+      r.received.push({ headers: req.headers, body, answered });
+      res.writeHead(answered, { 'content-type': 'text/plain' }).end(answered === 200 ? 'ok' : 'receiver is failing on purpose');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return Object.assign(r, {
+    url: `http://127.0.0.1:${port}/hooks/mmgen`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+describe('the dashboard in a browser [pglite]', () => {
+  let s: TestServer;
+  let org: TestOrg;
+  let receiver: Receiver;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  const api = () => client(s.url);
+
+  function watch(p: Page, label: string): Page {
+    p.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`[${label}] ${m.text()} (${m.location().url})`);
+    });
+    p.on('pageerror', (e) => consoleErrors.push(`[${label}] uncaught: ${e.message}`));
+    return p;
+  }
+
+  const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const heading = (p: Page) => p.locator('#page-title');
+
+  async function signIn(p: Page, key: string) {
+    await p.goto(`${s.url}/dashboard/`);
+    await p.locator('#api-key').fill(key);
+    await p.keyboard.press('Enter');
+    await expect.poll(() => heading(p).textContent(), { timeout: 10_000 }).toBe('Overview');
+  }
+
+  const navLink = (p: Page, path: string) => p.locator(`#sidebar a[href="/dashboard${path}"]`);
+
+  async function go(p: Page, path: string) {
+    await navLink(p, path).click();
+    await p.waitForURL((u) => u.pathname === `/dashboard${path}`);
+    await p.locator('#page-title').waitFor();
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does.`);
+    mkdirSync(SHOTS, { recursive: true });
+    // A no-op when web/dist matches its sources; otherwise a few seconds of vite.
+    const built = await ensureDashboardBuilt({ quiet: true });
+    expect(built).not.toBe('unavailable');
+    receiver = await startReceiver();
+    s = await startTestServer('pglite', {
+      MMGEN_ALLOW_PRIVATE_NETWORK: '1',
+      // Six attempts within about a second, so a failing endpoint is exhausted while we watch.
+      MMGEN_WEBHOOK_RETRY_DELAYS: '0.1,0.1,0.1,0.1,0.1',
+      MMGEN_WEBHOOK_TIMEOUT_MS: '2000',
+    });
+    org = await s.createOrg({ name: 'Acme Studio', plan: 'team', credits: 250_000 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    page = watch(await context.newPage(), 'desktop');
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+    await receiver?.close();
+  });
+
+  it('signs in with an API key, from the keyboard, and keeps it out of cookies and URLs', async () => {
+    await page.goto(`${s.url}/dashboard/generations`);
+    await expect.poll(() => heading(page).textContent()).toBe('Sign in with an API key');
+    await shot(page, 'sign-in');
+    await page.locator('#api-key').fill('sk_test_not-a-real-key');
+    await page.keyboard.press('Enter');
+    await page.getByText('An API key looks like').waitFor();
+
+    await signIn(page, org.test);
+    expect(await context.cookies()).toEqual([]);
+    expect(page.url()).not.toContain(org.test);
+    expect(await page.evaluate("sessionStorage.getItem('mmgen.apiKey')")).toBe(org.test);
+    await page.getByTestId('test-banner').waitFor();
+    await page.getByTestId('wallet').waitFor();
+    await shot(page, 'overview');
+
+    // A reload keeps the session (this tab's session storage). Then the keyboard: the first Tab
+    // reaches the skip link; a focused nav link opens its page, and focus lands on its heading.
+    await page.reload();
+    await page.getByTestId('wallet').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
+    await navLink(page, '/models').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('page-title');
+    expect(await heading(page).textContent()).toBe('Models');
+  });
+
+  it('runs an image generation in the playground and shows the image', async () => {
+    await go(page, '/playground');
+    await page.locator('#pg-prompt').fill('a lighthouse at dawn');
+    await page.locator('#pg-width').fill('300');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    // Validated as the API would: 300 is not a multiple of 8.
+    await page.getByText('must be multiple of 8').waitFor();
+    await page.locator('#pg-width').fill('256');
+    await page.locator('#pg-height').fill('256');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const img = page.locator('[data-testid=result][data-status=succeeded] [data-testid=output-image] img');
+    await img.waitFor({ timeout: 15_000 });
+    await expect.poll(() => img.evaluate((el) => (el as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(256);
+    await shot(page, 'playground-image');
+  }, 30_000);
+
+  it('runs an asynchronous video and follows it live through the event stream until it completes', async () => {
+    await page.getByRole('group', { name: 'Modality' }).getByRole('button', { name: 'Video' }).click();
+    await page.locator('#pg-prompt').fill('waves at night');
+    await page.locator('#pg-duration_s').fill('2');
+    await page.getByText('Simulator', { exact: true }).click();
+    await page.locator('#pg-sim-delay_ms').fill('1500');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    // Seen in flight, then finished, without a reload.
+    await page.locator('[data-testid=result][data-status=running]').waitFor({ timeout: 10_000 });
+    await shot(page, 'playground-video-running');
+    const video = page.locator('[data-testid=result][data-status=succeeded] video');
+    await video.waitFor({ timeout: 20_000 });
+    // The file plays: its metadata loads without a media error.
+    await expect
+      .poll(() => video.evaluate((el) => ((v) => v.readyState >= 1 && v.error === null)(el as unknown as { readyState: number; error: unknown })), { timeout: 10_000 })
+      .toBe(true);
+    expect(await page.locator('[data-testid=progress] .steps li.step-done').count()).toBe(3);
+    await shot(page, 'playground-video-done');
+  }, 40_000);
+
+  it('runs a comparison and shows the children side by side with cost and time', async () => {
+    await go(page, '/compare');
+    const choices = page.locator('.model-choice input');
+    await choices.nth(0).check();
+    await choices.nth(1).check();
+    await page.locator('#cmp-prompt').fill('a red fox in the snow');
+    await page.locator('#cmp-width').fill('256');
+    await page.locator('#cmp-height').fill('256');
+    await page.getByRole('button', { name: /^Compare 2 models/ }).click();
+    await page.waitForURL(/\/dashboard\/compare\/cmp_/);
+    const children = page.getByTestId('compare-child');
+    await expect.poll(() => children.count()).toBe(2);
+    await expect.poll(() => page.locator('[data-testid=compare-child][data-status=succeeded] img').count(), { timeout: 20_000 }).toBe(2);
+    await page.getByTestId('comparison-status').getByText('completed').waitFor({ timeout: 10_000 });
+    for (const i of [0, 1]) {
+      expect(await children.nth(i).getByTestId('child-time').textContent()).toMatch(/\d+(\.\d+)? (ms|s)/);
+      expect(await children.nth(i).getByTestId('child-cost').textContent()).toBe('free (test)');
+    }
+    await shot(page, 'compare');
+  }, 40_000);
+
+  it('lists generations and shows one with its media, credits and actions', async () => {
+    await go(page, '/generations');
+    await expect.poll(() => page.locator('.gallery-item').count()).toBe(4);
+    await shot(page, 'generations');
+    await page.getByRole('button', { name: 'List' }).click();
+    await page.locator('select').first().selectOption('succeeded');
+    await page.getByRole('link', { name: 'waves at night' }).click();
+    await page.locator('[data-testid=output-video] video').waitFor();
+    expect(await page.getByTestId('credits').textContent()).toContain('Reserved');
+    await shot(page, 'generation-detail');
+  });
+
+  it('shows a 3D mesh in <model-viewer>', async () => {
+    const created = await api()('POST', '/v1/three-d', { key: org.test, body: { model: 'trellis', prompt: 'a teapot' } });
+    expect(created.status).toBe(202);
+    await expect.poll(async () => (await api()('GET', `/v1/generations/${created.body.id}`, { key: org.test })).body.status, { timeout: 20_000 }).toBe('succeeded');
+    await page.goto(`${s.url}/dashboard/generations/${created.body.id}`);
+    // The viewer's 1 MB of JavaScript is fetched on demand, then the GLB is decoded and drawn in software WebGL:
+    // seconds on a quiet machine, far more when CI runs every test file at once on two cores.
+    const viewer = page.getByTestId('model-viewer');
+    await viewer.waitFor({ timeout: 45_000 });
+    await expect.poll(() => viewer.evaluate((el) => (el as unknown as { loaded: boolean }).loaded), { timeout: 45_000 }).toBe(true);
+    await shot(page, 'generation-3d');
+  }, 120_000);
+
+  it('cancels a running generation and retries a failed one from their pages', async () => {
+    const slow = await api()('POST', '/v1/videos', {
+      key: org.test,
+      body: { model: 'kling-v2.1-master', prompt: 'a very slow video', duration_s: 1, simulate: { delay_ms: 60_000 } },
+    });
+    expect(slow.status).toBe(202);
+    await page.goto(`${s.url}/dashboard/generations/${slow.body.id}`);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('.page-header .badge', { hasText: 'canceled' }).waitFor();
+    await page.getByText('Generation canceled').waitFor();
+
+    const music = (await api()('GET', '/v1/models?modality=music', { key: org.test })).body.data[0].slug as string;
+    const failing = await api()('POST', '/v1/music', { key: org.test, body: { model: music, prompt: 'a tune that fails', duration_s: 5, simulate: { outcome: 'failure' } } });
+    await expect.poll(async () => (await api()('GET', `/v1/generations/${failing.body.id}`, { key: org.test })).body.status, { timeout: 10_000 }).toBe('failed');
+    await page.goto(`${s.url}/dashboard/generations/${failing.body.id}`);
+    await page.getByTestId('generation-error').waitFor();
+    await shot(page, 'generation-failed');
+    await page.getByRole('button', { name: 'Retry' }).click();
+    // The retry is followed live until the audio is there.
+    await page.locator('[data-testid=output-audio] audio').waitFor({ timeout: 20_000 });
+    expect(await page.locator('.page-header .badge').first().textContent()).toBe('succeeded');
+  }, 45_000);
+
+  it('shows the catalog filtered by modality, with prices', async () => {
+    await go(page, '/models');
+    const rows = page.locator('[data-testid=models-table] tbody tr');
+    const all = await rows.count();
+    await page.getByRole('group', { name: 'Modality' }).getByRole('button', { name: /^Video/ }).click();
+    const video = (await api()('GET', '/v1/models?modality=video', { key: org.test })).body.data.length;
+    await expect.poll(() => rows.count()).toBe(video);
+    expect(video).toBeLessThan(all);
+    expect(await rows.first().textContent()).toMatch(/\$[\d.]+ \/ second/);
+    await shot(page, 'models');
+  });
+
+  it('creates a key (the secret shown once, with a copy button) and revokes it with a confirmation', async () => {
+    await go(page, '/api-keys');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.locator('dialog[open]');
+    await dialog.locator('#key-name').fill('e2e ci');
+    await dialog.getByText('Only these scopes').click();
+    await dialog.locator('input[name=scopes][value="usage:read"]').check();
+    await dialog.locator('#key-budget').fill('25');
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    const secret = await dialog.getByTestId('secret').inputValue();
+    expect(secret).toMatch(/^sk_test_[0-9A-Za-z]{32,}$/);
+    await dialog.getByRole('button', { name: 'Copy' }).click();
+    await dialog.getByRole('button', { name: 'Copied' }).waitFor();
+    await shot(page, 'api-key-created');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const row = page.locator('tr', { hasText: 'e2e ci' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('usage:read');
+    expect(await row.textContent()).toContain('$25.00');
+    expect((await api()('GET', '/v1/usage', { key: secret })).status).toBe(200);
+    await shot(page, 'api-keys');
+
+    await row.getByRole('button', { name: 'Revoke e2e ci' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Revoke key' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await api()('GET', '/v1/usage', { key: secret })).status).toBe(401);
+  });
+
+  it('creates a webhook, shows a failed delivery with every attempt, and replays it', async () => {
+    await go(page, '/webhooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    let dialog = page.locator('dialog[open]');
+    await dialog.locator('#wh-url').fill(receiver.url);
+    await dialog.getByText('Every event').click();
+    await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await dialog.getByTestId('secret').inputValue()).toMatch(/^whsec_/);
+    await shot(page, 'webhook-created');
+    await dialog.getByRole('button', { name: 'Open the webhook' }).click();
+    await page.waitForURL(/\/dashboard\/webhooks\/whk_/);
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const failed = page.locator('[data-testid=deliveries-table] tbody tr[data-status=exhausted]');
+    await failed.waitFor({ timeout: 20_000 });
+    expect(receiver.received.filter((r) => r.answered === 500)).toHaveLength(6);
+    await shot(page, 'webhook-deliveries-failed');
+
+    await failed.getByRole('button', { name: /^Open delivery/ }).click();
+    dialog = page.locator('dialog[open]');
+    const attempts = dialog.locator('[data-testid=attempts-table] tbody tr');
+    await expect.poll(() => attempts.count()).toBe(6);
+    expect(await attempts.first().textContent()).toMatch(/500.*\d+ ms.*500/);
+    await shot(page, 'webhook-delivery-attempts');
+
+    // The endpoint is fixed; the delivery is replayed and goes through.
+    receiver.status = 200;
+    await dialog.getByRole('button', { name: 'Replay' }).click();
+    await page.getByText(/Replay queued/).waitFor();
+    await page.locator('[data-testid=deliveries-table] tbody tr[data-status=succeeded]').waitFor({ timeout: 15_000 });
+    const ok = receiver.received.filter((r) => r.answered === 200);
+    expect(ok).toHaveLength(1);
+    expect(JSON.parse(ok[0]!.body).id).toBe(JSON.parse(receiver.received[0]!.body).id);
+    await shot(page, 'webhook-replayed');
+  }, 45_000);
+
+  it('shows usage by day, model and key, and exports it as CSV', async () => {
+    await go(page, '/usage');
+    const table = page.getByTestId('usage-table');
+    await table.waitFor();
+    const byDay = (await api()('GET', '/v1/usage', { key: org.test })).body;
+    // Image, video, two comparison children, 3D, the canceled video, the retried music.
+    expect(byDay.totals.generations).toBe(7);
+    expect(await table.locator('tfoot td').first().textContent()).toBe('7');
+    await shot(page, 'usage');
+    await page.getByRole('button', { name: 'By model' }).click();
+    const byModel = (await api()('GET', '/v1/usage?group_by=model', { key: org.test })).body.data as { key: string }[];
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(byModel.length);
+    expect(await table.locator('tbody').textContent()).toContain('kling');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^mmgen-usage-test-by-model-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r\n/);
+    expect(csv[0]).toBe('model,generations,charged_credits,refunded_credits,cost_usd');
+    expect(csv).toHaveLength(byModel.length + 1);
+    await shot(page, 'usage-by-model');
+  });
+
+  it('shows a banner when the organization is paused, and an owner can lift it', async () => {
+    expect((await api()('PATCH', '/v1/organization', { key: org.test, body: { paused: true } })).status).toBe(200);
+    await page.goto(`${s.url}/dashboard/playground`);
+    const banner = page.getByTestId('paused-banner');
+    await banner.waitFor();
+    expect(await page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
+    await shot(page, 'paused');
+    await banner.getByRole('button', { name: 'Unpause' }).click();
+    await banner.waitFor({ state: 'detached' });
+    expect(await page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(false);
+    expect((await api()('GET', '/v1/organization', { key: org.test })).body.paused).toBe(false);
+  });
+
+  it('shows what a narrower key may not do as disabled, with the reason', async () => {
+    const viewer = await api()('POST', '/v1/api-keys', { key: org.test, body: { name: 'read-only', role: 'viewer', scopes: ['generations:read', 'usage:read'] } });
+    expect(viewer.status).toBe(201);
+    const p = watch(await context.newPage(), 'viewer');
+    await signIn(p, viewer.body.key);
+    await shot(p, 'viewer-overview');
+    await go(p, '/api-keys');
+    await p.getByText('This key cannot list API keys.').waitFor();
+    const create = p.getByRole('button', { name: 'Create key' });
+    expect(await create.isDisabled()).toBe(true);
+    await p.getByText('Needs the admin role; this key is a viewer.').waitFor();
+    await shot(p, 'viewer-api-keys');
+    await go(p, '/playground');
+    const run = p.getByRole('button', { name: 'Run', exact: true });
+    await run.waitFor();
+    expect(await run.isDisabled()).toBe(true);
+    // The reason is on screen next to the button, and tied to it for assistive technology.
+    const hint = await run.getAttribute('aria-describedby');
+    expect(await p.locator(`[id="${hint}"]`).textContent()).toContain('Needs the developer role; this key is a viewer.');
+    await shot(p, 'viewer-playground');
+    await p.close();
+  });
+
+  it('every page is usable on a 390-px phone: nothing wider than the screen', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const p = watch(await phone.newPage(), 'phone');
+    await signIn(p, org.test);
+    for (const path of PAGES) {
+      await p.goto(`${s.url}/dashboard${path === '/' ? '/' : path}`);
+      await p.locator('#page-title').waitFor();
+      await expect.poll(() => p.locator('.loading').count()).toBe(0);
+      // Against the phone's width itself: a mobile viewport would widen to fit content that overflows.
+      expect(await p.evaluate<number>('document.documentElement.scrollWidth'), `${path} is wider than the phone`).toBeLessThanOrEqual(390);
+      await shot(p, `phone${path === '/' ? '-overview' : path.replace(/\//g, '-')}`);
+    }
+    await p.getByRole('button', { name: 'Menu' }).click();
+    await navLink(p, '/generations').click();
+    await p.waitForURL(/\/dashboard\/generations$/);
+    await phone.close();
+  }, 40_000);
+
+  it('logged no console errors on any page', () => {
+    expect(consoleErrors).toEqual([]);
+  });
+});

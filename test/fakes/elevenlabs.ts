@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { FakeServer, type FakeRequest, type Reply } from './base.js';
+import { fakeMp3 } from './media.js';
+
+/**
+ * A loopback ElevenLabs API (https://elevenlabs.io/docs/api-reference) at the
+ * bare host: text-to-speech (`POST /v1/text-to-speech/{voice_id}`) and music
+ * (`POST /v1/music`), both answering with MP3 bytes. It refuses what the
+ * real API refuses and mmgen could get wrong: a missing `xi-api-key`, an
+ * unknown voice, `language_code` on a model that does not take one, a music
+ * length outside 3–600 s, an output format other than the MP3 ones.
+ */
+const LANGUAGE_MODELS = new Set(['eleven_turbo_v2_5', 'eleven_flash_v2_5']);
+
+function detail(status: number, s: string, message: string): Reply {
+  return { status, body: { detail: { status: s, message } } };
+}
+
+export class ElevenLabsFake extends FakeServer {
+  constructor(opts: { key?: string } = {}) {
+    super(opts.key ?? 'el-fake-key');
+  }
+
+  get baseUrl(): string {
+    return this.url;
+  }
+
+  protected async route(req: FakeRequest): Promise<Reply> {
+    const headers = { 'request-id': randomUUID().replace(/-/g, '') };
+    if (req.headers['xi-api-key'] !== this.key) return { ...detail(401, 'invalid_api_key', 'Invalid API key'), headers };
+    const format = req.query.get('output_format') ?? 'mp3_44100_128';
+    if (!format.startsWith('mp3_')) return { ...detail(400, 'invalid_output_format', 'The fake only answers MP3.'), headers };
+    const b = req.json as Record<string, unknown> | undefined;
+    const tts = /^\/v1\/text-to-speech\/([^/]+)$/.exec(req.path);
+    if (req.method === 'POST' && tts) {
+      if (!/^[A-Za-z0-9]{20}$/.test(tts[1]!)) return { ...detail(404, 'voice_not_found', `A voice with the voice_id ${tts[1]} was not found.`), headers };
+      if (!b || typeof b.text !== 'string' || !b.text) return { status: 422, headers, body: { detail: [{ loc: ['body', 'text'], msg: 'field required', type: 'value_error.missing' }] } };
+      if (b.language_code !== undefined && !LANGUAGE_MODELS.has(String(b.model_id))) {
+        return { ...detail(400, 'unsupported_language', `Model '${String(b.model_id)}' does not support language_code.`), headers };
+      }
+      return { status: 200, headers: { ...headers, 'content-type': 'audio/mpeg' }, body: await fakeMp3({ text: b.text }) };
+    }
+    if (req.method === 'POST' && req.path === '/v1/music') {
+      if (!b || typeof b.prompt !== 'string') return { status: 422, headers, body: { detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'value_error.missing' }] } };
+      const ms = Number(b.music_length_ms ?? 30_000);
+      if (!(ms >= 3000 && ms <= 600_000)) return { ...detail(422, 'invalid_music_length', 'music_length_ms must be between 3000 and 600000'), headers };
+      if (/copyrighted/i.test(b.prompt)) return { ...detail(400, 'bad_prompt', 'The prompt names copyrighted material.'), headers };
+      return { status: 200, headers: { ...headers, 'content-type': 'audio/mpeg' }, body: await fakeMp3({ prompt: b.prompt, durationS: ms / 1000 }) };
+    }
+    return { ...detail(404, 'not_found', `No route for ${req.method} ${req.path}`), headers };
+  }
+}

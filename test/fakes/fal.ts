@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { FakeServer, type FakeRequest, type Reply } from './base.js';
+import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
+
+/**
+ * A loopback fal queue (https://docs.fal.ai/model-apis/model-endpoints/queue)
+ * at the queue host: submit (`POST /{endpoint}`), status
+ * (`GET /{app}/requests/{id}/status`), result (`GET /{app}/requests/{id}`) and
+ * cancel (`PUT /{app}/requests/{id}/cancel`). As on fal, the status, result
+ * and cancel URLs are under the app ("owner/alias"), not the full endpoint
+ * path: asking under the endpoint path is a 404. Requests go IN_QUEUE →
+ * IN_PROGRESS → COMPLETED over `jobMs`. Results carry files as
+ * `{url, content_type, …}` objects on the fake's CDN; a prompt containing
+ * "nsfw" comes back as a black image with `has_nsfw_concepts: [true]`, as
+ * fal's safety checker does.
+ */
+interface QueueRequest {
+  id: string;
+  app: string;
+  endpoint: string;
+  input: Record<string, unknown>;
+  createdAt: number;
+  readyAt: number;
+  canceled: boolean;
+  fail: string | null;
+  result?: unknown;
+}
+
+function detail(status: number, message: string | unknown[]): Reply {
+  return { status, body: { detail: message } };
+}
+
+export interface FalFakeOptions {
+  key?: string;
+  kindOf: (endpoint: string) => FakeKind;
+  jobMs?: number;
+}
+
+const NAMESPACES = new Set(['workflows', 'comfy']);
+
+export class FalFake extends FakeServer {
+  readonly queue = new Map<string, QueueRequest>();
+  jobMs: number;
+  hold = false;
+  private failNext: string[] = [];
+
+  constructor(private readonly opts: FalFakeOptions) {
+    super(opts.key ?? 'fal-fake-key');
+    this.jobMs = opts.jobMs ?? 30;
+  }
+
+  get baseUrl(): string {
+    return this.url;
+  }
+
+  failNextRequests(n: number, message = 'Internal server error'): void {
+    for (let i = 0; i < n; i++) this.failNext.push(message);
+  }
+
+  protected async route(req: FakeRequest): Promise<Reply> {
+    if (req.headers.authorization !== `Key ${this.key}`) return detail(401, 'Unauthorized');
+    const m = /^\/(.+)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(req.path);
+    if (m) {
+      const q = this.queue.get(m[2]!);
+      if (!q || q.app !== m[1]) return detail(404, 'Request not found');
+      const state = this.state(q);
+      if (m[3] === '/status' && req.method === 'GET') {
+        const body: Record<string, unknown> = { status: state, request_id: q.id, response_url: `${this.url}/${q.app}/requests/${q.id}`, logs: null };
+        if (state === 'IN_QUEUE') body.queue_position = 0;
+        if (state === 'COMPLETED') body.metrics = { inference_time: this.jobMs / 1000 };
+        return { status: state === 'COMPLETED' ? 200 : 202, body };
+      }
+      if (m[3] === '/cancel' && req.method === 'PUT') {
+        if (state === 'COMPLETED') return { status: 400, body: { status: 'ALREADY_COMPLETED' } };
+        q.canceled = true;
+        return { status: 202, body: { status: 'CANCELLATION_REQUESTED' } };
+      }
+      if (!m[3] && req.method === 'GET') {
+        if (state !== 'COMPLETED') return detail(400, 'Request is still in progress');
+        if (q.canceled) return detail(400, 'Request was cancelled');
+        if (q.fail) return detail(500, q.fail);
+        q.result ??= await this.render(q);
+        return { status: 200, body: q.result, headers: { 'x-fal-request-id': q.id } };
+      }
+      return detail(405, 'Method not allowed');
+    }
+    if (req.method !== 'POST') return detail(404, 'Not found');
+    const endpoint = req.path.slice(1);
+    if (!endpoint.includes('/')) return detail(404, `Application '${endpoint}' not found`);
+    if (typeof req.json !== 'object' || req.json === null) return detail(422, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
+    const parts = endpoint.split('/');
+    const app = (NAMESPACES.has(parts[0]!) ? parts.slice(0, 3) : parts.slice(0, 2)).join('/');
+    const id = randomUUID();
+    const now = Date.now();
+    this.queue.set(id, { id, app, endpoint, input: req.json as Record<string, unknown>, createdAt: now, readyAt: now + this.jobMs, canceled: false, fail: this.failNext.shift() ?? null });
+    const base = `${this.url}/${app}/requests/${id}`;
+    return { status: 200, body: { request_id: id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: 0 } };
+  }
+
+  private state(q: QueueRequest): 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' {
+    if (q.canceled) return 'COMPLETED';
+    const now = Date.now();
+    if (now < q.createdAt + this.jobMs / 3) return 'IN_QUEUE';
+    if (this.hold || now < q.readyAt) return 'IN_PROGRESS';
+    return 'COMPLETED';
+  }
+
+  private async render(q: QueueRequest): Promise<unknown> {
+    const i = q.input;
+    const prompt = String(i.prompt ?? i.text ?? 'fal');
+    const file = (bytes: Buffer, mime: string, ext: string, extra: Record<string, unknown> = {}) => ({
+      url: this.hostFile(bytes, mime, ext), content_type: mime, file_name: `output.${ext}`, file_size: bytes.length, ...extra,
+    });
+    switch (this.opts.kindOf(q.endpoint)) {
+      case 'image': {
+        const n = Number(i.num_images ?? 1);
+        const size = (i.image_size ?? { width: 512, height: 512 }) as { width: number; height: number };
+        const nsfw = /nsfw/i.test(prompt);
+        const images = [];
+        for (let k = 0; k < n; k++) {
+          const png = nsfw ? await blackPng(size.width, size.height) : await fakePng(prompt, size.width, size.height, k);
+          images.push(file(png, 'image/png', 'png', { width: size.width, height: size.height }));
+        }
+        return { images, seed: Number(i.seed ?? 42), has_nsfw_concepts: images.map(() => nsfw), prompt, timings: { inference: 0.01 } };
+      }
+      case 'video':
+        return { video: file(await fakeMp4(prompt, Number(i.duration ?? 1)), 'video/mp4', 'mp4') };
+      case 'audio':
+        return { audio: file(await fakeMp3({ prompt, durationS: Number(i.duration ?? i.seconds_total ?? 2) }), 'audio/mpeg', 'mp3') };
+      case 'speech':
+        return { audio: file(await fakeMp3({ text: String(i.text ?? 'hello') }), 'audio/mpeg', 'mp3') };
+      case 'mesh': {
+        const m = await fakeGlb(prompt);
+        return { model_mesh: file(m.glb, 'model/gltf-binary', 'glb'), timings: { inference: 0.01 } };
+      }
+      case 'upscale': {
+        const src = typeof i.image_url === 'string' ? i.image_url : undefined;
+        const scale = Number(i.scale ?? i.upscale_factor ?? 2);
+        const png = src ? await fakeUpscale(src, scale) : await blackPng(64, 64);
+        return { image: file(png, 'image/png', 'png') };
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { CATALOG } from '../../src/catalog/models.js';
+import type { Modality } from '../../src/catalog/index.js';
+import { AnthropicFake } from './anthropic.js';
+import { ElevenLabsFake } from './elevenlabs.js';
+import { FalFake } from './fal.js';
+import type { FakeKind } from './media.js';
+import { OpenAiFake } from './openai.js';
+import { ReplicateFake } from './replicate.js';
+
+export { AnthropicFake, ElevenLabsFake, FalFake, OpenAiFake, ReplicateFake };
+export type { FakeKind };
+
+const KIND_OF_MODALITY: Record<Modality, FakeKind> = {
+  image: 'image', video: 'video', avatar: 'video', music: 'audio', voice: 'speech', '3d': 'mesh', upscale: 'upscale', chat: 'image',
+};
+
+/** What an upstream model produces, from the catalog's routes (job APIs serve many kinds under one API). */
+export function kindOfUpstream(upstream: string): FakeKind {
+  const model = CATALOG.find((m) => m.routes.some((r) => r.upstream === upstream || upstream.startsWith(`${r.upstream}`)));
+  return model ? KIND_OF_MODALITY[model.modality] : 'image';
+}
+
+export interface Fakes {
+  openai: OpenAiFake;
+  anthropic: AnthropicFake;
+  replicate: ReplicateFake;
+  fal: FalFake;
+  elevenlabs: ElevenLabsFake;
+  /** The environment that points mmgen at every fake. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** All five fakes on loopback ports, and the env variables that point mmgen at them. */
+export async function startFakes(opts: { jobMs?: number } = {}): Promise<Fakes> {
+  const [openai, anthropic, replicate, fal, elevenlabs] = await Promise.all([
+    new OpenAiFake().start(),
+    new AnthropicFake().start(),
+    new ReplicateFake({ kindOf: kindOfUpstream, ...(opts.jobMs !== undefined ? { jobMs: opts.jobMs } : {}) }).start(),
+    new FalFake({ kindOf: kindOfUpstream, ...(opts.jobMs !== undefined ? { jobMs: opts.jobMs } : {}) }).start(),
+    new ElevenLabsFake().start(),
+  ]);
+  return {
+    openai, anthropic, replicate, fal, elevenlabs,
+    env: {
+      OPENAI_API_KEY: openai.key, OPENAI_BASE_URL: openai.baseUrl,
+      ANTHROPIC_API_KEY: anthropic.key, ANTHROPIC_BASE_URL: anthropic.baseUrl,
+      REPLICATE_API_TOKEN: replicate.key, REPLICATE_BASE_URL: replicate.baseUrl,
+      FAL_KEY: fal.key, FAL_BASE_URL: fal.baseUrl,
+      ELEVENLABS_API_KEY: elevenlabs.key, ELEVENLABS_BASE_URL: elevenlabs.baseUrl,
+    },
+    close: async () => {
+      await Promise.all([openai.close(), anthropic.close(), replicate.close(), fal.close(), elevenlabs.close()]);
+    },
+  };
+}

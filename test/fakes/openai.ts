@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
+import { fakeMp3, fakePng, words } from './media.js';
+
+/**
+ * A loopback OpenAI (https://platform.openai.com/docs/api-reference), under
+ * `/v1` like the real base URL: chat completions (plain and streamed, with
+ * `stream_options.include_usage`), image generations and edits (b64_json, or
+ * url for DALL·E with response_format "url"), and speech. It checks what the
+ * real API checks that mmgen could get wrong: the bearer key, required fields,
+ * the sizes each image model accepts, multipart edits with an image file.
+ * A prompt containing "forbidden" is refused as the safety system does.
+ *
+ * `fast: true` answers chat with a canned reply without any work (benches).
+ */
+const IMAGE_SIZES: Record<string, string[]> = {
+  'gpt-image-1': ['1024x1024', '1536x1024', '1024x1536', 'auto'],
+  'gpt-image-1-mini': ['1024x1024', '1536x1024', '1024x1536', 'auto'],
+  'dall-e-3': ['1024x1024', '1792x1024', '1024x1792'],
+  'dall-e-2': ['256x256', '512x512', '1024x1024'],
+};
+
+function error(status: number, message: string, type = 'invalid_request_error', code: string | null = null, param: string | null = null): Reply {
+  return { status, body: { error: { message, type, param, code } } };
+}
+
+export interface OpenAiFakeOptions {
+  key?: string;
+  fast?: boolean;
+  /** The assistant's reply (default: an echo of the last user message). */
+  reply?: (messages: Array<{ role: string; content: string }>) => string;
+}
+
+export class OpenAiFake extends FakeServer {
+  constructor(private readonly opts: OpenAiFakeOptions = {}) {
+    super(opts.key ?? 'sk-fake-openai');
+  }
+
+  /** The base URL mmgen and the SDK are pointed at. */
+  get baseUrl(): string {
+    return `${this.url}/v1`;
+  }
+
+  protected async route(req: FakeRequest): Promise<Reply> {
+    if (bearer(req) !== this.key) return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    const headers = { 'x-request-id': `req_${randomUUID().replace(/-/g, '')}` };
+    let reply: Reply;
+    if (req.method === 'POST' && req.path === '/v1/chat/completions') reply = this.chat(req);
+    else if (req.method === 'POST' && req.path === '/v1/images/generations') reply = await this.images(req, req.json as Record<string, unknown>);
+    else if (req.method === 'POST' && req.path === '/v1/images/edits') reply = await this.edits(req);
+    else if (req.method === 'POST' && req.path === '/v1/audio/speech') reply = await this.speech(req);
+    else reply = error(404, `Invalid URL (${req.method} ${req.path})`);
+    return { ...reply, headers: { ...headers, ...reply.headers } };
+  }
+
+  private chat(req: FakeRequest): Reply {
+    const b = req.json as Record<string, unknown> | undefined;
+    if (!b || typeof b.model !== 'string') return error(400, 'you must provide a model parameter', 'invalid_request_error', null, 'model');
+    if (!Array.isArray(b.messages) || b.messages.length === 0) return error(400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
+    const messages = b.messages as Array<{ role: string; content: string }>;
+    const id = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (this.opts.fast && !b.stream) {
+      return { status: 200, body: { id, object: 'chat.completion', created, model: b.model, choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } } };
+    }
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    const full = words(this.opts.reply?.(messages) ?? `You said: ${lastUser}`);
+    const max = Number(b.max_completion_tokens ?? b.max_tokens ?? Infinity);
+    const out = full.slice(0, max);
+    const finish = out.length < full.length ? 'length' : 'stop';
+    const promptTokens = messages.reduce((n, m) => n + words(String(m.content)).length + 4, 3);
+    const usage = { prompt_tokens: promptTokens, completion_tokens: out.length, total_tokens: promptTokens + out.length };
+    if (!b.stream) {
+      return { status: 200, body: { id, object: 'chat.completion', created, model: b.model, choices: [{ index: 0, message: { role: 'assistant', content: out.join(' ') }, finish_reason: finish, logprobs: null }], usage } };
+    }
+    const model = b.model;
+    const includeUsage = (b.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const chunk = (delta: unknown, finishReason: string | null) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] })}\n\n`;
+    async function* events() {
+      yield chunk({ role: 'assistant', content: '' }, null);
+      for (const [i, w] of out.entries()) yield chunk({ content: i === 0 ? w : ` ${w}` }, null);
+      yield chunk({}, finish);
+      if (includeUsage) yield `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`;
+      yield 'data: [DONE]\n\n';
+    }
+    return { status: 200, stream: events() };
+  }
+
+  private async images(req: FakeRequest, b: Record<string, unknown> | undefined, input?: Buffer): Promise<Reply> {
+    if (!b || typeof b.prompt !== 'string') return error(400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'missing_required_parameter', 'prompt');
+    const model = String(b.model ?? 'dall-e-2');
+    if (b.prompt.includes('forbidden')) return error(400, 'Your request was rejected as a result of our safety system.', 'image_generation_user_error', 'moderation_blocked');
+    const size = String(b.size ?? '1024x1024');
+    const allowed = IMAGE_SIZES[model];
+    if (allowed && !allowed.includes(size)) return error(400, `Invalid value: '${size}'. Supported values are: ${allowed.map((s) => `'${s}'`).join(', ')}.`, 'invalid_request_error', 'invalid_value', 'size');
+    if (model.startsWith('gpt-image') && b.response_format !== undefined) return error(400, "Unknown parameter: 'response_format'.", 'invalid_request_error', 'unknown_parameter', 'response_format');
+    const [w, h] = (size === 'auto' ? '1024x1024' : size).split('x').map(Number) as [number, number];
+    const n = Number(b.n ?? 1);
+    const data = [];
+    for (let i = 0; i < n; i++) {
+      const png = await fakePng(`${b.prompt}${input ? ' (edit)' : ''}`, w, h, i);
+      data.push(b.response_format === 'url' ? { url: this.hostFile(png, 'image/png', 'png') } : { b64_json: png.toString('base64') });
+    }
+    void req;
+    return { status: 200, body: { created: Math.floor(Date.now() / 1000), data } };
+  }
+
+  private async edits(req: FakeRequest): Promise<Reply> {
+    const ct = String(req.headers['content-type'] ?? '');
+    if (!ct.startsWith('multipart/form-data')) return error(400, 'The edits endpoint takes multipart/form-data.');
+    const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': ct }, body: req.body }).formData();
+    const image = form.get('image');
+    if (!(image instanceof Blob)) return error(400, "Missing required parameter: 'image'.", 'invalid_request_error', 'missing_required_parameter', 'image');
+    const fields: Record<string, unknown> = {};
+    for (const [k, v] of form.entries()) if (typeof v === 'string') fields[k] = k === 'n' ? Number(v) : v;
+    return this.images(req, fields, Buffer.from(await image.arrayBuffer()));
+  }
+
+  private async speech(req: FakeRequest): Promise<Reply> {
+    const b = req.json as Record<string, unknown> | undefined;
+    if (!b || typeof b.input !== 'string' || !b.input) return error(400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
+    if (typeof b.voice !== 'string') return error(400, "Missing required parameter: 'voice'.", 'invalid_request_error', 'missing_required_parameter', 'voice');
+    if (b.response_format !== undefined && b.response_format !== 'mp3') return error(400, 'The fake only speaks mp3.');
+    return { status: 200, headers: { 'content-type': 'audio/mpeg' }, body: await fakeMp3({ text: b.input }) };
+  }
+}

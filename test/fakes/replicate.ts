@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
+import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
+
+/**
+ * A loopback Replicate predictions API (https://replicate.com/docs/reference/http)
+ * under `/v1`: create by model (`POST /v1/models/{owner}/{name}/predictions`)
+ * or by version (`POST /v1/predictions`), get, cancel and list. Predictions
+ * go starting → processing → succeeded (or failed) over `jobMs`; outputs are
+ * URLs on the fake's CDN, shaped as Replicate models shape them (a list of
+ * image URLs, one video URL, an object of files for 3D). Errors are
+ * problem+json bodies (`{title, detail, status}`). A prompt containing "nsfw"
+ * fails the way Replicate's safety checker fails a prediction.
+ */
+interface Prediction {
+  id: string;
+  model: string;
+  version: string | null;
+  input: Record<string, unknown>;
+  status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+  created_at: string;
+  completed_at: string | null;
+  output: unknown;
+  error: string | null;
+  readyAt: number;
+  fail: string | null;
+}
+
+function problem(status: number, title: string, detail: string): Reply {
+  return { status, headers: { 'content-type': 'application/problem+json' }, body: { title, detail, status } };
+}
+
+export interface ReplicateFakeOptions {
+  key?: string;
+  /** What each model produces (the tests derive it from the catalog). */
+  kindOf: (model: string) => FakeKind;
+  /** How long a prediction runs. */
+  jobMs?: number;
+}
+
+export class ReplicateFake extends FakeServer {
+  readonly predictions = new Map<string, Prediction>();
+  jobMs: number;
+  /** While true, predictions stay `processing` (an upstream that takes its time). */
+  hold = false;
+  private failNext: string[] = [];
+
+  constructor(private readonly opts: ReplicateFakeOptions) {
+    super(opts.key ?? 'r8_fake');
+    this.jobMs = opts.jobMs ?? 30;
+  }
+
+  get baseUrl(): string {
+    return `${this.url}/v1`;
+  }
+
+  /** The next `n` predictions fail with this error. */
+  failNextPredictions(n: number, error = 'CUDA out of memory'): void {
+    for (let i = 0; i < n; i++) this.failNext.push(error);
+  }
+
+  protected async route(req: FakeRequest): Promise<Reply> {
+    if (bearer(req) !== this.key && req.headers.authorization !== `Token ${this.key}`) {
+      return problem(401, 'Unauthenticated', 'You did not pass a valid authentication token');
+    }
+    const byModel = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(req.path);
+    if (req.method === 'POST' && byModel) return this.create(req, `${byModel[1]}/${byModel[2]}`, null);
+    if (req.method === 'POST' && req.path === '/v1/predictions') {
+      const b = req.json as { version?: unknown } | undefined;
+      if (typeof b?.version !== 'string') return problem(422, 'Input validation failed', '- version: version is required');
+      return this.create(req, 'community/model', b.version);
+    }
+    if (req.method === 'GET' && req.path === '/v1/predictions') {
+      const results = await Promise.all([...this.predictions.values()].reverse().slice(0, 100).map((p) => this.view(p)));
+      return { status: 200, body: { next: null, previous: null, results } };
+    }
+    const one = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(req.path);
+    if (one) {
+      const p = this.predictions.get(one[1]!);
+      if (!p) return problem(404, 'Not found', 'The requested resource could not be found.');
+      if (one[2] && req.method === 'POST') {
+        await this.advance(p);
+        if (p.status === 'starting' || p.status === 'processing') {
+          p.status = 'canceled';
+          p.completed_at = new Date().toISOString();
+        }
+        return { status: 200, body: await this.view(p) };
+      }
+      if (!one[2] && req.method === 'GET') return { status: 200, body: await this.view(p) };
+    }
+    return problem(404, 'Not found', `No route for ${req.method} ${req.path}`);
+  }
+
+  private create(req: FakeRequest, model: string, version: string | null): Reply {
+    const b = req.json as { input?: unknown } | undefined;
+    if (!b || typeof b.input !== 'object' || b.input === null) return problem(422, 'Input validation failed', '- input: Invalid type. Expected: object, given: null');
+    const input = b.input as Record<string, unknown>;
+    const id = randomBytes(13).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'a').slice(0, 26);
+    const prompt = String(input.prompt ?? '');
+    const p: Prediction = {
+      id, model, version, input, status: 'starting', created_at: new Date().toISOString(), completed_at: null,
+      output: null, error: null, readyAt: Date.now() + this.jobMs,
+      fail: this.failNext.shift() ?? (/nsfw/i.test(prompt) ? 'NSFW content detected. Try running it again, or try a different prompt.' : null),
+    };
+    this.predictions.set(id, p);
+    return { status: 201, body: this.viewSync(p) };
+  }
+
+  /** Moves a prediction along its timeline; renders its output when it succeeds. */
+  private async advance(p: Prediction): Promise<void> {
+    if (p.status === 'starting') p.status = 'processing';
+    if (p.status !== 'processing' || this.hold || Date.now() < p.readyAt) return;
+    if (p.fail) {
+      p.status = 'failed';
+      p.error = p.fail;
+    } else {
+      p.output = await this.render(p);
+      p.status = 'succeeded';
+    }
+    p.completed_at = new Date().toISOString();
+  }
+
+  private async render(p: Prediction): Promise<unknown> {
+    const i = p.input;
+    const prompt = String(i.prompt ?? 'replicate');
+    switch (this.opts.kindOf(p.model)) {
+      case 'image': {
+        const n = Number(i.num_outputs ?? 1);
+        const urls = [];
+        for (let k = 0; k < n; k++) urls.push(this.hostFile(await fakePng(prompt, 512, 512, k), 'image/png', 'png'));
+        return urls;
+      }
+      case 'video':
+        return this.hostFile(await fakeMp4(prompt, Number(i.duration ?? 1)), 'video/mp4', 'mp4');
+      case 'audio':
+        return this.hostFile(await fakeMp3({ prompt, durationS: Number(i.duration ?? 2) }), 'audio/mpeg', 'mp3');
+      case 'speech':
+        return this.hostFile(await fakeMp3({ text: String(i.text ?? 'hello') }), 'audio/mpeg', 'mp3');
+      case 'mesh': {
+        const m = await fakeGlb(prompt);
+        return {
+          model_file: this.hostFile(m.glb, 'model/gltf-binary', 'glb'),
+          color_video: this.hostFile(await fakeMp4(prompt, 1), 'video/mp4', 'mp4'),
+          no_background_images: [this.hostFile(m.preview, 'image/png', 'png')],
+        };
+      }
+      case 'upscale':
+        if (typeof i.image !== 'string') return this.hostFile(await blackPng(64, 64), 'image/png', 'png');
+        return this.hostFile(await fakeUpscale(i.image, Number(i.scale ?? 2)), 'image/png', 'png');
+    }
+  }
+
+  private viewSync(p: Prediction): Record<string, unknown> {
+    return {
+      id: p.id, model: p.model, version: p.version ?? 'dp-4d0bcc010b3049749a251855f12800be', input: p.input, logs: '',
+      output: p.output, data_removed: false, error: p.error, status: p.status, source: 'api',
+      created_at: p.created_at, started_at: p.status === 'starting' ? null : p.created_at, completed_at: p.completed_at,
+      urls: { get: `${this.baseUrl}/predictions/${p.id}`, cancel: `${this.baseUrl}/predictions/${p.id}/cancel` },
+      metrics: p.completed_at ? { predict_time: this.jobMs / 1000 } : {},
+    };
+  }
+
+  private async view(p: Prediction): Promise<Record<string, unknown>> {
+    await this.advance(p);
+    return this.viewSync(p);
+  }
+}

@@ -1,0 +1,334 @@
+import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getWallet, ledgerSums } from '../../src/domain/credits.js';
+import { compactSse } from '../../src/http/idempotency.js';
+import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+type Api = ReturnType<typeof client>;
+
+const newKey = () => `idem-${randomUUID()}`;
+
+describeEachBackend('Idempotency-Key', (backend) => {
+  let s: TestServer;
+  let api: Api;
+  let org: TestOrg;
+  let image: string;
+  let video: string;
+  let chat: string;
+
+  beforeAll(async () => {
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1' });
+    api = client(s.url);
+    org = await s.createOrg({ credits: 10_000_000 });
+    const slug = (modality: string) => s.runtime.deps.catalog.list({ modality: modality as never })[0]!.slug;
+    image = slug('image');
+    video = slug('video');
+    chat = slug('chat');
+  });
+  afterAll(async () => s?.close());
+
+  async function count(sql: string, params: unknown[]): Promise<number> {
+    return Number((await s.db.query<{ n: number }>(sql, params)).rows[0]!.n);
+  }
+  /** Generations and charges of an organization whose prompt is `prompt`. */
+  async function tally(orgId: string, prompt: string) {
+    const ids = (await s.db.query<{ id: string }>('SELECT id FROM generations WHERE organization_id = $1 AND prompt = $2', [orgId, prompt])).rows.map((r) => r.id);
+    const charges = await count(`SELECT count(*)::int AS n FROM ledger_entries WHERE kind = 'charge' AND generation_id = ANY($1::text[])`, [ids]);
+    const reserves = await count(`SELECT count(*)::int AS n FROM ledger_entries WHERE kind = 'reserve' AND generation_id = ANY($1::text[])`, [ids]);
+    return { generations: ids.length, charges, reserves };
+  }
+  async function expectWalletConsistent(orgId: string) {
+    const wallet = await getWallet(s.db, orgId);
+    expect(await ledgerSums(s.db, orgId)).toEqual({ balance_credits: wallet.balance_credits, held_credits: wallet.held_credits });
+  }
+  async function waitTerminal(key: string, id: string): Promise<any> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const res = await api('GET', `/v1/generations/${id}`, { key });
+      if (['succeeded', 'failed', 'canceled'].includes(res.body.status)) return res.body;
+      if (Date.now() > deadline) throw new Error(`generation ${id} still ${res.body.status}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('replays a synchronous image: same id, Idempotent-Replayed, one generation, one charge', async () => {
+    const key = newKey();
+    const body = { model: image, prompt: `sync-${key}`, width: 256, height: 256 };
+    const first = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    // The same body with its keys in another order is the same request.
+    const reordered = { height: 256, width: 256, prompt: body.prompt, model: image };
+    const again = await api('POST', '/v1/images', { key: org.live, body: reordered, headers: { 'Idempotency-Key': key } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(again.body).toEqual(first.body);
+    expect(await tally(org.id, body.prompt)).toEqual({ generations: 1, charges: 1, reserves: 1 });
+    await expectWalletConsistent(org.id);
+  });
+
+  it('replays an asynchronous video 202: same generation, one charge once it completes', async () => {
+    const key = newKey();
+    const body = { model: video, prompt: `async-${key}`, duration_s: 2 };
+    const first = await api('POST', '/v1/videos', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    const again = await api('POST', '/v1/videos', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.generation_id).toBe(first.body.generation_id);
+    expect(again.body).toEqual(first.body);
+    const done = await waitTerminal(org.live, first.body.generation_id);
+    expect(done.status).toBe('succeeded');
+    expect(await tally(org.id, body.prompt)).toEqual({ generations: 1, charges: 1, reserves: 1 });
+    await expectWalletConsistent(org.id);
+  });
+
+  it('20 concurrent duplicates make exactly one generation and one charge; the others get 409 or the replay', async () => {
+    const key = newKey();
+    const body = { model: image, prompt: `race-${key}`, width: 256, height: 256, simulate: { delay_ms: 300 } };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } })),
+    );
+    const executed = results.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
+    const replayed = results.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === 'true');
+    const inUse = results.filter((r) => r.status === 409);
+    expect(executed).toHaveLength(1);
+    expect(replayed.length + inUse.length).toBe(19);
+    for (const r of inUse) expect(r.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
+    for (const r of replayed) expect(r.body.id).toBe(executed[0]!.body.id);
+    // Once the first has finished, every repeat is a replay.
+    const after = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+    expect(after.headers.get('idempotent-replayed')).toBe('true');
+    expect(after.body.id).toBe(executed[0]!.body.id);
+    expect(await tally(org.id, body.prompt)).toEqual({ generations: 1, charges: 1, reserves: 1 });
+    await expectWalletConsistent(org.id);
+  });
+
+  it('a different body with the same key → 422 idempotency_key_reused', async () => {
+    const key = newKey();
+    const body = { model: image, prompt: `diff-${key}`, width: 256, height: 256 };
+    expect((await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } })).status).toBe(200);
+    const res = await api('POST', '/v1/images', { key: org.live, body: { ...body, prompt: 'something else' }, headers: { 'Idempotency-Key': key } });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused', request_id: res.headers.get('x-request-id') });
+    expect(await tally(org.id, 'something else')).toMatchObject({ generations: 0 });
+  });
+
+  it('the same key on a different endpoint → 422 idempotency_key_reused', async () => {
+    const key = newKey();
+    const body = { model: image, prompt: `endpoint-${key}` };
+    expect((await api('POST', '/v1/images', { key: org.live, body: { ...body, width: 256, height: 256 }, headers: { 'Idempotency-Key': key } })).status).toBe(200);
+    const res = await api('POST', '/v1/videos', { key: org.live, body: { model: video, prompt: body.prompt }, headers: { 'Idempotency-Key': key } });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('idempotency_key_reused');
+    expect(res.body.error.message).toContain('POST /v1/images');
+  });
+
+  describe('key values', () => {
+    const body = () => ({ model: image, prompt: 'values', width: 256, height: 256 });
+    it.each([
+      ['empty', ''],
+      ['256 characters', 'k'.repeat(256)],
+      ['non-ASCII', 'clé'],
+      ['a tab inside', 'a\tb'],
+    ])('%s → 400 parameter_invalid, param Idempotency-Key', async (_name, value) => {
+      const res = await api('POST', '/v1/images', { key: org.live, body: body(), headers: { 'Idempotency-Key': value } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'Idempotency-Key' });
+    });
+
+    it('control characters and UTF-8 bytes sent raw → 400 in the contract envelope, never executed', async () => {
+      const prompt = `raw-${randomUUID()}`;
+      for (const value of [Buffer.from([0x61, 0x7f, 0x62]), Buffer.from('ключ', 'utf8'), Buffer.from([0x61, 0x01, 0x62])]) {
+        const res = await rawPost(s.url, '/v1/images', org.live, value, JSON.stringify({ ...body(), prompt }));
+        expect(res.status, value.toString('hex')).toBe(400);
+        expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', request_id: res.requestId });
+        expect(res.requestId).toMatch(/^req_/);
+      }
+      expect((await tally(org.id, prompt)).generations).toBe(0);
+    });
+
+    it('255 printable characters (spaces and symbols too) are a valid key', async () => {
+      const value = `${' !~"'.padEnd(254, 'x')}z`.replace(/^ /, 'a');
+      expect(value).toHaveLength(255);
+      const res = await api('POST', '/v1/images', { key: org.test, body: body(), headers: { 'Idempotency-Key': value } });
+      expect(res.status).toBe(200);
+    });
+  });
+
+  it('a 400 validation failure keeps nothing: the corrected retry with the same key executes', async () => {
+    const key = newKey();
+    const bad = await api('POST', '/v1/images', { key: org.live, body: { model: image, width: 256, height: 256 }, headers: { 'Idempotency-Key': key } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'parameter_missing', param: 'prompt' });
+    const good = await api('POST', '/v1/images', { key: org.live, body: { model: image, prompt: `fixed-${key}`, width: 256, height: 256 }, headers: { 'Idempotency-Key': key } });
+    expect(good.status).toBe(200);
+    expect(good.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('a 404 from the handler (after the claim) releases the key too', async () => {
+    const key = newKey();
+    const bad = await api('POST', '/v1/videos', { key: org.live, body: { model: 'no-such-model', prompt: 'x' }, headers: { 'Idempotency-Key': key } });
+    expect(bad.status).toBe(404);
+    const good = await api('POST', '/v1/videos', { key: org.live, body: { model: video, prompt: `fixed404-${key}`, duration_s: 1 }, headers: { 'Idempotency-Key': key } });
+    expect(good.status).toBe(202);
+    expect(good.headers.get('idempotent-replayed')).toBeNull();
+    await waitTerminal(org.live, good.body.id);
+  });
+
+  it('a 402 is kept and replayed (its request_id is the replay\'s own)', async () => {
+    const poor = await s.createOrg({ credits: 0 });
+    const key = newKey();
+    const body = { model: image, prompt: `poor-${key}`, width: 256, height: 256 };
+    const first = await api('POST', '/v1/images', { key: poor.live, body, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(402);
+    expect(first.body.error.code).toBe('insufficient_credits');
+    const again = await api('POST', '/v1/images', { key: poor.live, body, headers: { 'Idempotency-Key': key } });
+    expect(again.status).toBe(402);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.error).toEqual({ ...first.body.error, request_id: again.headers.get('x-request-id') });
+    expect(await tally(poor.id, body.prompt)).toEqual({ generations: 0, charges: 0, reserves: 0 });
+  });
+
+  it('keys are scoped to the API key: another key with the same value is independent', async () => {
+    const created = await api('POST', '/v1/api-keys', { key: org.live, body: { name: 'second' } });
+    expect(created.status).toBe(201);
+    const other = created.body.key as string;
+    const key = newKey();
+    const body = { model: image, prompt: `scoped-${key}`, width: 256, height: 256 };
+    const a = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+    const b = await api('POST', '/v1/images', { key: other, body, headers: { 'Idempotency-Key': key } });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expect(b.body.id).not.toBe(a.body.id);
+    // …and the test key of the same organization is another key as well.
+    const t = await api('POST', '/v1/images', { key: org.test, body, headers: { 'Idempotency-Key': key } });
+    expect(t.status).toBe(200);
+    expect(t.headers.get('idempotent-replayed')).toBeNull();
+    expect(await tally(org.id, body.prompt)).toMatchObject({ generations: 3, charges: 2 });
+  });
+
+  describe('lifetime', () => {
+    it('a key older than 24 hours is treated as new', async () => {
+      const key = newKey();
+      const body = { model: image, prompt: `old-${key}`, width: 256, height: 256 };
+      const first = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      await s.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours', expires_at = now() - interval '1 hour' WHERE idempotency_key = $1`, [key]);
+      const again = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBeNull();
+      expect(again.body.id).not.toBe(first.body.id);
+      const rows = await s.db.query<{ state: string; expires_at: Date }>('SELECT state, expires_at FROM idempotency_keys WHERE idempotency_key = $1', [key]);
+      expect(rows.rows).toHaveLength(1);
+      expect(rows.rows[0]!.state).toBe('completed');
+      expect(rows.rows[0]!.expires_at.getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    });
+
+    it('an in-flight claim left by a dead process (not renewed for 2 minutes) is taken over; a live one answers 409', async () => {
+      const key = newKey();
+      const body = { model: image, prompt: `orphan-${key}`, width: 256, height: 256 };
+      const first = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(first.status).toBe(200);
+      // Turn the kept row back into a claim, as a process that died mid-request would leave it.
+      const reclaim = (lockedAgoS: number) =>
+        s.db.query(
+          `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_headers = NULL, response_body = NULL,
+             request_id = 'req_dead', locked_at = now() - $2::int * interval '1 second' WHERE idempotency_key = $1`,
+          [key, lockedAgoS],
+        );
+      await reclaim(5);
+      const busy = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(busy.status).toBe(409);
+      expect(busy.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
+      await reclaim(600);
+      const res = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('idempotent-replayed')).toBeNull();
+      expect(res.body.id).not.toBe(first.body.id);
+    });
+  });
+
+  it('requests without the header are never deduplicated', async () => {
+    const body = { model: image, prompt: `nokey-${randomUUID()}`, width: 256, height: 256 };
+    await api('POST', '/v1/images', { key: org.live, body });
+    await api('POST', '/v1/images', { key: org.live, body });
+    expect((await tally(org.id, body.prompt)).generations).toBe(2);
+  });
+
+  it('a streamed chat completion is replayed as a stream through the openai SDK, charged once', async () => {
+    const openai = new OpenAI({ apiKey: org.live, baseURL: `${s.url}/v1`, maxRetries: 0 });
+    const key = newKey();
+    const params = {
+      model: chat,
+      messages: [{ role: 'user' as const, content: `stream-${key}` }],
+      max_tokens: 200,
+      stream: true as const,
+      stream_options: { include_usage: true },
+      simulate: { output_tokens: 40 },
+    };
+    const read = async () => {
+      const { data: stream, response } = await openai.chat.completions
+        .create(params as OpenAI.ChatCompletionCreateParamsStreaming, { headers: { 'Idempotency-Key': key } })
+        .withResponse();
+      let text = '';
+      let id = '';
+      let usage: OpenAI.CompletionUsage | undefined;
+      let finish: string | null = null;
+      for await (const chunk of stream) {
+        id = chunk.id;
+        if (chunk.usage) usage = chunk.usage;
+        text += chunk.choices[0]?.delta?.content ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+      return { id, text, usage, finish, replayed: response.headers.get('idempotent-replayed') };
+    };
+    const first = await read();
+    const again = await read();
+    expect(first.replayed).toBeNull();
+    expect(again).toEqual({ ...first, replayed: 'true' });
+    expect(first.usage!.completion_tokens).toBe(40);
+    expect(first.finish).toBe('stop');
+    expect(await tally(org.id, `stream-${key}`)).toEqual({ generations: 1, charges: 1, reserves: 1 });
+    // The non-streaming form of the same messages is a different request.
+    const json = await api('POST', '/v1/chat/completions', { key: org.live, body: { ...params, stream: false }, headers: { 'Idempotency-Key': key } });
+    expect(json.status).toBe(422);
+  });
+});
+
+describe('compactSse', () => {
+  it('merges consecutive content deltas and keeps everything else', () => {
+    const c = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ id: 'gen_1', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const stream = c({ role: 'assistant', content: '' }) + c({ content: 'Hel' }) + c({ content: 'lo' }) + c({ content: '!' }) + c({}, 'stop') + 'data: [DONE]\n\n';
+    expect(compactSse(stream)).toBe(c({ role: 'assistant', content: '' }) + c({ content: 'Hello!' }) + c({}, 'stop') + 'data: [DONE]\n\n');
+  });
+});
+
+/** A POST whose Idempotency-Key is arbitrary bytes, which fetch and node:http refuse to send: written to the socket as is. */
+function rawPost(base: string, path: string, apiKey: string, keyBytes: Buffer, body: string): Promise<{ status: number; requestId: string | undefined; body: any }> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(u.port), u.hostname);
+    let text = '';
+    socket.on('data', (d) => (text += d.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', payload = ''] = text.split('\r\n\r\n');
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
+        requestId: /^x-request-id: (\S+)$/im.exec(head)?.[1],
+        body: JSON.parse(payload),
+      });
+    });
+    socket.write(
+      Buffer.concat([
+        Buffer.from(`POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nIdempotency-Key: `),
+        keyBytes,
+        Buffer.from(`\r\n\r\n${body}`),
+      ]),
+    );
+  });
+}

@@ -1,0 +1,322 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Mode } from '../../src/domain/access.js';
+import { client, describeEachBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/**
+ * The isolation matrix: for every resource, a key of another organization and
+ * a key of the other mode (live/test) get 404, exactly as for an id that never
+ * existed, and never see the resource in a list, a usage report or a wallet.
+ * Then: a viewer key cannot mutate anything (every non-GET operation of the
+ * OpenAPI document), and no key can grant itself, or a key it makes, more than
+ * it has.
+ */
+describeEachBackend('isolation matrix', (backend) => {
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  let a: TestOrg;
+  let b: TestOrg;
+
+  beforeAll(async () => {
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_ALLOW_PRIVATE_NETWORK: '1' });
+    api = client(s.url);
+    a = await s.createOrg({ credits: 1_000_000, enterprise: true });
+    b = await s.createOrg({ credits: 500_000, enterprise: true });
+  });
+  afterAll(async () => s?.close());
+
+  const keyOf = (org: TestOrg, mode: Mode) => (mode === 'live' ? org.live : org.test);
+  const other = (mode: Mode): Mode => (mode === 'live' ? 'test' : 'live');
+
+  async function ok<T = any>(p: Promise<ApiResponse<T>>, status: number, what: string): Promise<T> {
+    const res = await p;
+    expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(status);
+    return res.body;
+  }
+
+  async function waitFor(key: string, id: string, done: (g: any) => boolean): Promise<any> {
+    for (let i = 0; i < 300; i++) {
+      const g = (await api('GET', `/v1/generations/${id}`, { key })).body;
+      if (done(g)) return g;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${id} never got there`);
+  }
+
+  /** One of every resource, made by org A in one mode. */
+  interface Resources {
+    generation: string;
+    running: string;
+    comparison: string;
+    outputUrl: string;
+    upload: string;
+    webhook: string;
+    delivery: string;
+    apiKey: string;
+    ownerKeyId: string;
+  }
+
+  async function makeResources(mode: Mode): Promise<Resources> {
+    const key = keyOf(a, mode);
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#123456' } }).png().toBuffer();
+    const upload = await ok(api('POST', '/v1/uploads', { key, body: { content_type: 'image/png', size_bytes: png.length } }), 201, 'upload');
+    const u = new URL(upload.upload_url);
+    expect((await fetch(`${s.url}${u.pathname}${u.search}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(200);
+    const image = await ok(api('POST', '/v1/images', { key, body: { model: 'flux-schnell', prompt: `isolation ${mode}`, width: 256, height: 256 } }), 200, 'image');
+    const running = await ok(api('POST', '/v1/videos', { key, body: { model: 'wan-2.2', prompt: 'slow', simulate: { delay_ms: 600_000 } } }), 202, 'video');
+    const comparison = await ok(api('POST', '/v1/comparisons', { key, body: { models: ['eleven-music', 'lyria-2'], prompt: 'x', params: { duration_s: 5 } } }), 202, 'comparison');
+    const webhook = await ok(api('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/none', events: ['*'] } }), 201, 'webhook');
+    const delivery = await ok(api('POST', `/v1/webhooks/${webhook.id}/test`, { key, body: {} }), 202, 'delivery');
+    const apiKey = await ok(api('POST', '/v1/api-keys', { key, body: { name: `victim ${mode}`, role: 'developer' } }), 201, 'api key');
+    const keys = (await api('GET', '/v1/api-keys?limit=100', { key })).body.data as Array<{ id: string; prefix: string }>;
+    const ownerKeyId = keys.find((k) => key.startsWith(k.prefix))!.id;
+    return {
+      generation: image.id,
+      running: running.id,
+      comparison: comparison.id,
+      outputUrl: image.outputs[0].url,
+      upload: upload.id,
+      webhook: webhook.id,
+      delivery: delivery.id,
+      apiKey: apiKey.id,
+      ownerKeyId,
+    };
+  }
+
+  /** Requests naming the resource by id; each must answer 404 to an intruder, exactly as a never-existing id does. */
+  function probes(r: Resources, intruderWebhook: string): Array<{ name: string; method: string; path: string; body?: unknown; id: string; param?: string }> {
+    return [
+      { name: 'get generation', method: 'GET', path: `/v1/generations/${r.generation}`, id: r.generation },
+      { name: 'cancel generation', method: 'POST', path: `/v1/generations/${r.running}/cancel`, id: r.running },
+      { name: 'retry generation', method: 'POST', path: `/v1/generations/${r.generation}/retry`, id: r.generation },
+      { name: 'event stream', method: 'GET', path: `/v1/generations/${r.running}/events`, id: r.running },
+      { name: 'generations after it', method: 'GET', path: `/v1/generations?starting_after=${r.generation}`, id: r.generation },
+      { name: 'get comparison', method: 'GET', path: `/v1/comparisons/${r.comparison}`, id: r.comparison },
+      { name: 'get upload', method: 'GET', path: `/v1/uploads/${r.upload}`, id: r.upload },
+      { name: 'upload as an input', method: 'POST', path: '/v1/upscale', body: { model: 'real-esrgan', upload_id: r.upload }, id: r.upload, param: 'upload_id' },
+      { name: 'upload in a comparison', method: 'POST', path: '/v1/comparisons', body: { models: ['real-esrgan', 'clarity-upscaler'], params: { upload_id: r.upload } }, id: r.upload, param: 'params.upload_id' },
+      { name: 'get webhook', method: 'GET', path: `/v1/webhooks/${r.webhook}`, id: r.webhook },
+      { name: 'update webhook', method: 'PATCH', path: `/v1/webhooks/${r.webhook}`, body: { url: 'http://127.0.0.1:9/stolen' }, id: r.webhook },
+      { name: 'delete webhook', method: 'DELETE', path: `/v1/webhooks/${r.webhook}`, id: r.webhook },
+      { name: 'test webhook', method: 'POST', path: `/v1/webhooks/${r.webhook}/test`, body: {}, id: r.webhook },
+      { name: 'list deliveries', method: 'GET', path: `/v1/webhooks/${r.webhook}/deliveries`, id: r.webhook },
+      { name: 'get delivery', method: 'GET', path: `/v1/webhooks/${r.webhook}/deliveries/${r.delivery}`, id: r.webhook },
+      { name: 'replay delivery', method: 'POST', path: `/v1/webhooks/${r.webhook}/deliveries/${r.delivery}/replay`, body: {}, id: r.webhook },
+      // The intruder's own webhook with the victim's delivery id.
+      { name: 'delivery through own webhook', method: 'GET', path: `/v1/webhooks/${intruderWebhook}/deliveries/${r.delivery}`, id: r.delivery },
+      { name: 'replay through own webhook', method: 'POST', path: `/v1/webhooks/${intruderWebhook}/deliveries/${r.delivery}/replay`, body: {}, id: r.delivery },
+      { name: 'deliveries after it', method: 'GET', path: `/v1/webhooks/${intruderWebhook}/deliveries?starting_after=${r.delivery}`, id: r.delivery },
+      { name: 'webhooks after it', method: 'GET', path: `/v1/webhooks?starting_after=${r.webhook}`, id: r.webhook },
+      { name: 'get api key', method: 'GET', path: `/v1/api-keys/${r.apiKey}`, id: r.apiKey },
+      { name: 'update api key', method: 'PATCH', path: `/v1/api-keys/${r.apiKey}`, body: { name: 'stolen', scopes: ['images:write'] }, id: r.apiKey },
+      { name: 'revoke api key', method: 'DELETE', path: `/v1/api-keys/${r.apiKey}`, id: r.apiKey },
+      { name: 'api keys after it', method: 'GET', path: `/v1/api-keys?starting_after=${r.apiKey}`, id: r.apiKey },
+    ];
+  }
+
+  /** The same id shape that never existed. */
+  const ghost = (id: string) => `${id.slice(0, id.indexOf('_') + 1)}${'Z'.repeat(24)}`;
+
+  for (const mode of ['live', 'test'] as const) {
+    describe(`resources of a ${mode}-mode key`, () => {
+      let r: Resources;
+      beforeAll(async () => {
+        r = await makeResources(mode);
+      });
+      // Nothing left running for shutdown to wait on.
+      afterAll(async () => {
+        await api('POST', `/v1/generations/${r.running}/cancel`, { key: keyOf(a, mode) });
+      });
+
+      for (const intruder of ['another organization', 'the other mode'] as const) {
+        it(`${intruder} gets 404 for every one of them, as for an id that never existed`, async () => {
+          const key = intruder === 'another organization' ? keyOf(b, mode) : keyOf(a, other(mode));
+          const own = await ok(api('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/own', events: ['*'] } }), 201, 'own webhook');
+          const mismatches: string[] = [];
+          for (const p of probes(r, own.id)) {
+            const res = await api(p.method, p.path, { key, body: p.body });
+            const twin = await api(p.method, p.path.replace(p.id, ghost(p.id)), {
+              key,
+              body: p.body === undefined ? undefined : JSON.parse(JSON.stringify(p.body).replace(p.id, ghost(p.id))),
+            });
+            if (res.status !== 404 || res.body?.error?.code !== 'resource_not_found') {
+              mismatches.push(`${p.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+              continue;
+            }
+            if (p.param) expect(res.body.error.param, p.name).toBe(p.param);
+            // No oracle: the answer is the one a made-up id gets.
+            const strip = (x: ApiResponse) => ({ status: x.status, ...x.body.error, request_id: undefined, message: String(x.body.error.message).replace(ghost(p.id), p.id) });
+            if (JSON.stringify(strip(res)) !== JSON.stringify(strip(twin))) mismatches.push(`${p.name}: differs from a made-up id: ${JSON.stringify(strip(res))} vs ${JSON.stringify(strip(twin))}`);
+          }
+          expect(mismatches).toEqual([]);
+
+          // Lists never show them.
+          const seen = JSON.stringify([
+            (await api('GET', '/v1/generations?limit=100', { key })).body,
+            (await api('GET', '/v1/webhooks?limit=100', { key })).body,
+            (await api('GET', '/v1/api-keys?limit=100', { key })).body,
+            (await api('GET', `/v1/webhooks/${own.id}/deliveries?limit=100`, { key })).body,
+          ]);
+          for (const id of [r.generation, r.running, r.comparison, r.webhook, r.delivery, r.apiKey, r.ownerKeyId, r.upload]) expect(seen).not.toContain(id);
+
+          // Usage reports never count them: nothing of the victim's key appears, whichever the grouping.
+          for (const groupBy of ['api_key', 'model', 'day']) {
+            const usage = await ok(api('GET', `/v1/usage?group_by=${groupBy}`, { key }), 200, 'usage');
+            expect(JSON.stringify(usage)).not.toContain(r.ownerKeyId);
+            if (intruder === 'another organization') expect(usage.totals.generations, groupBy).toBe(0);
+          }
+          await api('DELETE', `/v1/webhooks/${own.id}`, { key });
+        });
+      }
+
+      it('after all that, every resource is intact for its owner', async () => {
+        const key = keyOf(a, mode);
+        expect((await api('GET', `/v1/generations/${r.running}`, { key })).body.status).toBe('running');
+        expect((await api('GET', `/v1/webhooks/${r.webhook}`, { key })).body.url).toBe('http://127.0.0.1:9/none');
+        const k = (await api('GET', `/v1/api-keys/${r.apiKey}`, { key })).body;
+        expect(k).toMatchObject({ name: `victim ${mode}`, scopes: [] });
+        expect((await api('GET', `/v1/comparisons/${r.comparison}`, { key })).status).toBe(200);
+        expect((await api('GET', `/v1/uploads/${r.upload}`, { key })).body.status).toBe('uploaded');
+        expect((await api('GET', `/v1/webhooks/${r.webhook}/deliveries/${r.delivery}`, { key })).status).toBe(200);
+        // The output file is reachable only through its signed URL; without the signature it is 403, like a file that does not exist.
+        const file = new URL(r.outputUrl);
+        expect((await fetch(`${s.url}${file.pathname}${file.search}`)).status).toBe(200);
+        const unsigned = await api('GET', file.pathname);
+        const missing = await api('GET', '/files/out_ZZZZZZZZZZZZZZZZZZZZZZZZ.png');
+        expect([unsigned.status, unsigned.body.error.code]).toEqual([403, 'signature_invalid']);
+        expect([missing.status, missing.body.error.code]).toEqual([403, 'signature_invalid']);
+      });
+    });
+  }
+
+  it("wallets: one per organization; another organization's spending never shows in it", async () => {
+    const before = (await api('GET', '/v1/wallet', { key: b.live })).body;
+    const spend = await ok(api('POST', '/v1/images', { key: a.live, body: { model: 'flux-schnell', prompt: 'spend', width: 256, height: 256 } }), 200, 'spend');
+    expect(spend.charged_credits).toBeGreaterThan(0);
+    const after = (await api('GET', '/v1/wallet', { key: b.live })).body;
+    expect(after).toEqual(before);
+    expect(after.balance_credits).toBe(500_000);
+    // Test keys read their own organization's wallet (contract §4), never another's.
+    expect((await api('GET', '/v1/wallet', { key: b.test })).body).toEqual(after);
+    expect((await api('GET', '/v1/wallet', { key: a.test })).body).toEqual((await api('GET', '/v1/wallet', { key: a.live })).body);
+  });
+
+  it('webhooks hear only their own organization and mode (no delivery rows for the others)', async () => {
+    const hooks = await Promise.all(
+      [a.live, a.test, b.live, b.test].map((key) => ok(api('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/hear', events: ['generation.completed'] } }), 201, 'hook')),
+    );
+    const g = await ok(api('POST', '/v1/images', { key: a.test, body: { model: 'flux-schnell', prompt: 'heard', width: 256, height: 256 } }), 200, 'image');
+    let counts: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      counts = await Promise.all(
+        hooks.map(async (h, j) => {
+          const list = (await api('GET', `/v1/webhooks/${h.id}/deliveries`, { key: [a.live, a.test, b.live, b.test][j] })).body.data as any[];
+          return list.filter((d) => d.event_type === 'generation.completed').length;
+        }),
+      );
+      if (counts[1] === 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(counts).toEqual([0, 1, 0, 0]);
+    void g;
+  });
+
+  describe('a viewer key cannot mutate anything', () => {
+    it('every operation above the viewer role answers 403 insufficient_role, and nothing changes', async () => {
+      const viewer = await ok(api('POST', '/v1/api-keys', { key: a.live, body: { name: 'viewer', role: 'viewer' } }), 201, 'viewer');
+      const r = await makeResources('live');
+      const snapshot = async () =>
+        JSON.stringify([
+          // Ids only: children of comparisons finish in the background meanwhile.
+          (await api('GET', '/v1/generations?limit=100', { key: a.live })).body.data.map((g: any) => g.id),
+          (await api('GET', `/v1/generations/${r.running}`, { key: a.live })).body.status,
+          (await api('GET', '/v1/webhooks?limit=100', { key: a.live })).body.data,
+          (await api('GET', '/v1/api-keys?limit=100', { key: a.live })).body.data.map((k: any) => ({ ...k, last_used_at: null })),
+          // Deliveries a viewer could cause (tests and replays); generation events keep arriving in the background.
+          (await api('GET', `/v1/webhooks/${r.webhook}/deliveries?limit=100`, { key: a.live })).body.data
+            .filter((d: any) => d.event_type === 'webhook.test' || d.replay_of !== null)
+            .map((d: any) => d.id),
+          (await api('GET', '/v1/wallet', { key: a.live })).body,
+          (await api('GET', '/v1/organization', { key: a.live })).body,
+        ]);
+      const before = await snapshot();
+      const doc = (await api('GET', '/v1/openapi.json')).body;
+      const ids: Record<string, string> = {
+        'api-keys': r.apiKey, generations: r.generation, comparisons: r.comparison, webhooks: r.webhook, deliveries: r.delivery, uploads: r.upload, models: 'flux-schnell',
+      };
+      let mutating = 0;
+      const wrong: string[] = [];
+      for (const [path, ops] of Object.entries<any>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(ops)) {
+          if (op.security.length === 0) continue;
+          const concrete = path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+            const seg = path.split('/')[path.split('/').indexOf(`{${name}}`) - 1]!;
+            return ids[seg] ?? 'x';
+          });
+          const res = await api(method.toUpperCase(), concrete, { key: viewer.key, body: method === 'get' ? undefined : {} });
+          if (op['x-mmgen-role'] === 'viewer') {
+            if (res.status === 403) wrong.push(`${method} ${path}: a viewer may read, got 403`);
+            continue;
+          }
+          mutating++;
+          if (res.status !== 403 || res.body.error.code !== 'insufficient_role') wrong.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 150)}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+      expect(mutating).toBeGreaterThanOrEqual(20);
+      expect(JSON.parse(await snapshot())).toEqual(JSON.parse(before));
+      await api('POST', `/v1/generations/${r.running}/cancel`, { key: a.live });
+    });
+  });
+
+  describe('no key can grant more than it has', () => {
+    async function keyWith(caller: string, body: Record<string, unknown>) {
+      return ok(api('POST', '/v1/api-keys', { key: caller, body: { name: 'k', ...body } }), 201, JSON.stringify(body));
+    }
+    const refused = async (p: Promise<ApiResponse>, what: string) => {
+      const res = await p;
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(403);
+      expect(res.body.error.code, what).toBe('insufficient_role');
+    };
+
+    it('not a higher role, not more scopes, not full access from a scoped key, not live from test, not even to itself', async () => {
+      const admin = await keyWith(a.live, { role: 'admin', scopes: ['api_keys:manage', 'images:write'] });
+      await refused(api('POST', '/v1/api-keys', { key: admin.key, body: { name: 'x', role: 'owner', scopes: ['images:write'] } }), 'owner from admin');
+      await refused(api('POST', '/v1/api-keys', { key: admin.key, body: { name: 'x', scopes: [] } }), 'full access from scoped');
+      await refused(api('POST', '/v1/api-keys', { key: admin.key, body: { name: 'x', scopes: ['videos:write'] } }), 'a scope it lacks');
+      // To itself: it may narrow, never widen.
+      await refused(api('PATCH', `/v1/api-keys/${admin.id}`, { key: admin.key, body: { scopes: [] } }), 'self to full access');
+      await refused(api('PATCH', `/v1/api-keys/${admin.id}`, { key: admin.key, body: { scopes: ['api_keys:manage', 'images:write', 'usage:read'] } }), 'self plus a scope');
+      const narrowed = await ok(api('PATCH', `/v1/api-keys/${admin.id}`, { key: admin.key, body: { scopes: ['api_keys:manage'] } }), 200, 'self narrowed');
+      expect(narrowed.scopes).toEqual(['api_keys:manage']);
+      // Test keys never make live keys.
+      const testAdmin = await keyWith(a.test, { role: 'admin' });
+      await refused(api('POST', '/v1/api-keys', { key: testAdmin.key, body: { name: 'x', mode: 'live' } }), 'live from test');
+      // A developer manages no keys at all, its own included.
+      const dev = await keyWith(a.live, { role: 'developer' });
+      await refused(api('PATCH', `/v1/api-keys/${dev.id}`, { key: dev.key, body: { name: 'me' } }), 'developer edits itself');
+      await refused(api('POST', '/v1/api-keys', { key: dev.key, body: { name: 'x', role: 'viewer' } }), 'developer makes a viewer');
+    });
+
+    it('a key restricted to IP ranges cannot make or widen a key to reach beyond them', async () => {
+      const restricted = await keyWith(a.live, { role: 'admin', ipAllowlist: ['127.0.0.0/8', '::1/128'] });
+      // Without an allowlist the new key would be usable from anywhere: it inherits the caller's.
+      const inherited = await keyWith(restricted.key, {});
+      expect(inherited.ipAllowlist).toEqual(['127.0.0.0/8', '::1/128']);
+      const inside = await keyWith(restricted.key, { ipAllowlist: ['127.0.0.1'] });
+      expect(inside.ipAllowlist).toEqual(['127.0.0.1/32']);
+      for (const ipAllowlist of [[], ['0.0.0.0/0'], ['10.0.0.0/8'], ['127.0.0.0/7'], ['127.0.0.1/32', '192.168.1.1'], ['::/0']]) {
+        await refused(api('POST', '/v1/api-keys', { key: restricted.key, body: { name: 'x', ipAllowlist } }), `create ${JSON.stringify(ipAllowlist)}`);
+        await refused(api('PATCH', `/v1/api-keys/${inside.id}`, { key: restricted.key, body: { ipAllowlist } }), `widen another ${JSON.stringify(ipAllowlist)}`);
+        await refused(api('PATCH', `/v1/api-keys/${restricted.id}`, { key: restricted.key, body: { ipAllowlist } }), `widen itself ${JSON.stringify(ipAllowlist)}`);
+      }
+      // Narrowing stays allowed.
+      const narrowed = await ok(api('PATCH', `/v1/api-keys/${restricted.id}`, { key: restricted.key, body: { ipAllowlist: ['127.0.0.1/32', '::1'] } }), 200, 'narrow');
+      expect(narrowed.ipAllowlist).toEqual(['127.0.0.1/32', '::1/128']);
+      // An unrestricted key may set any allowlist, or clear one.
+      const cleared = await ok(api('PATCH', `/v1/api-keys/${restricted.id}`, { key: a.live, body: { ipAllowlist: [] } }), 200, 'owner clears');
+      expect(cleared.ipAllowlist).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/catalog/index.js';
+import { loadConfig } from '../../src/config.js';
+import { PROVIDER_ENVS } from '../../src/providers/credentials.js';
+import { ProviderRegistry } from '../../src/providers/registry.js';
+import type { Db } from '../../src/store/db.js';
+
+/** The registry never touches the database unless the simulator runs a job; these checks never do. */
+const noDb: Db = {
+  kind: 'pglite',
+  query: () => Promise.reject(new Error('no database here')),
+  tx: () => Promise.reject(new Error('no database here')),
+  exec: () => Promise.reject(new Error('no database here')),
+  close: async () => {},
+};
+
+function registryWith(providers: string[]): ProviderRegistry {
+  const env: Record<string, string> = { MMGEN_DATA_DIR: '/tmp/mmgen-unused' };
+  for (const p of PROVIDER_ENVS) if (providers.includes(p.name)) env[p.keyVar] = 'k';
+  return new ProviderRegistry(loadConfig(env), noDb);
+}
+
+describe('catalog routes and the adapter registry', () => {
+  const catalog = new Catalog();
+  const active = catalog.models.filter((m) => m.status === 'active');
+
+  it('every provider the catalog names has an adapter and a credential variable', () => {
+    const named = new Set(catalog.models.flatMap((m) => m.routes.map((r) => r.provider)));
+    for (const p of named) {
+      expect(ProviderRegistry.providers).toContain(p);
+      expect(PROVIDER_ENVS.map((e) => e.name)).toContain(p);
+    }
+  });
+
+  it('with every provider configured, every active model has at least one route an adapter serves, in catalog order', () => {
+    const registry = registryWith(PROVIDER_ENVS.map((p) => p.name));
+    for (const m of active) {
+      const routes = registry.routes('live', m);
+      expect(routes.length, m.slug).toBeGreaterThan(0);
+      expect(routes.length, `${m.slug}: a route names an adapter that does not serve ${m.modality}`).toBe(m.routes.length);
+      expect(routes.map((r) => r.adapter.name)).toEqual(m.routes.map((r) => r.provider));
+      expect(registry.choose('live', m).adapter.name).toBe(m.routes[0].provider);
+    }
+  });
+
+  it('routes only reach configured providers; the preferred one first; test keys get the simulator', () => {
+    const registry = registryWith(['fal']);
+    const flux = catalog.find('flux-schnell')!;
+    expect(registry.routes('live', flux).map((r) => r.adapter.name)).toEqual(['fal']);
+    expect(registry.routes('live', flux)[0]!.upstreamModel).toBe('fal-ai/flux/schnell');
+    expect(registry.routes('test', flux).map((r) => r.adapter.name)).toEqual(['simulator']);
+    expect(() => registry.choose('live', catalog.find('gpt-image-1')!)).toThrow(/No provider for 'gpt-image-1' is configured/);
+    const both = registryWith(['replicate', 'fal']);
+    expect(both.routes('live', flux, 'fal').map((r) => r.adapter.name)).toEqual(['fal', 'replicate']);
+  });
+
+  it('credentials: a base URL must be http(s); without a key the provider is not configured', () => {
+    expect(() => loadConfig({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'ftp://x' })).toThrow(/OPENAI_BASE_URL must use http or https/);
+    expect(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1/' }).providers).toEqual({});
+    expect(loadConfig({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1/' }).providers.openai).toEqual({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1/v1' });
+    expect(loadConfig({ ANTHROPIC_API_KEY: 'k' }).providers.anthropic!.baseUrl).toBe('https://api.anthropic.com');
+  });
+});

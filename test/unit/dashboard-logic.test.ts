@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/catalog/index.js';
+import { CATALOG } from '../../src/catalog/models.js';
+import { costInCredits } from '../../src/domain/credits.js';
+import { requestedUnits } from '../../src/domain/generations/model.js';
+import { makeAjv, paramPath } from '../../src/http/app.js';
+import { allRoutes } from '../../src/http/routes/index.js';
+import { readSse } from '../../web/src/api/sse.js';
+import { permission, ApiSpec, type OpenApiDoc } from '../../web/src/api/spec.js';
+import type { ApiKey } from '../../web/src/api/types.js';
+import { toCsv } from '../../web/src/lib/csv.js';
+import { estimateCredits } from '../../web/src/lib/format.js';
+import { billingUnits } from '../../web/src/lib/modalities.js';
+import { validate, type JsonSchema } from '../../web/src/lib/schema.js';
+import type { ErrorObject } from 'ajv';
+
+/**
+ * The dashboard repeats a few rules of the API in the browser (request
+ * validation, the reservation estimate, permissions). These tests hold the
+ * copies to the originals, so they cannot drift apart silently.
+ */
+
+const routes = allRoutes();
+const bodySchema = (method: string, path: string): JsonSchema => {
+  const def = routes.find((r) => r.method === method && r.path === path);
+  if (!def?.schema.body) throw new Error(`no body schema for ${method} ${path}`);
+  return JSON.parse(JSON.stringify(def.schema.body)) as JsonSchema;
+};
+
+/** The params the API's own validator (ajv, as configured in src/http/app.ts) flags in a body. */
+function apiFlags(schema: JsonSchema, body: unknown): string[] {
+  const check = makeAjv(false).compile(schema);
+  if (check(structuredClone(body))) return [];
+  return [
+    ...new Set(
+      (check.errors as ErrorObject[]).map((e) => {
+        if (e.keyword === 'required') return paramPath(e.instancePath, (e.params as { missingProperty: string }).missingProperty);
+        if (e.keyword === 'additionalProperties') return paramPath(e.instancePath, (e.params as { additionalProperty: string }).additionalProperty);
+        return paramPath(e.instancePath) || '(body)';
+      }),
+    ),
+  ].sort();
+}
+
+const dashboardFlags = (schema: JsonSchema, body: unknown) => Object.keys(validate(schema, body)).sort();
+
+describe('dashboard form checks agree with the API validator', () => {
+  const long = (n: number) => 'x'.repeat(n);
+  const cases: [string, string, unknown][] = [
+    ['POST', '/v1/images', {}],
+    ['POST', '/v1/images', { model: 'flux-schnell', prompt: '' }],
+    ['POST', '/v1/images', { model: 'flux-schnell', prompt: 'p', width: 300, height: 4096 }],
+    ['POST', '/v1/images', { model: 'flux-schnell', prompt: 'p', width: '512', num_outputs: 1.5, seed: -1 }],
+    ['POST', '/v1/images', { model: 'flux-schnell', prompt: 'p', nmae: 'typo', negative_prompt: long(4001) }],
+    ['POST', '/v1/images', { model: 'flux-schnell', prompt: 'p', image_url: 'not a url', simulate: { outcome: 'weird', delay_ms: -5 } }],
+    ['POST', '/v1/images', { model: 'flux-schnell', prompt: 'p', width: 1024, height: 512, num_outputs: 4, seed: 42, simulate: { delay_ms: 10 } }],
+    ['POST', '/v1/videos', { model: 'kling-v2.1-master', prompt: 'p', duration_s: 21, aspect_ratio: '2:1' }],
+    ['POST', '/v1/voice', { model: 'eleven-multilingual-v2', text: long(5001), speed: 0.2 }],
+    ['POST', '/v1/voice', { model: 'eleven-multilingual-v2', text: 'hello', speed: 2 }],
+    ['POST', '/v1/music', { model: 'm', prompt: 'p', duration_s: 4, with_vocals: 'yes' }],
+    ['POST', '/v1/chat', { model: 'gpt-4o-mini', messages: [] }],
+    ['POST', '/v1/chat', { model: 'gpt-4o-mini', messages: [{ role: 'robot', content: 'a' }, { role: 'user' }], temperature: 3, max_tokens: 0 }],
+    ['POST', '/v1/upscale', { model: 'u', scale: 3, face_restore: 1 }],
+    ['POST', '/v1/three-d', { model: 't', format: 'obj' }],
+    ['POST', '/v1/comparisons', { models: ['a'], prompt: '' }],
+    ['POST', '/v1/comparisons', { models: ['a', 'a'], prompt: 'p', params: { width: 256 } }],
+    ['POST', '/v1/webhooks', { url: '', events: [] }],
+    ['POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['nope', '*'] }],
+    ['POST', '/v1/api-keys', { name: '', role: 'god', scopes: ['bad'], monthly_budget_usd: 0.001 }],
+    ['POST', '/v1/api-keys', { name: 'ci', scopes: ['usage:read'], ipAllowlist: ['10.0.0.0/8'], monthly_budget_usd: 10.25 }],
+    ['PATCH', '/v1/api-keys/{id}', { monthly_budget_usd: -1, name: long(201) }],
+  ];
+  for (const [method, path, body] of cases) {
+    it(`${method} ${path} ${JSON.stringify(body).slice(0, 90)}`, () => {
+      const schema = bodySchema(method, path);
+      expect(dashboardFlags(schema, body)).toEqual(apiFlags(schema, body));
+    });
+  }
+
+  it('words its messages as the API does', () => {
+    const schema = bodySchema('POST', '/v1/images');
+    const found = validate(schema, { model: 'm', prompt: 'p', width: 300, num_outputs: 9, nmae: 1 });
+    expect(found).toEqual({ width: 'must be multiple of 8', num_outputs: 'must be <= 4', nmae: 'is not a known parameter' });
+  });
+});
+
+describe('the reservation estimate', () => {
+  const catalog = new Catalog();
+  it('equals the API price for every model of the catalog', () => {
+    const params: Record<string, Record<string, unknown>[]> = {
+      image: [{ num_outputs: 1 }, { num_outputs: 3 }],
+      video: [{ duration_s: 1 }, { duration_s: 7 }, { duration_s: 20 }],
+      music: [{ duration_s: 5 }, { duration_s: 93 }],
+      voice: [{ text: 'x' }, { text: 'é'.repeat(1234) }, { text: 'a'.repeat(5000) }],
+      chat: [{ max_tokens: 1 }, { max_tokens: 1024 }, { max_tokens: 32768 }],
+      '3d': [{}],
+      upscale: [{ scale: 2 }, { scale: 4 }],
+    };
+    let compared = 0;
+    for (const spec of CATALOG) {
+      const model = catalog.list({ modality: spec.modality, includeDelisted: true }).find((m) => m.slug === spec.slug)!;
+      for (const p of params[spec.modality] ?? []) {
+        const units = billingUnits(spec.modality, p, {})!;
+        const server = costInCredits(spec.unit_cost_usd, requestedUnits(spec.modality, p));
+        // The dashboard reads the price as a JSON number from GET /v1/models.
+        expect(estimateCredits(model.pricing.unit_cost_usd, units), `${spec.slug} ${JSON.stringify(p).slice(0, 40)}`).toBe(server);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
+  });
+});
+
+describe('permissions from the OpenAPI document', () => {
+  const spec = new ApiSpec({
+    info: { version: '1' },
+    paths: {
+      '/v1/images': { post: { operationId: 'createImage', 'x-mmgen-role': 'developer', 'x-mmgen-scope': 'images:write', 'x-mmgen-consumes-credits': true } },
+      '/v1/models': { get: { operationId: 'listModels', 'x-mmgen-role': 'viewer' } },
+    },
+  } as OpenApiDoc);
+  const key = (role: ApiKey['role'], scopes: string[]) => ({ role, scopes }) as ApiKey;
+  it('checks role, then scope, then a paused organization', () => {
+    expect(permission(spec.op('createImage'), key('owner', []), false)).toEqual({ ok: true });
+    expect(permission(spec.op('createImage'), key('viewer', []), false).reason).toBe('Needs the developer role; this key is a viewer.');
+    expect(permission(spec.op('createImage'), key('admin', ['usage:read']), false).reason).toBe('Needs the images:write scope, which this key lacks.');
+    expect(permission(spec.op('createImage'), key('admin', ['images:write']), true).reason).toMatch(/paused/);
+    expect(permission(spec.op('listModels'), key('viewer', ['usage:read']), true)).toEqual({ ok: true });
+    expect(permission(spec.op('nope'), key('owner', []), false).ok).toBe(false);
+  });
+});
+
+describe('reading a text/event-stream', () => {
+  it('splits events across chunk boundaries, CRLF or LF, and skips comments', async () => {
+    const text = ': ping\r\nid: 1\r\nevent: generation\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: ping\n\nid: 2\nevent: progress\ndata: 50\n\n';
+    const bytes = new TextEncoder().encode(text);
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 7) c.enqueue(bytes.slice(i, i + 7));
+        c.close();
+      },
+    });
+    const events = [];
+    for await (const ev of readSse(stream)) events.push(ev);
+    expect(events).toEqual([
+      { id: '1', event: 'generation', data: '{"a":\n1}' },
+      { id: '2', event: 'progress', data: '50' },
+    ]);
+  });
+});
+
+describe('CSV export', () => {
+  it('quotes what needs quoting and defuses spreadsheet formulas', () => {
+    expect(toCsv([['key', 'n'], ['a,b', 1], ['say "hi"', 2], ['=HYPERLINK("x")', -3]])).toBe(
+      'key,n\r\n"a,b",1\r\n"say ""hi""",2\r\n"\'=HYPERLINK(""x"")",-3\r\n',
+    );
+  });
+});

@@ -1,0 +1,57 @@
+import { useEffect, useRef } from 'react';
+import { Layout } from './components/Layout.js';
+import { ToastProvider } from './components/ui.js';
+import { match, useLocation } from './lib/router.js';
+import { ApiKeys } from './pages/ApiKeys.js';
+import { Compare } from './pages/Compare.js';
+import { GenerationDetail } from './pages/GenerationDetail.js';
+import { Generations } from './pages/Generations.js';
+import { Models } from './pages/Models.js';
+import { NotFound } from './pages/NotFound.js';
+import { Overview } from './pages/Overview.js';
+import { Playground } from './pages/Playground.js';
+import { SignIn } from './pages/SignIn.js';
+import { Usage } from './pages/Usage.js';
+import { WebhookDetail } from './pages/WebhookDetail.js';
+import { Webhooks } from './pages/Webhooks.js';
+import { SessionProvider } from './session.js';
+
+function Routes() {
+  const { path } = useLocation();
+  const first = useRef(true);
+  // After a navigation, focus moves to the new page's heading (screen readers announce it; Tab continues from there).
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    requestAnimationFrame(() => document.getElementById('page-title')?.focus());
+    window.scrollTo(0, 0);
+  }, [path]);
+
+  let m: Record<string, string> | null;
+  if (path === '/') return <Overview />;
+  if (path === '/playground') return <Playground />;
+  if (path === '/generations') return <Generations />;
+  if ((m = match('/generations/:id', path))) return <GenerationDetail key={m.id} id={m.id!} />;
+  if (path === '/compare') return <Compare />;
+  if ((m = match('/compare/:id', path))) return <Compare key={m.id} id={m.id!} />;
+  if (path === '/models') return <Models />;
+  if (path === '/api-keys') return <ApiKeys />;
+  if (path === '/webhooks') return <Webhooks />;
+  if ((m = match('/webhooks/:id', path))) return <WebhookDetail key={m.id} id={m.id!} />;
+  if (path === '/usage') return <Usage />;
+  return <NotFound />;
+}
+
+export function App() {
+  return (
+    <ToastProvider>
+      <SessionProvider signIn={(props) => <SignIn {...props} />}>
+        <Layout>
+          <Routes />
+        </Layout>
+      </SessionProvider>
+    </ToastProvider>
+  );
+}

@@ -1,0 +1,102 @@
+import type { ErrorBody } from './types.js';
+
+/** An error answered by the API (the contract's envelope), or a network failure (`status` 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+    readonly requestId?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A random Idempotency-Key; crypto.randomUUID exists only in secure contexts, getRandomValues everywhere. */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return 'dash-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  idempotencyKey?: string;
+}
+
+/**
+ * The dashboard's only way to talk to mmgen: the public /v1 API of the origin
+ * it is served from, with the API key as a bearer token (never a cookie, never
+ * in a URL), so that everything it does a user could do with curl.
+ */
+export class Api {
+  constructor(
+    readonly key: string,
+    /** Called when the key stops working mid-session (revoked): the session ends. */
+    private readonly onKeyRejected: (err: ApiError) => void = () => {},
+  ) {}
+
+  get mode(): 'live' | 'test' {
+    return this.key.startsWith('sk_live_') ? 'live' : 'test';
+  }
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { Authorization: `Bearer ${this.key}`, ...extra };
+  }
+
+  async request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
+    const headers = this.headers();
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
+    let res: Response;
+    try {
+      res = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: opts.signal ?? null,
+        credentials: 'omit',
+      });
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw new ApiError(0, 'network_error', 'mmgen could not be reached. Check that the server is running.');
+    }
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: reported below
+    }
+    if (!res.ok) {
+      const e = (parsed as ErrorBody | undefined)?.error;
+      const err = e
+        ? new ApiError(res.status, e.code, e.message, e.param, e.request_id ?? res.headers.get('x-request-id') ?? undefined)
+        : new ApiError(res.status, 'http_error', `HTTP ${res.status} ${res.statusText}`);
+      if (res.status === 401) this.onKeyRejected(err);
+      throw err;
+    }
+    return parsed as T;
+  }
+
+  get<T>(path: string, opts?: RequestOptions): Promise<T> {
+    return this.request<T>('GET', path, undefined, opts);
+  }
+  post<T>(path: string, body?: unknown, opts?: RequestOptions): Promise<T> {
+    return this.request<T>('POST', path, body, opts);
+  }
+  patch<T>(path: string, body: unknown, opts?: RequestOptions): Promise<T> {
+    return this.request<T>('PATCH', path, body, opts);
+  }
+  del<T>(path: string, opts?: RequestOptions): Promise<T> {
+    return this.request<T>('DELETE', path, undefined, opts);
+  }
+}
+
+/** `?a=1&b=x` from the defined entries of an object. */
+export function query(params: Record<string, string | number | boolean | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
