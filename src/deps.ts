@@ -7,6 +7,7 @@ import type { FileLinks } from './files/links.js';
 import type { BlobStore, UrlSigner } from './files/types.js';
 import type { KeyRateLimiter } from './http/rate-limit.js';
 import type { InflightWork } from './jobs/inflight.js';
+import type { Settler } from './jobs/settler.js';
 import type { WebhookDispatcher } from './jobs/webhooks.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** Whether this process is shutting down (readiness, new requests, open event streams). */
   lifecycle: Lifecycle;
+  /** Applies finished generations' pending settlements to wallets and usage rollups, in batches. */
+  settler: Settler;
   /** Tells this process's worker, if it runs one, that a job was enqueued. */
   jobsAvailable?: () => void;
   /** This process's webhook dispatcher, where it runs one (with the worker); nudged when a delivery is made here. */

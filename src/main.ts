@@ -18,6 +18,7 @@ import { buildApp } from './http/app.js';
 import { createKeyRateLimiter } from './http/rate-limit.js';
 import { randomBase62 } from './ids.js';
 import { InflightWork } from './jobs/inflight.js';
+import { Settler } from './jobs/settler.js';
 import { Lifecycle } from './lifecycle.js';
 import { createLogger as createPinoLogger } from './log.js';
 import { Metrics } from './metrics.js';
@@ -73,11 +74,12 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const links = createFileLinks(config, signer, blobs);
   const deps: AppDeps = {
     config, db, catalog: new Catalog(), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
-    metrics: new Metrics(db), lifecycle: new Lifecycle(),
+    metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log),
   };
   return {
     deps,
     close: async () => {
+      await deps.settler.stop();
       await rateLimiter.close();
       await providers.close();
       if (blobs instanceof S3BlobStore) blobs.close();
@@ -123,6 +125,7 @@ export function startWorker(runtime: Runtime): Worker {
   const worker = new Worker(runtime.deps);
   runtime.deps.jobsAvailable = () => worker.notify();
   worker.start();
+  runtime.deps.settler.startSweeping();
   // Webhook deliveries run wherever generations do (serve, and `mmgen worker`).
   runtime.deps.webhookDispatcher ??= new WebhookDispatcher(runtime.deps);
   runtime.deps.webhookDispatcher.start();
@@ -143,6 +146,8 @@ export async function stopWorker(runtime: Runtime, worker: Worker | null): Promi
 export async function startServer(runtime: Runtime, opts: { port?: number; host?: string; worker?: boolean } = {}): Promise<RunningServer> {
   const { deps } = runtime;
   const worker = opts.worker === false ? null : startWorker(runtime);
+  // API nodes settle what they finish, and sweep up what a node lost before settling.
+  deps.settler.startSweeping();
   const app = await buildApp(deps);
   await app.listen({ port: opts.port ?? deps.config.port, host: opts.host ?? deps.config.host });
   let admin: Server | undefined;
@@ -175,6 +180,7 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
       }
       // Work started by requests whose clients are gone still finishes, within the grace period.
       await Promise.all([workerStopped, deps.inflight.drain(grace)]);
+      await deps.settler.flush();
       deps.lifecycle.halt();
       await releaseLeases(deps);
     },

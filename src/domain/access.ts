@@ -7,6 +7,12 @@
  * - mode: `live` (real credits) or `test` (sandbox, no charges); data of one
  *   mode is invisible to keys of the other.
  * - principal: the authenticated caller of one request: key, organization, role, scopes.
+ * - key fingerprint: a digest of everything about a key and its organization
+ *   that authorization depends on (revocation, role, scopes, IP allowlist,
+ *   plan, enterprise, paused). A principal taken from a process's cache
+ *   carries the fingerprint it was cached with, and the statement that accepts
+ *   its generation proceeds only if the key still has that fingerprint; so a
+ *   revoked or changed key is refused on its very next request, on every node.
  */
 export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
@@ -43,6 +49,20 @@ export interface Principal {
   plan: Plan;
   enterprise: boolean;
   paused: boolean;
+  /**
+   * Set when the principal came from this process's cache of keys rather than
+   * from the database: the fingerprint that the accepting statement must still
+   * find (then nothing before it may have had effects), else it throws
+   * StaleAuthentication and the request is authenticated afresh.
+   */
+  unconfirmedFingerprint?: string;
+}
+
+/** A cached principal whose key changed (revoked, narrowed, paused…): authenticate the request again, from the database. */
+export class StaleAuthentication extends Error {
+  constructor() {
+    super('the cached API key changed since it was cached');
+  }
 }
 
 export function roleRank(role: Role): number {

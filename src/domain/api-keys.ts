@@ -148,16 +148,28 @@ export interface AuthenticatedKey {
   principal: Principal;
   ipAllowlist: string[];
   lastUsedAt: Date | null;
+  /** The key fingerprint (access.ts glossary) as of this lookup. */
+  fingerprint: string;
 }
 
 /**
+ * The key fingerprint of `k` (api_keys) joined to `o` (organizations), as SQL:
+ * computed the same way where a key is looked up and where a cached key is
+ * confirmed, so any change to what authorization reads changes it.
+ */
+export const KEY_FINGERPRINT_SQL = `md5(concat_ws('|', k.organization_id, k.mode, k.role, k.scopes::text, k.ip_allowlist::text,
+  coalesce(k.revoked_at::text, '-'), o.plan, o.enterprise::text, o.paused::text))`;
+
+/**
  * Looks a secret up by its hash. Returns null for an unknown or revoked key.
- * No cache: a revocation takes effect on the next request on every node.
+ * Read routes call this on every request; credit-consuming routes may use a
+ * cached result, confirmed by fingerprint in the statement that accepts.
  */
 export async function findKeyBySecret(q: Queryable, secret: string): Promise<AuthenticatedKey | null> {
   const hash = hashSecret(secret);
-  const r = await q.query<ApiKeyRow & { secret_sha256: string; plan: Plan; enterprise: boolean; paused: boolean }>(
-    `SELECT k.*, o.plan, o.enterprise, o.paused FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+  const r = await q.query<ApiKeyRow & { secret_sha256: string; plan: Plan; enterprise: boolean; paused: boolean; fingerprint: string }>(
+    `SELECT k.*, o.plan, o.enterprise, o.paused, ${KEY_FINGERPRINT_SQL} AS fingerprint
+     FROM api_keys k JOIN organizations o ON o.id = k.organization_id
      WHERE k.secret_sha256 = $1`,
     [hash],
   );
@@ -180,7 +192,17 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
     },
     ipAllowlist: row.ip_allowlist,
     lastUsedAt: row.last_used_at,
+    fingerprint: row.fingerprint,
   };
+}
+
+/** Whether a key still has the fingerprint a cached principal was made with (for paths that confirm outside an accepting statement). */
+export async function keyStillMatches(q: Queryable, keyId: string, fingerprint: string): Promise<boolean> {
+  const r = await q.query(
+    `SELECT 1 FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $1 AND ${KEY_FINGERPRINT_SQL} = $2`,
+    [keyId, fingerprint],
+  );
+  return r.rows.length === 1;
 }
 
 /** last_used_at is written at most once a minute per key, to keep the hot path read-only. */

@@ -7,6 +7,7 @@ import type { Plan, Principal } from './access.js';
 import { acceptStatement, prepareGeneration, withStoredInputs } from './generations/create.js';
 import { toGenerationView, type GenerationRow } from './generations/model.js';
 import { loadOutputs } from './generations/store.js';
+import { retryAfterSettling } from './credits.js';
 
 /**
  * Comparison glossary
@@ -66,7 +67,7 @@ export async function createComparison(
     ),
   );
   const reserved = prepared.reduce((sum, p) => sum + p.price, 0);
-  const row = await withStoredInputs(deps, prepared, () => deps.db.tx(async (q) => {
+  const row = await withStoredInputs(deps, prepared, () => retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
     const r = await q.query<ComparisonRow>(
       `INSERT INTO comparisons (id, organization_id, api_key_id, mode, modality, prompt, models, params, status, remaining, reserved_credits)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10) RETURNING *`,
@@ -78,7 +79,7 @@ export async function createComparison(
       }
     }
     return r.rows[0]!;
-  }));
+  })));
   for (const p of prepared) deps.metrics.generationsAccepted.inc({ modality: p.modality, cache_hit: 'false' });
   deps.jobsAvailable?.();
   return row!;

@@ -14,6 +14,13 @@ import type { Queryable } from '../store/db.js';
  * - ledger: the append-only list of movements; the wallet is always their sum.
  *   Each movement has a `reference` unique per kind, so a step that is retried
  *   (a worker restarted mid-job) can never move money twice.
+ * - pending settlement: a finished generation's effect on the wallet row and
+ *   the usage rollups, written (table wallet_pending) by the statement that
+ *   writes its ledger rows and applied later, in batches, by `settlePending`.
+ *   The wallet as read is its row plus its pending settlements. The credit
+ *   gate reads the row alone: a pending settlement only ever frees credits,
+ *   so the gate is conservative, and a refused reservation settles and tries
+ *   once more (`retryAfterSettling`) before answering 402.
  */
 export const USD_PER_CREDIT = new Decimal('0.001');
 
@@ -49,9 +56,65 @@ function toWallet(r: WalletRow): Wallet {
   };
 }
 
+/** The wallet row plus its pending settlements, from one snapshot: always equal to the ledger sums. */
 export async function getWallet(q: Queryable, organizationId: string): Promise<Wallet> {
-  const r = await q.query<WalletRow>('SELECT balance_credits, held_credits FROM wallets WHERE organization_id = $1', [organizationId]);
+  const r = await q.query<WalletRow>(
+    `SELECT w.balance_credits + coalesce(p.b, 0)::bigint AS balance_credits, w.held_credits + coalesce(p.h, 0)::bigint AS held_credits
+     FROM wallets w,
+       LATERAL (SELECT sum(balance_delta) AS b, sum(held_delta) AS h FROM wallet_pending WHERE organization_id = w.organization_id) p
+     WHERE w.organization_id = $1`,
+    [organizationId],
+  );
   return toWallet(r.rows[0] ?? { balance_credits: 0, held_credits: 0 });
+}
+
+/**
+ * Applies an organization's pending settlements to its wallet row and usage
+ * rollups, in one statement; returns how many it applied. Settlers may run
+ * concurrently on any node: each pending row is deleted, hence applied, once
+ * (a second settler waits on the rows the first holds, then skips them).
+ */
+export async function settlePending(q: Queryable, organizationId: string): Promise<number> {
+  const r = await q.query<{ n: number }>(
+    `WITH p AS (DELETE FROM wallet_pending WHERE organization_id = $1 RETURNING *),
+     s AS (SELECT sum(balance_delta) AS b, sum(held_delta) AS h FROM p),
+     w AS (
+       UPDATE wallets SET balance_credits = balance_credits + s.b, held_credits = held_credits + s.h, updated_at = now()
+       FROM s WHERE wallets.organization_id = $1 AND (s.b <> 0 OR s.h <> 0)),
+     u AS (
+       INSERT INTO usage_rollups AS ur (organization_id, mode, day, model, modality, api_key_id, generations, charged_credits, refunded_credits)
+       SELECT organization_id, mode, day, model, max(modality), api_key_id, sum(generations), sum(charged_credits), sum(refunded_credits)
+       FROM p GROUP BY organization_id, mode, day, model, api_key_id
+       ON CONFLICT (organization_id, mode, day, model, api_key_id) DO UPDATE SET
+         generations = ur.generations + EXCLUDED.generations,
+         charged_credits = ur.charged_credits + EXCLUDED.charged_credits,
+         refunded_credits = ur.refunded_credits + EXCLUDED.refunded_credits)
+     SELECT count(*)::int AS n FROM p`,
+    [organizationId],
+  );
+  return r.rows[0]?.n ?? 0;
+}
+
+/** The organizations with pending settlements (for the periodic sweep that covers a process lost before it settled). */
+export async function organizationsWithPending(q: Queryable): Promise<string[]> {
+  const r = await q.query<{ organization_id: string }>('SELECT DISTINCT organization_id FROM wallet_pending');
+  return r.rows.map((x) => x.organization_id);
+}
+
+/**
+ * Runs a reservation; if it is refused for want of credits, settles the
+ * organization's pending settlements (which may free credits) and runs it once
+ * more. So a 402 always reflects the settled wallet.
+ */
+export async function retryAfterSettling<T>(q: Queryable, organizationId: string, reserveOnce: () => Promise<T>): Promise<T> {
+  try {
+    return await reserveOnce();
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== 'insufficient_credits') throw err;
+    // Settled here or, a moment ago, by another settler: either way the wallet row may now have room.
+    await settlePending(q, organizationId);
+    return reserveOnce();
+  }
 }
 
 export interface Movement {

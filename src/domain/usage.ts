@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import { ApiError } from '../errors.js';
 import type { Queryable } from '../store/db.js';
 import type { Principal } from './access.js';
-import { USD_PER_CREDIT } from './credits.js';
+import { settlePending, USD_PER_CREDIT } from './credits.js';
 
 /**
  * Usage glossary
@@ -74,6 +74,8 @@ export async function getUsage(
   if (query.breakdown !== undefined && query.breakdown === query.group_by) {
     throw new ApiError('parameter_invalid', 'breakdown must differ from group_by.', 'breakdown');
   }
+  // Generations finished a moment ago may still be pending settlements: apply them, so usage agrees with the ledger.
+  await settlePending(q, principal.organizationId);
   // Without a breakdown the second key is a constant, so one query shape serves both.
   const subExpr = query.breakdown ? KEY_EXPR[query.breakdown] : "''";
   const r = await q.query<{ key: string; sub: string; generations: string; charged: string; refunded: string }>(

@@ -4,17 +4,17 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
-import type { Principal } from '../domain/access.js';
+import { StaleAuthentication, type Principal } from '../domain/access.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { isDatabaseUnavailable } from '../store/db.js';
-import { createAuthenticator } from './auth.js';
+import { createAuthenticator, type Authenticator } from './auth.js';
 import { registerDashboard } from './dashboard.js';
 import { registerIdempotency } from './idempotency.js';
 import { assertCleanInput } from './input-guard.js';
 import { toFastifyPath } from './openapi.js';
-import type { RouteContext, RouteDef, RouteSchema } from './route.js';
+import type { HandlerResult, RouteContext, RouteDef, RouteSchema } from './route.js';
 import { allRoutes } from './routes/index.js';
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -212,7 +212,8 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
       'request completed',
     );
   });
-  app.addHook('onRequest', createAuthenticator(deps));
+  const authenticator = createAuthenticator(deps);
+  app.addHook('onRequest', authenticator.onRequest);
   // A body-less POST counts as {} so that required fields are reported by name.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
@@ -225,29 +226,32 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
     assertCleanInput(request.body, 'body');
   });
   // After authentication, rate limit and validation (their errors never claim a key), before the handler.
-  registerIdempotency(app, deps);
+  registerIdempotency(app, deps, authenticator);
 
-  app.setErrorHandler((err, request, reply) => {
-    const apiErr = toApiError(err, request.routeOptions.config?.def);
+  app.setErrorHandler(async (err, request, reply) => {
+    let error: unknown = err;
+    // An error is an answer too: a key taken from the cache gets it only if the key is unchanged (else, its 401 or 403).
+    if (request.principal?.unconfirmedFingerprint !== undefined) await authenticator.confirm(request).catch((authErr: unknown) => (error = authErr));
+    const apiErr = toApiError(error, request.routeOptions.config?.def);
     if (apiErr.status >= 500 && apiErr.code === 'internal_error') {
       // The path only: a query string may be a credential (the signature of a presigned URL).
       request.log.error({ err, reqId: request.id, method: request.method, path: request.url.split('?')[0] }, 'internal error');
     } else if (apiErr.code === 'service_unavailable') {
       request.log.warn({ err, reqId: request.id, method: request.method, path: request.url.split('?')[0] }, 'service unavailable');
     }
-    void reply.status(apiErr.status).headers(apiErr.headers).send(apiErr.body(request.id));
+    return reply.status(apiErr.status).headers(apiErr.headers).send(apiErr.body(request.id));
   });
   app.setNotFoundHandler((request, reply) => {
     const err = new ApiError('route_not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`);
     void reply.status(err.status).send(err.body(request.id));
   });
 
-  for (const def of routes) registerRoute(app, deps, def);
+  for (const def of routes) registerRoute(app, deps, def, authenticator);
   await registerDashboard(app, deps.config);
   return app;
 }
 
-function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef): void {
+function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, authenticator: Authenticator): void {
   const s = def.schema;
   if (def.rawBody) {
     for (const type of def.rawBody.contentTypes) {
@@ -281,7 +285,16 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef): void
         request,
         reply,
       };
-      const result = await def.handler(ctx);
+      let result: HandlerResult;
+      try {
+        result = await def.handler(ctx);
+      } catch (err) {
+        // The accepting statement found the cached key changed, and nothing was done (AuthSpec.cacheable):
+        // decide on the key as it is now (a revoked key gets 401), then, if it still passes, run again.
+        if (!(err instanceof StaleAuthentication)) throw err;
+        await authenticator.afresh(request);
+        result = await def.handler(ctx);
+      }
       if (result === 'sent') return reply;
       if (result.headers) void reply.headers(result.headers);
       return reply.status(result.status).send(result.body);

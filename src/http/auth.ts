@@ -1,11 +1,60 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { roleAllows, scopeAllows, type Principal } from '../domain/access.js';
-import { findKeyBySecret, ipAllowed, touchKey } from '../domain/api-keys.js';
+import { findKeyBySecret, hashSecret, ipAllowed, keyStillMatches, touchKey, type AuthenticatedKey } from '../domain/api-keys.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import type { AuthSpec } from './route.js';
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 const KEY_SHAPE = /^sk_(live|test)_[0-9A-Za-z]{20,200}$/;
+
+/** How long a process trusts its cached copy of a key before looking it up again (which also refreshes last_used_at). */
+const KEY_CACHE_TTL_MS = 60_000;
+const KEY_CACHE_MAX = 10_000;
+
+/**
+ * Keys recently seen by this process, by secret hash. Used only by routes
+ * whose accepting statement confirms the key's fingerprint (`cacheable` in
+ * their auth spec), so a stale entry can never let a request through: it
+ * costs one fresh authentication instead.
+ */
+class KeyCache {
+  private readonly entries = new Map<string, { found: AuthenticatedKey; expiresAt: number }>();
+
+  get(hash: string): AuthenticatedKey | null {
+    const e = this.entries.get(hash);
+    if (!e) return null;
+    if (e.expiresAt <= Date.now()) {
+      this.entries.delete(hash);
+      return null;
+    }
+    return e.found;
+  }
+
+  set(hash: string, found: AuthenticatedKey): void {
+    this.entries.delete(hash);
+    if (this.entries.size >= KEY_CACHE_MAX) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(hash, { found, expiresAt: Date.now() + KEY_CACHE_TTL_MS });
+  }
+
+  delete(hash: string): void {
+    this.entries.delete(hash);
+  }
+}
+
+export interface Authenticator {
+  /** The onRequest hook. */
+  onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Authenticates a request again from the database (after StaleAuthentication), without counting it against the rate limit twice. */
+  afresh(request: FastifyRequest): Promise<void>;
+  /**
+   * Makes a principal taken from the key cache a confirmed one before a
+   * request is answered from anything but the accepting statement (an error,
+   * an idempotent replay): if its key changed, the request is authenticated
+   * afresh, which throws the contract's error for a key that no longer passes.
+   */
+  confirm(request: FastifyRequest): Promise<void>;
+}
 
 /**
  * The onRequest hook that turns `Authorization: Bearer sk_…` into a principal,
@@ -13,7 +62,9 @@ const KEY_SHAPE = /^sk_(live|test)_[0-9A-Za-z]{20,200}$/;
  * → paused organization 403 → the key's rate limit 429. Public routes (no
  * `auth` in their definition) skip it.
  */
-export function createAuthenticator(deps: AppDeps) {
+export function createAuthenticator(deps: AppDeps): Authenticator {
+  const cache = new KeyCache();
+
   // Failed authentications per client address: a brute-force brake that never
   // touches requests with valid keys (contract §9), shared by every node through Redis.
   async function fail(request: FastifyRequest, err: ApiError): Promise<never> {
@@ -25,9 +76,40 @@ export function createAuthenticator(deps: AppDeps) {
     throw err;
   }
 
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /** The key's checks for this route; throws the contract's error for the first that fails. */
+  function admit(request: FastifyRequest, auth: AuthSpec, found: AuthenticatedKey): void {
+    const { principal } = found;
+    if (!ipAllowed(request.ip, found.ipAllowlist)) {
+      throw new ApiError('ip_not_allowed', `Requests from ${request.ip} are not allowed for this API key.`);
+    }
+    if (!roleAllows(principal.role, auth.role)) {
+      throw new ApiError('insufficient_role', `This operation needs the '${auth.role}' role; this key has '${principal.role}'.`);
+    }
+    if (auth.scope && !scopeAllows(principal.scopes, auth.scope)) {
+      throw new ApiError('insufficient_role', `This key lacks the '${auth.scope}' scope.`);
+    }
+    if (auth.consumesCredits && principal.paused) {
+      throw new ApiError('organization_paused', 'The organization is paused by the spending anomaly detector. An owner can unpause it.');
+    }
+  }
+
+  async function lookUp(request: FastifyRequest, secret: string, hash: string): Promise<AuthenticatedKey> {
+    const found = await findKeyBySecret(deps.db, secret);
+    if (!found) {
+      cache.delete(hash);
+      return fail(request, new ApiError('invalid_api_key', 'The API key is unknown or has been revoked.'));
+    }
+    cache.set(hash, found);
+    if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
+      touchKey(deps.db, found.principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
+    }
+    return found;
+  }
+
+  /** Sets request.principal, or throws; returns false for public routes. */
+  async function authenticate(request: FastifyRequest, useCache: boolean): Promise<boolean> {
     const def = request.routeOptions.config.def;
-    if (!def || !def.auth) return;
+    if (!def || !def.auth) return false;
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       return fail(request, new ApiError('missing_authorization', 'No API key provided. Send it as Authorization: Bearer <API_KEY>.'));
@@ -37,28 +119,37 @@ export function createAuthenticator(deps: AppDeps) {
       return fail(request, new ApiError('invalid_authorization', 'The Authorization header must be of the form: Bearer <API_KEY>.'));
     }
     const secret = match[1]!;
-    const found = KEY_SHAPE.test(secret) ? await findKeyBySecret(deps.db, secret) : null;
-    if (!found) return fail(request, new ApiError('invalid_api_key', 'The API key is unknown or has been revoked.'));
+    if (!KEY_SHAPE.test(secret)) return fail(request, new ApiError('invalid_api_key', 'The API key is unknown or has been revoked.'));
+    const hash = hashSecret(secret);
+    const cached = useCache && def.auth.cacheable ? cache.get(hash) : null;
+    if (cached) {
+      try {
+        admit(request, def.auth, cached);
+        request.principal = { ...cached.principal, unconfirmedFingerprint: cached.fingerprint };
+        return true;
+      } catch {
+        // A refusal is never based on a cached copy: look the key up and decide on what is current.
+      }
+    }
+    const found = await lookUp(request, secret, hash);
+    admit(request, def.auth, found);
+    request.principal = found.principal;
+    return true;
+  }
 
-    const { principal } = found;
-    if (!ipAllowed(request.ip, found.ipAllowlist)) {
-      throw new ApiError('ip_not_allowed', `Requests from ${request.ip} are not allowed for this API key.`);
-    }
-    const { role, scope, consumesCredits } = def.auth;
-    if (!roleAllows(principal.role, role)) {
-      throw new ApiError('insufficient_role', `This operation needs the '${role}' role; this key has '${principal.role}'.`);
-    }
-    if (scope && !scopeAllows(principal.scopes, scope)) {
-      throw new ApiError('insufficient_role', `This key lacks the '${scope}' scope.`);
-    }
-    if (consumesCredits && principal.paused) {
-      throw new ApiError('organization_paused', 'The organization is paused by the spending anomaly detector. An owner can unpause it.');
-    }
-    request.principal = principal;
-    if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
-      touchKey(deps.db, principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
-    }
-    await limitRate(deps, reply, principal);
+  return {
+    async onRequest(request, reply) {
+      if (await authenticate(request, true)) await limitRate(deps, reply, request.principal!);
+    },
+    async afresh(request) {
+      await authenticate(request, false);
+    },
+    async confirm(request) {
+      const p = request.principal;
+      if (p?.unconfirmedFingerprint === undefined) return;
+      if (await keyStillMatches(deps.db, p.keyId, p.unconfirmedFingerprint)) delete p.unconfirmedFingerprint;
+      else await authenticate(request, false);
+    },
   };
 }
 

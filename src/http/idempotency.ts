@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { Db } from '../store/db.js';
+import type { Authenticator } from './auth.js';
 
 /**
  * Idempotency-Key on credit-consuming POSTs (contract §8; decisions in
@@ -85,7 +86,7 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
+export function registerIdempotency(app: FastifyInstance, deps: AppDeps, authenticator: Authenticator): void {
   app.decorateRequest('idempotency', null);
   let lastSweep = 0;
 
@@ -138,6 +139,8 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     if (found.state === 'in_flight') {
       throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key is still being processed. Retry once it has completed.', 'Idempotency-Key');
     }
+    // A stored answer goes only to a key that is still what it was (the cache may hold a revoked one).
+    await authenticator.confirm(request);
     return replay(request, reply, found);
   });
 

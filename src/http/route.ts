@@ -22,6 +22,13 @@ export interface AuthSpec {
   scope?: Scope;
   /** Credit-consuming operations are refused while the organization is paused. */
   consumesCredits?: boolean;
+  /**
+   * The request may be authenticated from this process's key cache because
+   * every effect of the route happens in, or after, a statement that confirms
+   * the key's fingerprint (acceptStatement) or checks it first: a stale key
+   * throws StaleAuthentication and the request is authenticated afresh.
+   */
+  cacheable?: boolean;
 }
 
 type StaticOf<T> = T extends TSchema ? Static<T> : undefined;

@@ -9,13 +9,15 @@ export interface WalletAndLedger {
 }
 
 /**
- * An organization's wallet row and its ledger sums, read in one statement so
+ * An organization's wallet and its ledger sums, read in one statement so
  * both come from one snapshot: a worker finishing a generation between two
  * separate reads would make them differ for no fault of the books.
  */
 export async function walletAndLedger(q: Queryable, organizationId: string): Promise<WalletAndLedger> {
   const r = await q.query<{ balance_credits: number; held_credits: number; b: number; h: number }>(
-    `SELECT w.balance_credits, w.held_credits,
+    // The wallet as mmgen reads it: its row plus its pending settlements (src/domain/credits.ts).
+    `SELECT w.balance_credits + (SELECT coalesce(sum(balance_delta), 0)::bigint FROM wallet_pending WHERE organization_id = w.organization_id) AS balance_credits,
+       w.held_credits + (SELECT coalesce(sum(held_delta), 0)::bigint FROM wallet_pending WHERE organization_id = w.organization_id) AS held_credits,
        (SELECT coalesce(sum(balance_delta), 0)::bigint FROM ledger_entries WHERE organization_id = w.organization_id) AS b,
        (SELECT coalesce(sum(held_delta), 0)::bigint FROM ledger_entries WHERE organization_id = w.organization_id) AS h
      FROM wallets w WHERE w.organization_id = $1`,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { topUp } from '../../src/domain/credits.js';
+import { settlePending, topUp } from '../../src/domain/credits.js';
 import type { Db } from '../../src/store/db.js';
 import { walletAndLedger } from '../helpers/money.js';
 import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
@@ -155,6 +155,9 @@ describeEachBackend('money under random interleavings', (backend) => {
           await new Promise((r) => setTimeout(r, 50));
         }
         await checkInvariants(s.db, org.id);
+        // Once its pending settlements are applied, the wallet row alone is the settled wallet.
+        await settlePending(s.db, org.id);
+        expect((await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM wallet_pending WHERE organization_id = $1', [org.id])).rows[0]!.n).toBe(0);
         const w = (await s.db.query<{ balance_credits: number; held_credits: number }>('SELECT balance_credits, held_credits FROM wallets WHERE organization_id = $1', [org.id])).rows[0]!;
         const charged = (await s.db.query<{ c: number }>('SELECT coalesce(sum(charged_credits), 0)::bigint AS c FROM generations WHERE organization_id = $1', [org.id])).rows[0]!;
         expect(w.held_credits).toBe(0);

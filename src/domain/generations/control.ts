@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import type { Principal } from '../access.js';
-import { reserve } from '../credits.js';
+import { reserve, retryAfterSettling } from '../credits.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { clientRef, finish } from './runner.js';
 import { generationOf, loadGeneration } from './store.js';
@@ -38,7 +38,7 @@ export async function cancelGeneration(deps: AppDeps, principal: Principal, id: 
  * pays once.
  */
 export async function retryGeneration(deps: AppDeps, principal: Principal, id: string): Promise<GenerationRow> {
-  await deps.db.tx(async (q) => {
+  await retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
     const g = await generationOf(q, principal, id, true);
     if (g.status !== 'failed' || g.sync) {
       throw new ApiError(
@@ -61,7 +61,7 @@ export async function retryGeneration(deps: AppDeps, principal: Principal, id: s
       [id, attempt, JSON.stringify(history)],
     );
     await q.query('INSERT INTO jobs (generation_id) VALUES ($1) ON CONFLICT (generation_id) DO NOTHING', [id]);
-  });
+  }));
   deps.jobsAvailable?.();
   return (await loadGeneration(deps.db, id))!;
 }

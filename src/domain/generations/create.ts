@@ -5,7 +5,9 @@ import { ApiError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ImageInput, SimulateOptions } from '../../providers/types.js';
 import type { Queryable } from '../../store/db.js';
-import type { Principal } from '../access.js';
+import { StaleAuthentication, type Principal } from '../access.js';
+import { KEY_FINGERPRINT_SQL, keyStillMatches } from '../api-keys.js';
+import { retryAfterSettling } from '../credits.js';
 import { priceCredits, SYNC_MODALITIES, type GenerationRow } from './model.js';
 import { loadGeneration, loadOutputs } from './store.js';
 
@@ -102,11 +104,23 @@ export async function withStoredInputs<T>(deps: AppDeps, prepared: PreparedGener
 export async function createGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<GenerationRow> {
   const prepared = await prepareGeneration(deps, principal, input);
   if (prepared.cacheKey && !input.comparisonId) {
+    // A cache hit is written without the accepting statement, so a cached key is confirmed first.
+    if (principal.unconfirmedFingerprint !== undefined) {
+      if (!(await keyStillMatches(deps.db, principal.keyId, principal.unconfirmedFingerprint))) throw new StaleAuthentication();
+      delete principal.unconfirmedFingerprint;
+    }
     const hit = await cachedCopy(deps, principal, input, prepared.model, prepared.cacheKey, prepared.sync);
     if (hit) return hit;
   }
-  const row = await withStoredInputs(deps, [prepared], () => acceptStatement(deps.db, deps, prepared));
-  if (!row) throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${prepared.price} credits.`);
+  const refused = () => new ApiError('insufficient_credits', `Insufficient credits: this request needs ${prepared.price} credits.`);
+  const row = await withStoredInputs(deps, [prepared], () =>
+    retryAfterSettling(deps.db, principal.organizationId, async () => {
+      const accepted = await acceptStatement(deps.db, deps, prepared);
+      if (!accepted) throw refused();
+      return accepted;
+    }),
+  );
+  if (!row) throw refused();
   deps.metrics.generationsAccepted.inc({ modality: row.modality, cache_hit: 'false' });
   return row;
 }
@@ -121,16 +135,22 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
  */
 export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGeneration): Promise<GenerationRow | null> {
   const charged = a.price > 0;
+  // A principal from the key cache is confirmed here, in the same snapshot that reserves: nothing is written unless the key is unchanged.
+  const fingerprint = a.principal.unconfirmedFingerprint;
+  const keyCheck = fingerprint === undefined
+    ? ''
+    : `k AS (SELECT 1 FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $3 AND ${KEY_FINGERPRINT_SQL} = $17),`;
+  const keyGate = fingerprint === undefined ? '' : ' AND EXISTS (SELECT 1 FROM k)';
   const gate = charged
     ? `w AS (UPDATE wallets SET held_credits = held_credits + $11, updated_at = now()
-             WHERE organization_id = $2 AND balance_credits - held_credits >= $11 RETURNING organization_id),`
-    : `w AS (SELECT $2::text AS organization_id),`;
+             WHERE organization_id = $2 AND balance_credits - held_credits >= $11${keyGate} RETURNING organization_id),`
+    : `w AS (SELECT $2::text AS organization_id WHERE true${keyGate}),`;
   const ledger = charged
     ? `, l AS (INSERT INTO ledger_entries (organization_id, kind, balance_delta, held_delta, reference, generation_id, api_key_id, model, modality)
              SELECT $2, 'reserve', 0, $11, $1 || '#1', $1, $3, $6, $5 FROM w)`
     : '';
   const r = await q.query<GenerationRow>(
-    `WITH ${gate}
+    `WITH ${keyCheck} ${gate}
      g AS (INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
              price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node)
            SELECT $1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN 'running' ELSE 'queued' END, $7, $8, $9,
@@ -144,10 +164,18 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
     [
       a.id, a.principal.organizationId, a.principal.keyId, a.principal.mode, a.modality, a.model, a.sync, a.prompt,
       JSON.stringify(a.params), deps.nodeId, a.price, a.cacheKey, a.provider, a.result ? JSON.stringify(a.result) : null,
-      a.comparisonId, deps.config.jobLeaseMs / 1000,
+      a.comparisonId, deps.config.jobLeaseMs / 1000, ...(fingerprint === undefined ? [] : [fingerprint]),
     ],
   );
-  return r.rows[0] ?? null;
+  const row = r.rows[0];
+  if (row) {
+    // Confirmed: from here on the request has effects, and it must never be authenticated and run again.
+    delete a.principal.unconfirmedFingerprint;
+    return row;
+  }
+  // Refused: for want of credits, or because the cached key changed; only a fresh authentication tells which.
+  if (fingerprint !== undefined) throw new StaleAuthentication();
+  return null;
 }
 
 async function cachedCopy(

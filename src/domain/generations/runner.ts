@@ -350,7 +350,8 @@ async function storeOutputs(deps: AppDeps, g: GenerationRow, status: UpstreamSta
  * One statement finishes an attempt: `g` moves the generation from running to
  * its end state and gates everything else, so nothing happens twice and
  * nothing happens to a generation canceled meanwhile; the ledger rows are
- * unique per attempt; the wallet moves by what the ledger rows say.
+ * unique per attempt; the wallet will move by what the ledger rows say (a
+ * pending settlement, applied in batches).
  */
 const FINISH_SQL = `
 WITH g AS (
@@ -370,9 +371,6 @@ r AS (
   WHERE price_credits - $4 > 0
   ON CONFLICT (kind, reference) DO NOTHING RETURNING organization_id, balance_delta, held_delta),
 m AS (SELECT organization_id, sum(balance_delta) AS b, sum(held_delta) AS h FROM (SELECT * FROM c UNION ALL SELECT * FROM r) x GROUP BY organization_id),
-w AS (
-  UPDATE wallets SET balance_credits = balance_credits + m.b, held_credits = held_credits + m.h, updated_at = now()
-  FROM m WHERE wallets.organization_id = m.organization_id),
 o AS (
   INSERT INTO generation_outputs (id, generation_id, position, type, mime, width, height, duration_s, blob_key, size_bytes, moderation_status)
   SELECT x.id, x.generation_id, x.position, x.type, x.mime, x.width, x.height, x.duration_s, x.blob_key, x.size_bytes, x.moderation_status
@@ -389,16 +387,17 @@ e AS (
          ELSE jsonb_build_object('refunded_credits', refunded_credits, 'error', error) END
       || CASE WHEN comparison_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('comparison_id', comparison_id) END
   FROM g WHERE status IN ('succeeded', 'failed')),
+-- The wallet and usage rollup rows are one per organization (and day, model,
+-- key): updating them here would serialize an organization's generations on
+-- their locks until each commit's WAL flush. The effect is written as a pending
+-- settlement that a settler applies in batches (credits.ts, settlePending).
 -- Usage: a generation counts once (its first attempt); credits accumulate over attempts.
-u AS (
-  INSERT INTO usage_rollups AS ur (organization_id, mode, day, model, modality, api_key_id, generations, charged_credits, refunded_credits)
-  SELECT organization_id, mode, (now() AT TIME ZONE 'UTC')::date, model, modality, api_key_id,
-    CASE WHEN attempt = 1 THEN 1 ELSE 0 END, CASE WHEN price_credits > 0 THEN $4 ELSE 0 END, price_credits - $4
-  FROM g
-  ON CONFLICT (organization_id, mode, day, model, api_key_id) DO UPDATE SET
-    generations = ur.generations + EXCLUDED.generations,
-    charged_credits = ur.charged_credits + EXCLUDED.charged_credits,
-    refunded_credits = ur.refunded_credits + EXCLUDED.refunded_credits),
+p AS (
+  INSERT INTO wallet_pending (organization_id, balance_delta, held_delta, mode, day, model, modality, api_key_id,
+    generations, charged_credits, refunded_credits)
+  SELECT g.organization_id, coalesce(m.b, 0), coalesce(m.h, 0), g.mode, (now() AT TIME ZONE 'UTC')::date, g.model, g.modality, g.api_key_id,
+    CASE WHEN g.attempt = 1 THEN 1 ELSE 0 END, CASE WHEN g.price_credits > 0 THEN $4 ELSE 0 END, g.price_credits - $4
+  FROM g LEFT JOIN m ON m.organization_id = g.organization_id),
 -- A comparison child counts once, at the first terminal state of its first
 -- attempt; the row lock on the comparison serializes siblings finishing together.
 cmp AS (
@@ -428,6 +427,7 @@ export async function finish(
   ]);
   const row = r.rows[0];
   if (!row) return { outcome: 'finished' };
+  deps.settler.pending(row.organization_id);
   deps.metrics.settled(row, end.charged);
   deps.log.info(
     { generationId: row.id, modality: row.modality, model: row.model, status: row.status, attempt: row.attempt, chargedCredits: end.charged },

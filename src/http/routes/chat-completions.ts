@@ -116,7 +116,8 @@ export const chatCompletions = defineRoute({
   operationId: 'createChatCompletion',
   summary: 'Chat completion in the OpenAI shape (stream: true for server-sent events)',
   tag: 'Generations',
-  auth: { role: 'developer', scope: 'chat:write', consumesCredits: true },
+  // Every effect follows createGeneration's accepting statement (or its confirmed cache copy).
+  auth: { role: 'developer', scope: 'chat:write', consumesCredits: true, cacheable: true },
   errors: [402, 404, 410, 502, 503],
   schema: { body: Body, response: { 200: Completion } },
   handler: async ({ body, principal, deps, request, reply }) => {

@@ -72,7 +72,8 @@ export function modalityRoute<P extends TProperties>(o: ModalityRouteOptions<P>)
     summary: o.summary,
     description: o.description,
     tag: 'Generations',
-    auth: { role: 'developer', scope: o.scope, consumesCredits: true },
+    // Every effect follows createGeneration's accepting statement (or its confirmed cache copy).
+    auth: { role: 'developer', scope: o.scope, consumesCredits: true, cacheable: true },
     errors: [402, 404, 410, ...(sync ? [502] : []), 503],
     schema: {
       body,
