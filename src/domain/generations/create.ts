@@ -140,42 +140,56 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
   const keyCheck = fingerprint === undefined
     ? ''
     : `k AS (SELECT 1 FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $3 AND ${KEY_FINGERPRINT_SQL} = $17),`;
-  const keyGate = fingerprint === undefined ? '' : ' AND EXISTS (SELECT 1 FROM k)';
-  const gate = charged
-    ? `w AS (UPDATE wallets SET held_credits = held_credits + $11, updated_at = now()
-             WHERE organization_id = $2 AND balance_credits - held_credits >= $11${keyGate} RETURNING organization_id),`
-    : `w AS (SELECT $2::text AS organization_id WHERE true${keyGate}),`;
-  const ledger = charged
+  const keyGate = fingerprint === undefined ? '' : 'WHERE EXISTS (SELECT 1 FROM k)';
+  // Every accept of an organization takes its wallet row, which stays locked until the commit: so it is taken last,
+  // once the generation, job and ledger rows are written (the conditions on j and l make them run first). If the
+  // wallet cannot cover the hold, mmgen_require fails the statement (SQLSTATE MM402) and everything is rolled back.
+  const reserve = charged
     ? `, l AS (INSERT INTO ledger_entries (organization_id, kind, balance_delta, held_delta, reference, generation_id, api_key_id, model, modality)
-             SELECT $2, 'reserve', 0, $11, $1 || '#1', $1, $3, $6, $5 FROM w)`
+             SELECT $2, 'reserve', 0, $11, $1 || '#1', $1, $3, $6, $5 FROM g RETURNING id),
+       w AS (UPDATE wallets SET held_credits = held_credits + $11, updated_at = now()
+             WHERE organization_id = $2 AND balance_credits - held_credits >= $11
+               AND EXISTS (SELECT 1 FROM j) AND EXISTS (SELECT 1 FROM l) RETURNING organization_id)`
     : '';
-  const r = await q.query<GenerationRow>(
-    `WITH ${keyCheck} ${gate}
-     g AS (INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
-             price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node)
-           SELECT $1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN 'running' ELSE 'queued' END, $7, $8, $9,
-             $11, $11, $12, $13, $14, $15, CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN $10 END FROM w
-           RETURNING *),
-     j AS (INSERT INTO jobs (generation_id, lease_owner, lease_expires_at, run_at)
-           SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END,
-             CASE WHEN $7 THEN now() + make_interval(secs => $16) ELSE now() END FROM w)
-     ${ledger}
-     SELECT * FROM g`,
-    [
-      a.id, a.principal.organizationId, a.principal.keyId, a.principal.mode, a.modality, a.model, a.sync, a.prompt,
-      JSON.stringify(a.params), deps.nodeId, a.price, a.cacheKey, a.provider, a.result ? JSON.stringify(a.result) : null,
-      a.comparisonId, deps.config.jobLeaseMs / 1000, ...(fingerprint === undefined ? [] : [fingerprint]),
-    ],
-  );
+  const covered = charged ? `WHERE mmgen_require(EXISTS (SELECT 1 FROM w), 'insufficient credits')` : '';
+  let r: { rows: GenerationRow[] };
+  try {
+    r = await q.query<GenerationRow>(
+      `WITH ${keyCheck}
+       g AS (INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
+               price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node)
+             SELECT $1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN 'running' ELSE 'queued' END, $7, $8, $9,
+               $11, $11, $12, $13, $14, $15, CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN $10 END ${keyGate}
+             RETURNING *),
+       j AS (INSERT INTO jobs (generation_id, lease_owner, lease_expires_at, run_at)
+             SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END,
+               CASE WHEN $7 THEN now() + make_interval(secs => $16) ELSE now() END FROM g
+             RETURNING generation_id)
+       ${reserve}
+       SELECT g.* FROM g ${covered}`,
+      [
+        a.id, a.principal.organizationId, a.principal.keyId, a.principal.mode, a.modality, a.model, a.sync, a.prompt,
+        JSON.stringify(a.params), deps.nodeId, a.price, a.cacheKey, a.provider, a.result ? JSON.stringify(a.result) : null,
+        a.comparisonId, deps.config.jobLeaseMs / 1000, ...(fingerprint === undefined ? [] : [fingerprint]),
+      ],
+    );
+  } catch (err) {
+    if (sqlState(err) === 'MM402') return null;
+    throw err;
+  }
   const row = r.rows[0];
   if (row) {
     // Confirmed: from here on the request has effects, and it must never be authenticated and run again.
     delete a.principal.unconfirmedFingerprint;
     return row;
   }
-  // Refused: for want of credits, or because the cached key changed; only a fresh authentication tells which.
+  // Nothing written: the cached key changed (a key that still matches always writes, or fails with MM402).
   if (fingerprint !== undefined) throw new StaleAuthentication();
   return null;
+}
+
+function sqlState(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 }
 
 async function cachedCopy(
