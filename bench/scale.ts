@@ -110,6 +110,8 @@ async function main(): Promise<void> {
     MMGEN_DATA_DIR: dataDir,
     MMGEN_SIMULATE_PROVIDERS: '1',
     MMGEN_RATE_LIMIT_TEAM: '10000000',
+    // A bench spends fast by design: the anomaly detector would pause the organization midway (every answer a 403).
+    MMGEN_ANOMALY_FLOOR_USD: '1000000000',
   };
   const procs: ChildProcess[] = [];
   try {
@@ -129,6 +131,10 @@ async function main(): Promise<void> {
     procs.push(worker);
     const scaled = await measure('2 API processes + 1 worker', apis.map((a) => a.url), [...apis.map((a) => a.proc.pid!), worker.pid!], org.live);
     for (const p of procs) await stop(p);
+    // A refused request is not a generation: a run with any is no measurement.
+    for (const m of [single, scaled]) {
+      for (const r of [m.chat, m.image512]) if (r.non2xx > 0 || r.errors > 0) throw new Error(`${m.layout}: ${r.non2xx} non-2xx answers and ${r.errors} errors`);
+    }
 
     process.stderr.write('bench:scale: raw PostgreSQL write rate again…\n');
     const rawAfter = await rawPgRate(db.url, 5);
