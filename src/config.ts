@@ -49,6 +49,10 @@ export interface Config {
   workerPollMs: number;
   /** How often budgets and spending anomalies are checked (by every worker node; the checks are idempotent). */
   schedulerIntervalMs: number;
+  /** How long a finished generation's wallet settlement waits so that one statement applies many (jobs/settler.ts). */
+  settleDelayMs: number;
+  /** How often each serve and worker process applies settlements left pending by any process. */
+  settleSweepMs: number;
   anomaly: {
     /** Spend in the window below this never counts as an anomaly (a new organization's first burst). */
     floorUsd: number;
@@ -219,6 +223,8 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: int(env, 'MMGEN_WORKER_CONCURRENCY', 64, 1, 10_000),
     workerPollMs: int(env, 'MMGEN_WORKER_POLL_MS', 200, 5, 60_000),
     schedulerIntervalMs: int(env, 'MMGEN_SCHEDULER_INTERVAL_MS', 15_000, 50, 3_600_000),
+    settleDelayMs: int(env, 'MMGEN_SETTLE_DELAY_MS', 20, 0, 3_600_000),
+    settleSweepMs: int(env, 'MMGEN_SETTLE_SWEEP_MS', 2_000, 50, 3_600_000),
     anomaly: {
       floorUsd: num(env, 'MMGEN_ANOMALY_FLOOR_USD', 50, 0, 1e9),
       multiplier: num(env, 'MMGEN_ANOMALY_MULTIPLIER', 10, 1, 1e6),

@@ -74,7 +74,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const links = createFileLinks(config, signer, blobs);
   const deps: AppDeps = {
     config, db, catalog: new Catalog(), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
-    metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log),
+    metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
   };
   return {
     deps,

@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
 import type { Queryable } from '../store/db.js';
-import { canGrant, roleAllows, type Mode, type Plan, type Principal, type Role, type Scope } from './access.js';
+import { canGrant, roleAllows, StaleAuthentication, type Mode, type Plan, type Principal, type Role, type Scope } from './access.js';
 
 /**
  * API keys: the secret (`sk_live_…`/`sk_test_…`) is shown once at creation and
@@ -194,6 +194,18 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
     lastUsedAt: row.last_used_at,
     fingerprint: row.fingerprint,
   };
+}
+
+/**
+ * Confirms a principal taken from a node's key cache before something is done
+ * outside the accepting statement (a cache copy, fetching an input): the key
+ * must still have its fingerprint, else StaleAuthentication (the request is
+ * then authenticated afresh). A no-op for a principal already confirmed.
+ */
+export async function confirmCachedPrincipal(q: Queryable, principal: Principal): Promise<void> {
+  if (principal.unconfirmedFingerprint === undefined) return;
+  if (!(await keyStillMatches(q, principal.keyId, principal.unconfirmedFingerprint))) throw new StaleAuthentication();
+  delete principal.unconfirmedFingerprint;
 }
 
 /** Whether a key still has the fingerprint a cached principal was made with (for paths that confirm outside an accepting statement). */

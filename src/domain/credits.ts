@@ -76,7 +76,10 @@ export async function getWallet(q: Queryable, organizationId: string): Promise<W
  */
 export async function settlePending(q: Queryable, organizationId: string): Promise<number> {
   const r = await q.query<{ n: number }>(
-    `WITH p AS (DELETE FROM wallet_pending WHERE organization_id = $1 RETURNING *),
+    // Rows are locked in id order, so two settlers of one organization can never wait on each other in a cycle.
+    `WITH p AS (
+       DELETE FROM wallet_pending WHERE id IN (SELECT id FROM wallet_pending WHERE organization_id = $1 ORDER BY id FOR UPDATE)
+       RETURNING *),
      s AS (SELECT sum(balance_delta) AS b, sum(held_delta) AS h FROM p),
      w AS (
        UPDATE wallets SET balance_credits = balance_credits + s.b, held_credits = held_credits + s.h, updated_at = now()
@@ -206,7 +209,7 @@ export async function settle(q: Queryable, m: Movement & { reserved: number; cha
   }
 }
 
-/** The wallet recomputed from the ledger; equal to the wallet row at all times. */
+/** The wallet recomputed from the ledger; equal at all times to the wallet as getWallet reads it (its row plus pending settlements). */
 export async function ledgerSums(q: Queryable, organizationId: string): Promise<WalletRow> {
   const r = await q.query<{ balance: string | null; held: string | null }>(
     'SELECT sum(balance_delta) AS balance, sum(held_delta) AS held FROM ledger_entries WHERE organization_id = $1',

@@ -289,10 +289,17 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, authe
       try {
         result = await def.handler(ctx);
       } catch (err) {
-        // The accepting statement found the cached key changed, and nothing was done (AuthSpec.cacheable):
-        // decide on the key as it is now (a revoked key gets 401), then, if it still passes, run again.
-        if (!(err instanceof StaleAuthentication)) throw err;
-        await authenticator.afresh(request);
+        // A principal from the key cache that is still unconfirmed has had no effect (AuthSpec.cacheable). If its key
+        // changed (the accepting statement says so, or a check now does, before an error decided on the cached copy
+        // is answered), the request is decided on the key as it is now: a revoked key gets 401; one that still passes runs again.
+        let rerun: boolean;
+        if (err instanceof StaleAuthentication) {
+          await authenticator.afresh(request);
+          rerun = true;
+        } else {
+          rerun = await authenticator.confirm(request);
+        }
+        if (!rerun) throw err;
         result = await def.handler(ctx);
       }
       if (result === 'sent') return reply;

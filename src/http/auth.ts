@@ -51,9 +51,10 @@ export interface Authenticator {
    * Makes a principal taken from the key cache a confirmed one before a
    * request is answered from anything but the accepting statement (an error,
    * an idempotent replay): if its key changed, the request is authenticated
-   * afresh, which throws the contract's error for a key that no longer passes.
+   * afresh, which throws the contract's error for a key that no longer passes,
+   * and true is returned (what was decided on the cached copy must be decided again).
    */
-  confirm(request: FastifyRequest): Promise<void>;
+  confirm(request: FastifyRequest): Promise<boolean>;
 }
 
 /**
@@ -146,9 +147,13 @@ export function createAuthenticator(deps: AppDeps): Authenticator {
     },
     async confirm(request) {
       const p = request.principal;
-      if (p?.unconfirmedFingerprint === undefined) return;
-      if (await keyStillMatches(deps.db, p.keyId, p.unconfirmedFingerprint)) delete p.unconfirmedFingerprint;
-      else await authenticate(request, false);
+      if (p?.unconfirmedFingerprint === undefined) return false;
+      if (await keyStillMatches(deps.db, p.keyId, p.unconfirmedFingerprint)) {
+        delete p.unconfirmedFingerprint;
+        return false;
+      }
+      await authenticate(request, false);
+      return true;
     },
   };
 }

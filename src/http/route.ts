@@ -25,8 +25,11 @@ export interface AuthSpec {
   /**
    * The request may be authenticated from this process's key cache because
    * every effect of the route happens in, or after, a statement that confirms
-   * the key's fingerprint (acceptStatement) or checks it first: a stale key
-   * throws StaleAuthentication and the request is authenticated afresh.
+   * the key's fingerprint (acceptStatement) or checks it first
+   * (confirmCachedPrincipal): a stale key throws StaleAuthentication and the
+   * request is authenticated afresh. Before that, only the rate-limit count and
+   * an Idempotency-Key claim are written for it (a revoked key's claim then
+   * records its 401).
    */
   cacheable?: boolean;
 }

@@ -2,10 +2,8 @@ import type { Logger } from 'pino';
 import { organizationsWithPending, settlePending } from '../domain/credits.js';
 import type { Queryable } from '../store/db.js';
 
-/** How long a finished generation's settlement waits, so that one statement applies many. */
-const BATCH_DELAY_MS = 20;
-/** How often every process looks for settlements left behind by a process that died before applying them. */
-const SWEEP_INTERVAL_MS = 2_000;
+/** Organizations settled at once: each takes a pool connection, and requests need them too. */
+const CONCURRENCY = 4;
 
 /**
  * Applies pending settlements (credits.ts) in batches: one statement per
@@ -21,9 +19,14 @@ export class Settler {
   private sweeper: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
+  /**
+   * `delayMs`: how long a new pending settlement waits so that one statement applies many;
+   * `sweepMs`: how often this process applies whatever any process left pending (one that died, say).
+   */
   constructor(
     private readonly db: Queryable,
     private readonly log: Logger,
+    private readonly opts: { delayMs: number; sweepMs: number },
   ) {}
 
   /** An organization has a new pending settlement: apply it soon, with whatever else arrives meanwhile. */
@@ -37,7 +40,7 @@ export class Settler {
     if (this.sweeper) return;
     this.sweeper = setInterval(() => {
       void this.sweep();
-    }, SWEEP_INTERVAL_MS);
+    }, this.opts.sweepMs);
     this.sweeper.unref();
   }
 
@@ -60,15 +63,19 @@ export class Settler {
     if (this.dirty.size === 0) return;
     const orgs = [...this.dirty];
     this.dirty.clear();
-    this.running = Promise.all(
-      orgs.map((org) =>
-        settlePending(this.db, org).then(
-          () => undefined,
-          // Left pending: the next mark or sweep applies it.
-          (err: unknown) => this.log.warn({ err, organizationId: org }, 'could not apply pending settlements'),
-        ),
-      ),
-    ).then(() => {
+    const settleAll = async () => {
+      for (let i = 0; i < orgs.length; i += CONCURRENCY) {
+        await Promise.all(
+          orgs.slice(i, i + CONCURRENCY).map((org) =>
+            settlePending(this.db, org).catch((err: unknown) => {
+              // Left pending: the next mark or sweep applies it.
+              this.log.warn({ err, organizationId: org }, 'could not apply pending settlements');
+            }),
+          ),
+        );
+      }
+    };
+    this.running = settleAll().then(() => {
       this.running = null;
       if (this.dirty.size > 0) this.schedule();
     });
@@ -83,6 +90,6 @@ export class Settler {
 
   private schedule(): void {
     if (this.timer || this.running) return;
-    this.timer = setTimeout(() => void this.flush(), BATCH_DELAY_MS);
+    this.timer = setTimeout(() => void this.flush(), this.opts.delayMs);
   }
 }

@@ -6,7 +6,7 @@ import { newId } from '../../ids.js';
 import type { ImageInput, SimulateOptions } from '../../providers/types.js';
 import type { Queryable } from '../../store/db.js';
 import { StaleAuthentication, type Principal } from '../access.js';
-import { KEY_FINGERPRINT_SQL, keyStillMatches } from '../api-keys.js';
+import { confirmCachedPrincipal, KEY_FINGERPRINT_SQL } from '../api-keys.js';
 import { retryAfterSettling } from '../credits.js';
 import { priceCredits, SYNC_MODALITIES, type GenerationRow } from './model.js';
 import { loadGeneration, loadOutputs } from './store.js';
@@ -105,10 +105,7 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
   const prepared = await prepareGeneration(deps, principal, input);
   if (prepared.cacheKey && !input.comparisonId) {
     // A cache hit is written without the accepting statement, so a cached key is confirmed first.
-    if (principal.unconfirmedFingerprint !== undefined) {
-      if (!(await keyStillMatches(deps.db, principal.keyId, principal.unconfirmedFingerprint))) throw new StaleAuthentication();
-      delete principal.unconfirmedFingerprint;
-    }
+    await confirmCachedPrincipal(deps.db, principal);
     const hit = await cachedCopy(deps, principal, input, prepared.model, prepared.cacheKey, prepared.sync);
     if (hit) return hit;
   }

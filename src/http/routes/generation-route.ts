@@ -14,6 +14,7 @@ import { UPSCALE_MAX_OUTPUT_PIXELS } from '../../media/index.js';
 import type { SimulateOptions, UpstreamStatus } from '../../providers/types.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { commonFields, Generation, imageInputFields, QueuedVideo } from './generation-schema.js';
+import { confirmCachedPrincipal } from '../../domain/api-keys.js';
 
 const INFO_OR_BELOW = new Set(['trace', 'debug', 'info']);
 
@@ -111,6 +112,8 @@ export async function submitGeneration(
   }
   const hasImage = b.upload_id !== undefined || b.image_url !== undefined;
   if (imageRule === 'required' && !hasImage) throw new ApiError('parameter_missing', 'This request needs an input image: upload_id or image_url.', 'upload_id');
+  // Inputs are fetched, stored or completed before the accepting statement: a key from the node's cache is confirmed first.
+  if (hasImage || b.audio_url !== undefined) await confirmCachedPrincipal(deps.db, principal);
   const image = hasImage
     ? await resolveImageInput(deps, principal, { upload_id: b.upload_id as string | undefined, image_url: b.image_url as string | undefined })
     : undefined;
