@@ -134,7 +134,8 @@ export function createAuthenticator(deps: AppDeps): Authenticator {
     }
     const found = await lookUp(request, secret, hash);
     admit(request, def.auth, found);
-    request.principal = found.principal;
+    // A copy: the cache keeps the original, and a request's principal may be changed (its fingerprint confirmed).
+    request.principal = { ...found.principal };
     return true;
   }
 
