@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './server.js';
 
 /**
  * A PostgreSQL server of a test's own (initdb into a temporary directory, on a
@@ -22,17 +22,6 @@ function binDir(): string | null {
 
 export function canRunPrivatePostgres(): boolean {
   return binDir() !== null && process.getuid?.() === 0;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface PrivatePostgres {

@@ -140,14 +140,28 @@ function borrowDb(owner: TestServer): { db: Db; drop: () => Promise<void>; url?:
   return { db, drop };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A loopback port that is free now, for a server that must know its port
+ * before it binds (its signed URLs name it). It is drawn below the kernel's
+ * ephemeral range: a port from inside it (what listen(0) gives) can be taken
+ * by any outgoing connection between this check and the server's bind, which
+ * made CI fail with EADDRINUSE once.
+ */
+export async function freePort(): Promise<number> {
+  const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0] ?? '32768');
+  const low = 10_000;
+  const high = Number.isFinite(ephemeralLow) && ephemeralLow > low + 1000 ? ephemeralLow : 32_768;
+  for (;;) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await canListen(port)) return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
