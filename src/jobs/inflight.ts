@@ -30,14 +30,19 @@ export class InflightWork {
   }
 
   /** Waits for the tracked work, at most `ms`; true when all of it finished. */
-  async drain(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    });
-    const all = Promise.allSettled([...this.pending]).then(() => true);
-    const result = await Promise.race([all, timeout]);
-    clearTimeout(timer);
-    return result;
+  drain(ms: number): Promise<boolean> {
+    return settledWithin(this.pending, ms);
   }
+}
+
+/** Waits until every promise has settled, or `ms` has passed; true when all settled in time. */
+export async function settledWithin(promises: Iterable<Promise<unknown>>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const all = Promise.allSettled([...promises]).then(() => true);
+  const result = await Promise.race([all, timeout]);
+  clearTimeout(timer);
+  return result;
 }

@@ -5,6 +5,7 @@ import { deliveryHeaders, eventBody, subscribes, TEST_EVENT_TYPE } from '../doma
 import { FetchFailed, FetchRefused, GuardedPool, safeFetch } from '../files/safe-fetch.js';
 import { newId } from '../ids.js';
 import { ReceiverLanes } from './receiver-lanes.js';
+import { settledWithin } from './inflight.js';
 
 /** Service spec §6: after the sixth failed attempt a delivery is exhausted. */
 export const MAX_ATTEMPTS = 6;
@@ -180,14 +181,7 @@ export class WebhookDispatcher {
     // Claimed but never started: their leases are handed back below.
     for (const d of this.queue) this.lanes.queued(d.webhook_id, -1);
     this.queue = [];
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settledWithin(this.inFlight, graceMs);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.flush();
     this.closed = true;

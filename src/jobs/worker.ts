@@ -3,6 +3,7 @@ import { deleteJobIfTerminal, finishFailed, runGeneration } from '../domain/gene
 import { loadGeneration } from '../domain/generations/store.js';
 import { beat, forgetWorker, WORKER_BEAT_MS } from './queue-stats.js';
 import { Scheduler } from './scheduler.js';
+import { settledWithin } from './inflight.js';
 
 /** Claims of one job before it is failed as unprocessable (each claim is a run that died or crashed). */
 const MAX_CLAIMS = 5;
@@ -51,14 +52,7 @@ export class Worker {
     this.stopped = true;
     this.notify();
     await Promise.all([this.loop, this.scheduler.stop()]);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settledWithin(this.inFlight, graceMs);
     await forgetWorker(this.deps.db, this.deps.nodeId).catch(() => {});
   }
 
