@@ -196,25 +196,31 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
   };
 }
 
-/**
- * Confirms a principal taken from a node's key cache before something is done
- * outside the accepting statement (a cache copy, fetching an input): the key
- * must still have its fingerprint, else StaleAuthentication (the request is
- * then authenticated afresh). A no-op for a principal already confirmed.
- */
-export async function confirmCachedPrincipal(q: Queryable, principal: Principal): Promise<void> {
-  if (principal.unconfirmedFingerprint === undefined) return;
-  if (!(await keyStillMatches(q, principal.keyId, principal.unconfirmedFingerprint))) throw new StaleAuthentication();
-  delete principal.unconfirmedFingerprint;
+/** A query (for a CTE or alone) that finds one row when the key `keyParam` still has the fingerprint `fingerprintParam`. */
+export function keyUnchangedSql(keyParam: string, fingerprintParam: string): string {
+  return `SELECT 1 FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = ${keyParam} AND ${KEY_FINGERPRINT_SQL} = ${fingerprintParam}`;
 }
 
-/** Whether a key still has the fingerprint a cached principal was made with (for paths that confirm outside an accepting statement). */
-export async function keyStillMatches(q: Queryable, keyId: string, fingerprint: string): Promise<boolean> {
-  const r = await q.query(
-    `SELECT 1 FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $1 AND ${KEY_FINGERPRINT_SQL} = $2`,
-    [keyId, fingerprint],
-  );
-  return r.rows.length === 1;
+/**
+ * Confirms a principal taken from a node's key cache: true (and the principal
+ * is confirmed from then on) when its key still has its fingerprint, or when
+ * there was nothing to confirm; false when the key changed.
+ */
+export async function confirmPrincipal(q: Queryable, principal: Principal): Promise<boolean> {
+  if (principal.unconfirmedFingerprint === undefined) return true;
+  const r = await q.query(keyUnchangedSql('$1', '$2'), [principal.keyId, principal.unconfirmedFingerprint]);
+  if (r.rows.length !== 1) return false;
+  delete principal.unconfirmedFingerprint;
+  return true;
+}
+
+/**
+ * confirmPrincipal before something is done outside the accepting statement
+ * (a cache copy, fetching an input): a changed key throws StaleAuthentication,
+ * and the request is then authenticated afresh.
+ */
+export async function confirmCachedPrincipal(q: Queryable, principal: Principal): Promise<void> {
+  if (!(await confirmPrincipal(q, principal))) throw new StaleAuthentication();
 }
 
 /** last_used_at is written at most once a minute per key, to keep the hot path read-only. */

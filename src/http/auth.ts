@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { roleAllows, scopeAllows, type Principal } from '../domain/access.js';
-import { findKeyBySecret, hashSecret, ipAllowed, keyStillMatches, touchKey, type AuthenticatedKey } from '../domain/api-keys.js';
+import { confirmPrincipal, findKeyBySecret, hashSecret, ipAllowed, touchKey, type AuthenticatedKey } from '../domain/api-keys.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AuthSpec } from './route.js';
@@ -147,12 +147,7 @@ export function createAuthenticator(deps: AppDeps): Authenticator {
       await authenticate(request, false);
     },
     async confirm(request) {
-      const p = request.principal;
-      if (p?.unconfirmedFingerprint === undefined) return false;
-      if (await keyStillMatches(deps.db, p.keyId, p.unconfirmedFingerprint)) {
-        delete p.unconfirmedFingerprint;
-        return false;
-      }
+      if (!request.principal || (await confirmPrincipal(deps.db, request.principal))) return false;
       await authenticate(request, false);
       return true;
     },

@@ -30,8 +30,13 @@ export interface Db extends Queryable {
 const RETRYABLE_SQLSTATE = new Set(['40001', '40P01']);
 const MAX_TX_ATTEMPTS = 5;
 
+/** The error's `code`: a SQLSTATE from the database, or a Node.js system error code from the connection. */
+export function errorCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
 function isRetryable(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && RETRYABLE_SQLSTATE.has((err as { code?: string }).code ?? '');
+  return RETRYABLE_SQLSTATE.has(errorCode(err) ?? '');
 }
 
 /**
@@ -41,8 +46,8 @@ function isRetryable(err: unknown): boolean {
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') {
+  const code = errorCode(err);
+  if (code !== undefined) {
     // SQLSTATE class 08 (connection exception), 57P01-03 (shutdown, crash, not yet accepting), 53300 (too many connections).
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
     if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE' || code === 'ENOTFOUND') return true;

@@ -4,9 +4,9 @@ import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ImageInput, SimulateOptions } from '../../providers/types.js';
-import type { Queryable } from '../../store/db.js';
+import { errorCode, type Queryable } from '../../store/db.js';
 import { StaleAuthentication, type Principal } from '../access.js';
-import { confirmCachedPrincipal, KEY_FINGERPRINT_SQL } from '../api-keys.js';
+import { confirmCachedPrincipal, keyUnchangedSql } from '../api-keys.js';
 import { retryAfterSettling } from '../credits.js';
 import { priceCredits, SYNC_MODALITIES, type GenerationRow } from './model.js';
 import { loadGeneration, loadOutputs } from './store.js';
@@ -136,7 +136,7 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
   const fingerprint = a.principal.unconfirmedFingerprint;
   const keyCheck = fingerprint === undefined
     ? ''
-    : `k AS (SELECT 1 FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = $3 AND ${KEY_FINGERPRINT_SQL} = $17),`;
+    : `k AS (${keyUnchangedSql('$3', '$17')}),`;
   const keyGate = fingerprint === undefined ? '' : 'WHERE EXISTS (SELECT 1 FROM k)';
   // Every accept of an organization takes its wallet row, which stays locked until the commit: so it is taken last,
   // once the generation, job and ledger rows are written (the conditions on j and l make them run first). If the
@@ -171,7 +171,7 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
       ],
     );
   } catch (err) {
-    if (sqlState(err) === 'MM402') return null;
+    if (errorCode(err) === 'MM402') return null;
     throw err;
   }
   const row = r.rows[0];
@@ -183,10 +183,6 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
   // Nothing written: the cached key changed (a key that still matches always writes, or fails with MM402).
   if (fingerprint !== undefined) throw new StaleAuthentication();
   return null;
-}
-
-function sqlState(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 }
 
 async function cachedCopy(
