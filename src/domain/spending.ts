@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
-import { organizationsWithPending, settlePending, USD_PER_CREDIT } from './credits.js';
+import { USD_PER_CREDIT } from './credits.js';
 
 /**
  * Spending watch: budgets and the anomaly detector. Both run on a schedule,
@@ -19,7 +19,7 @@ export const BUDGET_THRESHOLDS = [50, 80, 100] as const;
 
 export async function checkBudgets(deps: AppDeps, now: Date = new Date()): Promise<number> {
   // Spend is read from the rollups: bring them up to date first.
-  for (const org of await organizationsWithPending(deps.db)) await settlePending(deps.db, org);
+  await deps.settler.sweep();
   const period = now.toISOString().slice(0, 7);
   const monthStart = `${period}-01`;
   const r = await deps.db.query<{ id: string; organization_id: string; mode: string; budget: string; spent: string }>(
