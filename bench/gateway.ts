@@ -19,23 +19,19 @@
  * Max req/s comes from autocannon with BENCH_CONNECTIONS connections for
  * BENCH_SECONDS. Results go to stdout and bench/gateway-results.json.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { Agent, request } from 'undici';
+import { BIN, createOrg, freePort, PG_ADMIN, scratchDatabase } from './harness.js';
 
-const run = promisify(execFile);
-const BIN = join(process.cwd(), 'bin', 'mmgen');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const UPSTREAM_KEY = 'sk-bench';
 
 interface Target {
@@ -52,9 +48,6 @@ interface Row { name: string; rounds: Latency[]; latency: Latency; addedP50: num
 
 const BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark.' }], max_tokens: 64 });
 
-function freePort(): number {
-  return 20000 + Math.floor(Math.random() * 20000);
-}
 
 /** Starts a process and waits until `ready` says it is serving. */
 async function startProcess(cmd: string, args: string[], env: Record<string, string>, ready: (out: string) => Promise<string | null>): Promise<{ proc: ChildProcess; url: string }> {
@@ -133,32 +126,17 @@ async function startMmgen(upstreamUrl: string, backend: 'pglite' | 'postgres'): 
     // A bench spends fast by design; the anomaly detector must not pause it midway.
     MMGEN_ANOMALY_FLOOR_USD: '1000000000',
   };
-  let dbName = '';
-  if (backend === 'postgres') {
-    dbName = `mmgen_gwbench_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const u = new URL(PG_ADMIN);
-    u.pathname = `/${dbName}`;
-    env.DATABASE_URL = u.toString();
-  }
+  const scratch = backend === 'postgres' ? await scratchDatabase('mmgen_gwbench', PG_ADMIN) : null;
+  if (scratch) env.DATABASE_URL = scratch.url;
   const port = freePort();
   const { proc, url } = await startProcess(BIN, ['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, async () => ((await answers(`http://127.0.0.1:${port}`, '/healthz')) ? `http://127.0.0.1:${port}` : null));
-  const { stdout } = await run(BIN, ['org', 'create', '--name', 'bench', '--plan', 'team', '--credits', '1000000000000', '--json'], { env: { ...process.env, ...env, LOG_LEVEL: 'silent' } });
-  const live = (JSON.parse(stdout) as { keys: { live: string } }).keys.live;
+  const { live } = await createOrg(env);
   return {
     target: { name: `mmgen (${backend === 'pglite' ? 'PGlite' : 'PostgreSQL'})`, url, headers: { authorization: `Bearer ${live}` }, proc },
     cleanup: async () => {
       await stop(proc);
       rmSync(dataDir, { recursive: true, force: true });
-      if (dbName) {
-        const admin = new pg.Client({ connectionString: PG_ADMIN });
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        await admin.end();
-      }
+      await scratch?.drop();
     },
   };
 }

@@ -19,7 +19,7 @@ export const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0
 
 export interface HttpResult { rps: number; p50: number; p99: number; non2xx: number; errors: number; requests: number }
 
-function freePort(): number {
+export function freePort(): number {
   return 20000 + Math.floor(Math.random() * 20000);
 }
 
