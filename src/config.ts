@@ -53,6 +53,11 @@ export interface Config {
   settleDelayMs: number;
   /** How often each serve and worker process applies settlements left pending by any process. */
   settleSweepMs: number;
+  /**
+   * A chat completion's provider call starts alongside its reservation when the organization was last seen with
+   * this many times its price free (domain/generations/early-dispatch.ts); 0 turns early dispatch off.
+   */
+  earlyDispatchHeadroom: number;
   anomaly: {
     /** Spend in the window below this never counts as an anomaly (a new organization's first burst). */
     floorUsd: number;
@@ -225,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
     schedulerIntervalMs: int(env, 'MMGEN_SCHEDULER_INTERVAL_MS', 15_000, 50, 3_600_000),
     settleDelayMs: int(env, 'MMGEN_SETTLE_DELAY_MS', 20, 0, 3_600_000),
     settleSweepMs: int(env, 'MMGEN_SETTLE_SWEEP_MS', 2_000, 50, 3_600_000),
+    earlyDispatchHeadroom: int(env, 'MMGEN_EARLY_DISPATCH_HEADROOM', 50, 0, 1_000_000),
     anomaly: {
       floorUsd: num(env, 'MMGEN_ANOMALY_FLOOR_USD', 50, 0, 1e9),
       multiplier: num(env, 'MMGEN_ANOMALY_MULTIPLIER', 10, 1, 1e6),

@@ -11,6 +11,7 @@ import type { Settler } from './jobs/settler.js';
 import type { WebhookDispatcher } from './jobs/webhooks.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
+import type { Headroom } from './domain/generations/early-dispatch.js';
 
 /** Everything a use case or route may need, built once from config (composition root: main.ts). */
 export interface AppDeps {
@@ -35,6 +36,8 @@ export interface AppDeps {
   lifecycle: Lifecycle;
   /** Applies finished generations' pending settlements to wallets and usage rollups, in batches. */
   settler: Settler;
+  /** Each organization's free credits as this node last saw them, for early dispatch. */
+  headroom: Headroom;
   /** Tells this process's worker, if it runs one, that a job was enqueued. */
   jobsAvailable?: () => void;
   /** This process's webhook dispatcher, where it runs one (with the worker); nudged when a delivery is made here. */

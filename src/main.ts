@@ -19,6 +19,7 @@ import { createKeyRateLimiter } from './http/rate-limit.js';
 import { randomBase62 } from './ids.js';
 import { InflightWork } from './jobs/inflight.js';
 import { Settler } from './jobs/settler.js';
+import { Headroom } from './domain/generations/early-dispatch.js';
 import { Lifecycle } from './lifecycle.js';
 import { createLogger as createPinoLogger } from './log.js';
 import { Metrics } from './metrics.js';
@@ -75,6 +76,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const deps: AppDeps = {
     config, db, catalog: new Catalog(), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
+    headroom: new Headroom(),
   };
   return {
     deps,

@@ -11,7 +11,7 @@ export abstract class AnswersAtOnce implements ProviderAdapter {
   abstract readonly modalities: ProviderAdapter['modalities'];
   protected abstract readonly http: UpstreamHttp;
 
-  abstract submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }>;
+  abstract submit(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status?: UpstreamStatus }>;
 
   async poll(upstreamId: string): Promise<UpstreamStatus> {
     throw providerError(this.name, 'not_found', `has no job ${upstreamId} to poll (its APIs answer at once)`);

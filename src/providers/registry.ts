@@ -170,14 +170,14 @@ class CircuitGuardedAdapter implements AdapterWithClose {
     else this.breaker.onFailure();
   }
 
-  async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
+  async submit(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     if (!this.breaker.tryAcquire()) throw this.refuse();
     try {
-      const r = await this.inner.submit(req);
+      const r = await this.inner.submit(req, signal);
       this.breaker.onSuccess();
       return r;
     } catch (err) {
-      this.record(err);
+      this.record(err, signal);
       throw err;
     }
   }

@@ -78,9 +78,10 @@ export interface ProviderAdapter {
   /**
    * Starts an upstream job and returns its id. A provider that answers at once
    * (OpenAI's chat, images and speech are plain request/response) also returns
-   * the final `status`, and nothing is polled.
+   * the final `status`, and nothing is polled. `signal` aborts a call that
+   * answers at once (an early-dispatched chat whose reservation was refused).
    */
-  submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }>;
+  submit(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status?: UpstreamStatus }>;
   poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus>;
   cancel(upstreamId: string): Promise<void>;
   /** The upstream job submitted with this client reference, if the provider has one. */

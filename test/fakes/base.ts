@@ -57,6 +57,10 @@ export abstract class FakeServer {
   readonly requests: FakeRequest[] = [];
   /** Set false for benches: nothing is kept per request. */
   record = true;
+  /** Calls that arrived (counted before their body is read, so one abandoned early counts too). */
+  arrived = 0;
+  /** Calls whose client went away before the answer was sent (mmgen aborted them). */
+  abandoned = 0;
   url = '';
   /** The credential the fake accepts. */
   readonly key: string;
@@ -126,6 +130,10 @@ export abstract class FakeServer {
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.arrived++;
+    res.once('close', () => {
+      if (!res.writableFinished) this.abandoned++;
+    });
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);

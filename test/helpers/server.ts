@@ -145,15 +145,19 @@ function borrowDb(owner: TestServer): { db: Db; drop: () => Promise<void>; url?:
  * before it binds (its signed URLs name it). It is drawn below the kernel's
  * ephemeral range: a port from inside it (what listen(0) gives) can be taken
  * by any outgoing connection between this check and the server's bind, which
- * made CI fail with EADDRINUSE once.
+ * made CI fail with EADDRINUSE once. Ports that fetch() refuses to contact
+ * (the Fetch standard's "bad ports"; 10080 is the one in this range) are skipped:
+ * drawing it once failed a whole suite with "bad port".
  */
+const FETCH_BAD_PORTS = new Set([10080]);
+
 export async function freePort(): Promise<number> {
   const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0] ?? '32768');
   const low = 10_000;
   const high = Number.isFinite(ephemeralLow) && ephemeralLow > low + 1000 ? ephemeralLow : 32_768;
   for (;;) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if (await canListen(port)) return port;
+    if (!FETCH_BAD_PORTS.has(port) && (await canListen(port))) return port;
   }
 }
 

@@ -5,6 +5,7 @@ import { ProviderError, type ProviderAdapter, type UpstreamRequest, type Upstrea
 import { actualCredits, isTerminal, type GenerationRow, type OutputRow } from './model.js';
 import { materializeOutputs, OutputError } from './outputs.js';
 import { loadGeneration } from './store.js';
+import type { EarlyDispatch } from './early-dispatch.js';
 
 /**
  * Runs one generation to a terminal state. Every step is safe to repeat, so a
@@ -42,6 +43,8 @@ export interface RunOptions {
    * covers the charge, which never exceeds it).
    */
   replyEarly?: boolean;
+  /** The provider call this request started alongside its reservation, if any: used instead of submitting to the first route. */
+  early?: EarlyDispatch | undefined;
 }
 
 export function clientRef(generationId: string, attempt: number): string {
@@ -87,14 +90,19 @@ async function submitWithFallback(
   deps: AppDeps,
   g: GenerationRow,
   req: UpstreamRequest,
+  early?: ReturnType<EarlyDispatch['take']>,
 ): Promise<Placement & { upstreamId: string; status?: UpstreamStatus | undefined }> {
   const routes = deps.providers.routes(g.mode, req.model, g.provider);
   if (routes.length === 0) throw new ProviderError('No provider for this model is configured on this node.', { kind: 'authentication', retryable: false, accepted: false, origin: 'gateway' });
   for (let i = 0; ; i++) {
     const route = routes[i]!;
-    const routed = { ...req, upstreamModel: route.upstreamModel };
+    // The first route's call may already be under way, started alongside the reservation.
+    const head = i === 0 && early?.adapter === route.adapter ? early : null;
+    // Routed elsewhere after all: the early call must not run on beside this one.
+    if (i === 0 && early && !head) early.abort.abort();
+    const routed = head ? head.req : { ...req, upstreamModel: route.upstreamModel };
     try {
-      const submitted = await route.adapter.submit(routed);
+      const submitted = await (head ? head.answer : route.adapter.submit(routed));
       return { adapter: route.adapter, req: routed, ...submitted };
     } catch (err) {
       const next = routes[i + 1];
@@ -163,6 +171,8 @@ export async function runGeneration(deps: AppDeps, generationId: string, opts: R
     return await run(deps, generationId, opts, heartbeat);
   } finally {
     heartbeat.stop();
+    // An early provider call this run did not take up (it found the generation finished, canceled, …) is stopped.
+    opts.early?.abort();
   }
 }
 
@@ -209,7 +219,7 @@ async function run(deps: AppDeps, generationId: string, opts: RunOptions, heartb
     } else {
       let submitted: Awaited<ReturnType<typeof submitWithFallback>>;
       try {
-        submitted = await submitWithFallback(deps, g, baseReq);
+        submitted = await submitWithFallback(deps, g, baseReq, fresh ? opts.early?.take() : null);
       } catch (err) {
         if (!(err instanceof ProviderError)) deps.log.warn({ err, generationId }, 'submission failed');
         return finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider could not be reached.');

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import type { GenerationRow } from '../../domain/generations/model.js';
 import { finishFailed, finishSucceeded, leaseHeartbeat, moveToProvider, upstreamRequest } from '../../domain/generations/runner.js';
 import { loadGeneration } from '../../domain/generations/store.js';
+import { EarlyDispatch } from '../../domain/generations/early-dispatch.js';
 import { ApiError } from '../../errors.js';
 import { ProviderError, type ChatStreamChunk } from '../../providers/types.js';
 import { defineRoute } from '../route.js';
@@ -124,11 +125,13 @@ export const chatCompletions = defineRoute({
     const b = body as OpenAiBody;
     const params = toMmgenChat(b);
     const lastUser = [...(params.messages as Array<{ role: string; content: string }>)].reverse().find((m) => m.role === 'user');
-    const g = await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null);
+    // A plain completion may reach its provider while its credits are being reserved (early-dispatch.ts).
+    const early = b.stream ? undefined : new EarlyDispatch();
+    const g = await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null, undefined, undefined, early);
     tagRequestLog(request, g.id);
     if (!b.stream) {
       // The reply goes back as soon as the provider answers; the charge (covered by the reservation) is written right after.
-      const done = await finishSynchronously(deps, g, { replyEarly: true });
+      const done = await finishSynchronously(deps, g, { replyEarly: true, early });
       const row = done.early ? { ...done.row, result: { ...done.row.result, message: done.early.message, usage: done.early.usage, finish_reason: done.early.finish_reason } } : done.row;
       return { status: 200, body: toCompletion(row) };
     }

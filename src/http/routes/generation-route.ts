@@ -15,6 +15,7 @@ import type { SimulateOptions, UpstreamStatus } from '../../providers/types.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { commonFields, Generation, imageInputFields, QueuedVideo } from './generation-schema.js';
 import { confirmCachedPrincipal } from '../../domain/api-keys.js';
+import type { EarlyDispatch } from '../../domain/generations/early-dispatch.js';
 
 const INFO_OR_BELOW = new Set(['trace', 'debug', 'info']);
 
@@ -104,6 +105,7 @@ export async function submitGeneration(
   prompt: string | null,
   imageRule?: 'optional' | 'required',
   comparisonId?: string,
+  early?: EarlyDispatch,
 ): Promise<GenerationRow> {
   const { model, simulate, cache, ...params } = b as { model: string; simulate?: SimulateOptions; cache?: boolean } & Record<string, unknown>;
   deps.catalog.resolve(model, modality);
@@ -124,7 +126,7 @@ export async function submitGeneration(
       throw new ApiError('parameter_invalid', `${image.width}×${image.height} × ${scale} would exceed the ${UPSCALE_MAX_OUTPUT_PIXELS}-pixel output limit; use a smaller image or scale.`, 'scale');
     }
   }
-  const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, comparisonId });
+  const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, comparisonId, early });
   // A synchronous generation runs in this request (its job is leased to this process): no worker needs waking.
   if (!g.sync) deps.jobsAvailable?.();
   return g;
@@ -138,7 +140,7 @@ export async function submitGeneration(
 export async function finishSynchronously(
   deps: AppDeps,
   g: GenerationRow,
-  opts: { replyEarly?: boolean } = {},
+  opts: { replyEarly?: boolean; early?: EarlyDispatch } = {},
 ): Promise<{ row: GenerationRow; outputs: OutputRow[]; early?: UpstreamStatus }> {
   let row: GenerationRow;
   let outputs: OutputRow[] | undefined;
@@ -147,7 +149,7 @@ export async function finishSynchronously(
   } else {
     let run: RunResult;
     try {
-      run = await deps.inflight.track(runGeneration(deps, g.id, { row: g, fresh: true, replyEarly: opts.replyEarly === true }));
+      run = await deps.inflight.track(runGeneration(deps, g.id, { row: g, fresh: true, replyEarly: opts.replyEarly === true, early: opts.early }));
     } catch (err) {
       // The caller gets an error, so the generation must not run on and be charged later: fail it (refunded).
       await finishFailed(deps, g, 'mmgen failed while running this generation.').catch(() => {});

@@ -50,9 +50,9 @@ export class AnthropicAdapter extends AnswersAtOnce {
     this.http = new UpstreamHttp(NAME, creds.baseUrl, { 'x-api-key': creds.apiKey, 'anthropic-version': ANTHROPIC_VERSION }, ANTHROPIC_ERRORS, policy);
   }
 
-  async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
+  async submit(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     if (req.modality !== 'chat') throw providerError(NAME, 'bad_request', `serves no ${req.modality} models`);
-    const res = await this.http.json({ method: 'POST', path: 'v1/messages', json: messagesRequest(req, false), creates: true });
+    const res = await this.http.json({ method: 'POST', path: 'v1/messages', json: messagesRequest(req, false), creates: true, signal });
     const blocks = field(NAME, res.body, 'content', isArray, true);
     const text = blocks.map((b) => (isObject(b) && b.type === 'text' && isString(b.text) ? b.text : '')).join('');
     const input = field(NAME, res.body, 'usage.input_tokens', (v): v is number => typeof v === 'number', true);

@@ -44,10 +44,10 @@ export class OpenAiAdapter extends AnswersAtOnce {
     this.http = new UpstreamHttp(NAME, creds.baseUrl, { authorization: `Bearer ${creds.apiKey}` }, OPENAI_ERRORS, policy);
   }
 
-  async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
+  async submit(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     switch (req.modality) {
       case 'chat':
-        return this.chat(req);
+        return this.chat(req, signal);
       case 'image':
         return this.images(req);
       case 'voice':
@@ -60,8 +60,8 @@ export class OpenAiAdapter extends AnswersAtOnce {
 
 
 
-  private async chat(req: UpstreamRequest): Promise<{ upstreamId: string; status: UpstreamStatus }> {
-    const res = await this.http.json({ method: 'POST', path: 'chat/completions', json: chatRequest(req, false), creates: true });
+  private async chat(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status: UpstreamStatus }> {
+    const res = await this.http.json({ method: 'POST', path: 'chat/completions', json: chatRequest(req, false), creates: true, signal });
     const choice = field(NAME, res.body, 'choices.0', isObject, true);
     const content = isObject(choice.message) && (isString(choice.message.content) || choice.message.content === null) ? (choice.message.content ?? '') : null;
     if (content === null) throw providerError(NAME, 'malformed_response', 'answered without `choices[0].message.content`', { accepted: true });

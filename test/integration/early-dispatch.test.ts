@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { findKeyBySecret } from '../../src/domain/api-keys.js';
+import { getWallet, ledgerSums, reserve, settlePending } from '../../src/domain/credits.js';
+import { acceptStatement, prepareGeneration } from '../../src/domain/generations/create.js';
+import { loadGeneration } from '../../src/domain/generations/store.js';
+import { startFakes, type Fakes } from '../fakes/index.js';
+import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/**
+ * Early dispatch (src/domain/generations/early-dispatch.ts): a plain chat
+ * completion's provider call starts alongside the statement that reserves its
+ * credits. Whatever refuses the reservation (credits spent elsewhere, a key
+ * revoked elsewhere) aborts the call and answers the refusal, with nothing
+ * written and nothing charged; an organization this node has not seen with
+ * room to spare is never dispatched early, so its refusal reaches no provider.
+ */
+describeEachBackend('early dispatch of chat completions', (backend) => {
+  let fakes: Fakes;
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  const completion = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello early' }], max_tokens: 64 };
+  /** Calls that reached the OpenAI fake (the fakes get no other traffic here). */
+  const chatCalls = () => fakes.openai.arrived;
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    s = await startTestServer(backend, { ...fakes.env });
+    api = client(s.url);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await fakes?.close();
+  });
+
+  async function generationsOf(org: TestOrg): Promise<number> {
+    return (await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM generations WHERE organization_id = $1', [org.id])).rows[0]!.n;
+  }
+
+  async function expectConsistent(org: TestOrg): Promise<void> {
+    await settlePending(s.db, org.id);
+    const w = await getWallet(s.db, org.id);
+    expect(await ledgerSums(s.db, org.id)).toEqual({ balance_credits: w.balance_credits, held_credits: w.held_credits });
+  }
+
+  /**
+   * The provider calls a refused request made: on PostgreSQL exactly one, started before the refusal and then
+   * abandoned by mmgen; on PGlite, whose statements run in mmgen's own thread, the refusal is decided before the
+   * call would start, so none. Either way no call made for a refused request is left to finish.
+   */
+  async function expectOneAbortedCallOnPostgres(callsBefore: number, abandonedBefore: number): Promise<void> {
+    const made = backend === 'postgres' ? 1 : 0;
+    for (let i = 0; i < 100 && fakes.openai.abandoned < abandonedBefore + made; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(chatCalls()).toBe(callsBefore + made);
+    expect(fakes.openai.abandoned).toBe(abandonedBefore + made);
+  }
+
+  it('credits spent elsewhere after the provider call started: the call is aborted, 402, nothing written or charged', async () => {
+    const org = await s.createOrg({ credits: 100_000 });
+    const first = await api('POST', '/v1/chat/completions', { key: org.live, body: completion });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const price = (await api('GET', `/v1/generations/${first.body.id}`, { key: org.live })).body.reserved_credits as number;
+    expect(price).toBeGreaterThan(0);
+    // Another node reserves all but less than one request's price: this node still remembers plenty free.
+    await settlePending(s.db, org.id);
+    const w = await getWallet(s.db, org.id);
+    await reserve(s.db, { organizationId: org.id, reference: 'another-node', credits: w.balance_credits - w.held_credits - (price - 1) });
+    fakes.openai.misbehave({ method: 'POST', path: '/v1/chat/completions' }, { delayMs: 500 });
+    const calls = chatCalls();
+    const abandoned = fakes.openai.abandoned;
+
+    const refused = await api('POST', '/v1/chat/completions', { key: org.live, body: completion });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('insufficient_credits');
+    await expectOneAbortedCallOnPostgres(calls, abandoned);
+    expect(await generationsOf(org)).toBe(1);
+    await expectConsistent(org);
+
+    // Refused here: the next request is reserved before any provider hears of it.
+    const again = await api('POST', '/v1/chat/completions', { key: org.live, body: completion });
+    expect(again.status).toBe(402);
+    await expectOneAbortedCallOnPostgres(calls, abandoned);
+    fakes.openai.clearMisbehaviour();
+  });
+
+  it('an organization this node has not seen with room to spare: its 402 reaches no provider', async () => {
+    const org = await s.createOrg({ credits: 0 });
+    const calls = chatCalls();
+    const res = await api('POST', '/v1/chat/completions', { key: org.live, body: completion });
+    expect(res.status).toBe(402);
+    expect(chatCalls()).toBe(calls);
+    expect(await generationsOf(org)).toBe(0);
+  });
+
+  it('a key revoked elsewhere while this node has it cached: its call is aborted, 401, nothing written', async () => {
+    const org = await s.createOrg({ credits: 100_000 });
+    const created = await api('POST', '/v1/api-keys', { key: org.live, body: { name: 'to revoke' } });
+    expect(created.status).toBe(201);
+    expect((await api('POST', '/v1/chat/completions', { key: created.body.key, body: completion })).status).toBe(200);
+    // Revoked by another node: this one's cache still holds the key.
+    await s.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
+    fakes.openai.misbehave({ method: 'POST', path: '/v1/chat/completions' }, { delayMs: 500 });
+    const calls = chatCalls();
+    const abandoned = fakes.openai.abandoned;
+
+    const res = await api('POST', '/v1/chat/completions', { key: created.body.key, body: completion });
+    expect(res.status).toBe(401);
+    await expectOneAbortedCallOnPostgres(calls, abandoned);
+    const byKey = await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM generations WHERE api_key_id = $1', [created.body.id]);
+    expect(byKey.rows[0]!.n).toBe(1);
+    await expectConsistent(org);
+    fakes.openai.clearMisbehaviour();
+  });
+
+  it('with room to spare, completions are answered, charged once each, one provider call each', async () => {
+    const org = await s.createOrg({ credits: 100_000 });
+    const calls = chatCalls();
+    const abandoned = fakes.openai.abandoned;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => api('POST', '/v1/chat/completions', { key: org.live, body: completion })));
+    for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
+    expect(chatCalls()).toBe(calls + 8);
+    expect(fakes.openai.abandoned).toBe(abandoned);
+    for (const a of answers) {
+      const g = (await api('GET', `/v1/generations/${a.body.id}`, { key: org.live })).body;
+      expect(g).toMatchObject({ status: 'succeeded', charged_credits: expect.any(Number) });
+      expect(g.charged_credits).toBeGreaterThan(0);
+    }
+    await expectConsistent(org);
+  });
+
+  it('the accepted row handed to the runner is the row stored; only a synchronous acceptance skips the WAL flush wait', async () => {
+    const org = await s.createOrg({ credits: 100_000 });
+    const { principal } = (await findKeyBySecret(s.db, org.live))!;
+    const deps = s.runtime.deps;
+    const video = (await api('GET', '/v1/models?modality=video', { key: org.live })).body.data[0].slug as string;
+    for (const [modality, model, params, synchronous] of [
+      ['chat', 'gpt-4o-mini', { messages: [{ role: 'user', content: 'row check' }], max_tokens: 32, temperature: 0.5 }, true],
+      ['video', video, { prompt: 'a row check', duration_s: 2 }, false],
+    ] as const) {
+      const prepared = await prepareGeneration(deps, principal, { modality, model, prompt: 'row check', params: { ...params } });
+      const rollback = new Error('rollback');
+      await expect(
+        s.db.tx(async (q) => {
+          const row = await acceptStatement(q, deps, prepared);
+          expect(row).not.toBeNull();
+          const { seq: _seq, ...stored } = (await loadGeneration(q, prepared.id)) as unknown as Record<string, unknown>;
+          expect(row).toEqual(stored);
+          const setting = (await q.query<{ v: string }>(`SELECT current_setting('synchronous_commit') AS v`)).rows[0]!.v;
+          expect(prepared.sync).toBe(synchronous);
+          expect(setting).toBe(synchronous ? 'off' : 'on');
+          throw rollback;
+        }),
+      ).rejects.toBe(rollback);
+    }
+  });
+});
