@@ -14,8 +14,10 @@
  *   POST /v1/chat, measured too on PostgreSQL, answers after it).
  *
  * Added latency = a target's latency − the upstream's, measured with one
- * connection and sequential requests (no queueing), at p50 and p99, in
- * rounds that alternate the targets so machine noise falls on all of them.
+ * connection per target and sequential requests (no queueing), at p50 and
+ * p99 over all requests, in short blocks that alternate the targets so that
+ * machine noise falls on all of them; and, paired, the median over rounds of
+ * each block's p50 minus the upstream block's p50 of the same round.
  * Max req/s comes from autocannon with BENCH_CONNECTIONS connections for
  * BENCH_SECONDS. Results go to stdout and bench/gateway-results.json.
  */
@@ -30,9 +32,10 @@ import { BIN, createOrg, freePort, PG_ADMIN, scratchDatabase } from './harness.j
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-// Many short rounds rather than a few long ones: this VM's speed drifts by tens of percent within a minute.
-const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 600);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+// Many short blocks rather than a few long rounds: this VM's speed drifts by tens of percent within a minute,
+// and blocks of 50 requests that alternate the targets let every target see the same drift.
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 50);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 120);
 const UPSTREAM_KEY = 'sk-bench';
 
 interface Target {
@@ -45,7 +48,7 @@ interface Target {
 }
 
 interface Latency { p50: number; p90: number; p99: number; mean: number }
-interface Row { name: string; rounds: Latency[]; latency: Latency; addedP50: number; addedP99: number; bestRoundAddedP50: number; rps: number; non2xx: number; errors: number }
+interface Row { name: string; latency: Latency; addedP50: number; addedP99: number; pairedAddedP50: number; rps: number; non2xx: number; errors: number }
 
 const BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark.' }], max_tokens: 64 });
 
@@ -85,23 +88,22 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** One connection, one request at a time: the time each request takes, in ms (microsecond resolution). */
-async function sequential(t: Target, n: number): Promise<Latency> {
-  const agent = new Agent({ connections: 1, pipelining: 1 });
+/** `n` requests one after another on the target's one keep-alive connection: the time each takes, in ms (microsecond resolution). */
+async function sequential(t: Target, agent: Agent, n: number): Promise<number[]> {
   const times: number[] = [];
-  try {
-    for (let i = 0; i < n; i++) {
-      const start = process.hrtime.bigint();
-      const res = await request(`${t.url}${t.path ?? '/v1/chat/completions'}`, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: BODY, dispatcher: agent });
-      await res.body.arrayBuffer();
-      if (res.statusCode !== 200) throw new Error(`${t.name} answered ${res.statusCode}`);
-      times.push(Number(process.hrtime.bigint() - start) / 1e6);
-    }
-  } finally {
-    await agent.close();
+  for (let i = 0; i < n; i++) {
+    const start = process.hrtime.bigint();
+    const res = await request(`${t.url}${t.path ?? '/v1/chat/completions'}`, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: BODY, dispatcher: agent });
+    await res.body.arrayBuffer();
+    if (res.statusCode !== 200) throw new Error(`${t.name} answered ${res.statusCode}`);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p90: percentile(times, 90), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
+  return times;
+}
+
+function summary(times: number[]): Latency {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
 }
 
 async function throughput(t: Target): Promise<{ rps: number; non2xx: number; errors: number }> {
@@ -182,27 +184,30 @@ async function main(): Promise<void> {
       targets.push(off.target);
     }
 
-    // Warm up every target (JIT, connection pools, prepared statements).
-    for (const t of targets) await sequential(t, Number(process.env.BENCH_WARMUP ?? 1500));
-    const rounds = new Map<string, Latency[]>(targets.map((t) => [t.name, []]));
+    // One keep-alive connection per target for the whole latency phase; warm-up first (JIT, pools, prepared statements).
+    const agents = targets.map(() => new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: 60_000 }));
+    for (const [i, t] of targets.entries()) await sequential(t, agents[i]!, Number(process.env.BENCH_WARMUP ?? 1500));
+    const times = targets.map((): number[] => []);
+    const blockP50s = targets.map((): number[] => []);
     for (let r = 0; r < ROUNDS; r++) {
-      for (const t of targets) {
-        process.stderr.write(`latency round ${r + 1}/${ROUNDS}: ${t.name}\n`);
-        rounds.get(t.name)!.push(await sequential(t, SEQUENTIAL));
+      if (r % 20 === 0) process.stderr.write(`latency: round ${r + 1}/${ROUNDS}\n`);
+      for (const [i, t] of targets.entries()) {
+        const block = await sequential(t, agents[i]!, SEQUENTIAL);
+        times[i]!.push(...block);
+        blockP50s[i]!.push(summary(block).p50);
       }
     }
+    await Promise.all(agents.map((a) => a.close()));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const merged = (ls: Latency[]): Latency => ({ p50: median(ls.map((l) => l.p50)), p90: median(ls.map((l) => l.p90)), p99: median(ls.map((l) => l.p99)), mean: median(ls.map((l) => l.mean)) });
-    const baseRounds = rounds.get(targets[0]!.name)!;
-    const base = merged(baseRounds);
-    // The least disturbed round of each target, against the upstream in that same round.
-    const bestAdded = (name: string) => Math.min(...rounds.get(name)!.map((l, i) => l.p50 - baseRounds[i]!.p50));
+    const base = summary(times[0]!);
     const rows: Row[] = [];
-    for (const t of targets) {
+    for (const [i, t] of targets.entries()) {
       process.stderr.write(`throughput: ${t.name}\n`);
       const tp = await throughput(t);
-      const latency = merged(rounds.get(t.name)!);
-      rows.push({ name: t.name, rounds: rounds.get(t.name)!, latency, addedP50: latency.p50 - base.p50, addedP99: latency.p99 - base.p99, bestRoundAddedP50: bestAdded(t.name), ...tp });
+      const latency = summary(times[i]!);
+      // Each block against the upstream's block of the same round, a moment apart: the median of those differences.
+      const pairedAddedP50 = median(blockP50s[i]!.map((p, r) => p - blockP50s[0]![r]!));
+      rows.push({ name: t.name, latency, addedP50: latency.p50 - base.p50, addedP99: latency.p99 - base.p99, pairedAddedP50, ...tp });
     }
 
     const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -210,13 +215,13 @@ async function main(): Promise<void> {
     writeFileSync(join(process.cwd(), 'bench', 'gateway-results.json'), `${JSON.stringify(report, null, 2)}\n`);
     const f = (n: number) => n.toFixed(2);
     console.log(`machine: ${machine}`);
-    console.log(`latency: ${ROUNDS} rounds × ${SEQUENTIAL} sequential requests on one connection (median of rounds); throughput: ${CONNECTIONS} connections × ${SECONDS} s\n`);
-    console.log('| target | p50 ms | p99 ms | added p50 ms | added p99 ms | added p50, best round | max req/s |');
+    console.log(`latency: ${ROUNDS} rounds; in each, ${SEQUENTIAL} sequential requests to each target on its one connection; throughput: ${CONNECTIONS} connections × ${SECONDS} s\n`);
+    console.log('| target | p50 ms | p99 ms | added p50 ms | added p99 ms | added p50, paired by round | max req/s |');
     console.log('|---|---|---|---|---|---|---|');
     for (const r of rows) {
       const added = r.name.startsWith('upstream') ? '—' : f(r.addedP50);
       const added99 = r.name.startsWith('upstream') ? '—' : f(r.addedP99);
-      const best = r.name.startsWith('upstream') ? '—' : f(r.bestRoundAddedP50);
+      const best = r.name.startsWith('upstream') ? '—' : f(r.pairedAddedP50);
       console.log(`| ${r.name} | ${f(r.latency.p50)} | ${f(r.latency.p99)} | ${added} | ${added99} | ${best} | ${r.rps}${r.non2xx || r.errors ? ` (${r.non2xx} non-2xx, ${r.errors} errors)` : ''} |`);
     }
   } finally {
