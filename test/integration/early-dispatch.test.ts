@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { findKeyBySecret } from '../../src/domain/api-keys.js';
 import { getWallet, ledgerSums, reserve, settlePending } from '../../src/domain/credits.js';
 import { acceptStatement, prepareGeneration } from '../../src/domain/generations/create.js';
@@ -31,6 +31,9 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     await s?.close();
     await fakes?.close();
   });
+  afterEach(() => fakes.openai.clearMisbehaviour());
+
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   async function generationsOf(org: TestOrg): Promise<number> {
     return (await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM generations WHERE organization_id = $1', [org.id])).rows[0]!.n;
@@ -54,6 +57,33 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     expect(fakes.openai.abandoned).toBe(abandonedBefore + made);
   }
 
+  if (backend === 'postgres') {
+    it('the provider call starts while the reservation waits, and its answer is released only once the reservation commits', async () => {
+      const org = await s.createOrg({ credits: 100_000 });
+      expect((await api('POST', '/v1/chat/completions', { key: org.live, body: completion })).status).toBe(200);
+      const calls = chatCalls();
+      let arrivedWhileHeld = false;
+      let releasedAt = 0;
+      // Another transaction holds the wallet row: the reserving statement waits on it.
+      const held = s.db.tx(async (q) => {
+        await q.query('SELECT 1 FROM wallets WHERE organization_id = $1 FOR UPDATE', [org.id]);
+        for (let i = 0; i < 100 && chatCalls() === calls; i++) await sleep(10);
+        arrivedWhileHeld = chatCalls() === calls + 1;
+        await sleep(100);
+        releasedAt = Date.now();
+      });
+      await sleep(20);
+      const answer = await api('POST', '/v1/chat/completions', { key: org.live, body: completion });
+      const answeredAt = Date.now();
+      await held;
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(arrivedWhileHeld).toBe(true);
+      expect(answeredAt).toBeGreaterThanOrEqual(releasedAt);
+      expect(chatCalls()).toBe(calls + 1);
+      await expectConsistent(org);
+    });
+  }
+
   it('credits spent elsewhere after the provider call started: the call is aborted, 402, nothing written or charged', async () => {
     const org = await s.createOrg({ credits: 100_000 });
     const first = await api('POST', '/v1/chat/completions', { key: org.live, body: completion });
@@ -64,7 +94,8 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     await settlePending(s.db, org.id);
     const w = await getWallet(s.db, org.id);
     await reserve(s.db, { organizationId: org.id, reference: 'another-node', credits: w.balance_credits - w.held_credits - (price - 1) });
-    fakes.openai.misbehave({ method: 'POST', path: '/v1/chat/completions' }, { delayMs: 500 });
+    // The provider never answers: only mmgen's abort ends the call.
+    fakes.openai.misbehave({ method: 'POST', path: '/v1/chat/completions' }, { hang: true });
     const calls = chatCalls();
     const abandoned = fakes.openai.abandoned;
 
@@ -78,8 +109,8 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     // Refused here: the next request is reserved before any provider hears of it.
     const again = await api('POST', '/v1/chat/completions', { key: org.live, body: completion });
     expect(again.status).toBe(402);
+    await sleep(100);
     await expectOneAbortedCallOnPostgres(calls, abandoned);
-    fakes.openai.clearMisbehaviour();
   });
 
   it('an organization this node has not seen with room to spare: its 402 reaches no provider', async () => {
@@ -87,6 +118,7 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     const calls = chatCalls();
     const res = await api('POST', '/v1/chat/completions', { key: org.live, body: completion });
     expect(res.status).toBe(402);
+    await sleep(100);
     expect(chatCalls()).toBe(calls);
     expect(await generationsOf(org)).toBe(0);
   });
@@ -98,7 +130,7 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     expect((await api('POST', '/v1/chat/completions', { key: created.body.key, body: completion })).status).toBe(200);
     // Revoked by another node: this one's cache still holds the key.
     await s.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
-    fakes.openai.misbehave({ method: 'POST', path: '/v1/chat/completions' }, { delayMs: 500 });
+    fakes.openai.misbehave({ method: 'POST', path: '/v1/chat/completions' }, { hang: true });
     const calls = chatCalls();
     const abandoned = fakes.openai.abandoned;
 
@@ -108,11 +140,12 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     const byKey = await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM generations WHERE api_key_id = $1', [created.body.id]);
     expect(byKey.rows[0]!.n).toBe(1);
     await expectConsistent(org);
-    fakes.openai.clearMisbehaviour();
   });
 
   it('with room to spare, completions are answered, charged once each, one provider call each', async () => {
     const org = await s.createOrg({ credits: 100_000 });
+    // Seen with room to spare first, so that the burst below is dispatched early (on PostgreSQL).
+    expect((await api('POST', '/v1/chat/completions', { key: org.live, body: completion })).status).toBe(200);
     const calls = chatCalls();
     const abandoned = fakes.openai.abandoned;
     const answers = await Promise.all(Array.from({ length: 8 }, () => api('POST', '/v1/chat/completions', { key: org.live, body: completion })));
@@ -132,11 +165,16 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     const { principal } = (await findKeyBySecret(s.db, org.live))!;
     const deps = s.runtime.deps;
     const video = (await api('GET', '/v1/models?modality=video', { key: org.live })).body.data[0].slug as string;
-    for (const [modality, model, params, synchronous] of [
-      ['chat', 'gpt-4o-mini', { messages: [{ role: 'user', content: 'row check' }], max_tokens: 32, temperature: 0.5 }, true],
-      ['video', video, { prompt: 'a row check', duration_s: 2 }, false],
+    const image = (await api('GET', '/v1/models?modality=image', { key: org.live })).body.data[0].slug as string;
+    const input = { bytes: Buffer.from('not stored here'), mime: 'image/png', width: 64, height: 64 };
+    for (const [modality, model, params, synchronous, withImage] of [
+      ['chat', 'gpt-4o-mini', { messages: [{ role: 'user', content: 'row check' }], max_tokens: 32, temperature: 0.5 }, true, false],
+      ['video', video, { prompt: 'a row check', duration_s: 2 }, false, false],
+      // A seed makes a cache key; an input image a result.input_blob.
+      ['image', image, { prompt: 'a row check', seed: 7, width: 512, height: 512, num_outputs: 1 }, true, true],
     ] as const) {
-      const prepared = await prepareGeneration(deps, principal, { modality, model, prompt: 'row check', params: { ...params } });
+      const prepared = await prepareGeneration(deps, principal, { modality, model, prompt: 'row check', params: { ...params }, ...(withImage ? { image: input } : {}) });
+      if (withImage) expect(prepared.cacheKey).not.toBeNull();
       const rollback = new Error('rollback');
       await expect(
         s.db.tx(async (q) => {

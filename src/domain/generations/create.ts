@@ -149,10 +149,10 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
     ? ''
     : `k AS (${keyUnchangedSql('$3', '$17')}),`;
   const gates = fingerprint === undefined ? [] : ['EXISTS (SELECT 1 FROM k)'];
-  // A synchronous generation's acceptance does not wait for its WAL flush: nothing leaves mmgen on the strength of it
-  // alone (its answer follows the finishing statement, a synchronous commit that makes it durable too, or, for an early
-  // chat reply, the provider's answer). A database crash in that window loses an uncharged reservation, never money;
-  // docs/contract-addenda.md ("Durability of a synchronous acceptance").
+  // A synchronous generation's acceptance does not wait for its WAL flush: an image or voice answer follows the
+  // finishing statement, a synchronous commit that makes it durable too; a chat answer follows the provider's. A
+  // PostgreSQL crash in that window loses the acceptance with its uncharged hold (for chat, an answer the caller is
+  // never charged for); docs/contract-addenda.md ("Durability of a synchronous acceptance").
   if (a.sync) gates.push(`set_config('synchronous_commit', 'off', true) IS NOT NULL`);
   const keyGate = gates.length > 0 ? `WHERE ${gates.join(' AND ')}` : '';
   // Every accept of an organization takes its wallet row, which stays locked until the commit: so it is taken last,

@@ -10,21 +10,26 @@
  * request's provider call: the operator, never the caller. That is bounded:
  *
  * - only when this node's last reservation for the organization, at most
- *   HEADROOM_TTL_MS ago, left at least `headroom` times this request's price
- *   free (a new organization, one near empty, or one whose reservation was
- *   last refused here is never dispatched early);
+ *   HEADROOM_TTL_MS ago, left at least `factor` (MMGEN_EARLY_DISPATCH_HEADROOM)
+ *   times this request's price free, counting the early calls of the
+ *   organization still waiting on their reservation here at `factor` times
+ *   their price each (a new organization, one near empty, or one whose
+ *   reservation was last refused here is never dispatched early);
  * - never for a request the cache could answer (it must not reach the
  *   provider at all), one with an input file, or a comparison's child.
  *
- * So the operator's exposure is the provider calls in flight on a node when
- * an organization is drained or a key revoked elsewhere. docs/contract-addenda.md
- * ("Early dispatch") says so to operators; MMGEN_EARLY_DISPATCH_HEADROOM=0
- * turns it off.
+ * So the provider calls a node has started for an organization and not yet
+ * had reserved are worth at most 1/factor of the credits it last saw free:
+ * that is the operator's exposure when an organization is drained, or a key
+ * revoked, on another node. docs/contract-addenda.md ("Early dispatch") says
+ * so to operators; MMGEN_EARLY_DISPATCH_HEADROOM=0 turns it off.
  *
  * Glossary:
  * - headroom: the credits an organization had free (balance − held) right
  *   after this node's last reservation for it.
  * - early dispatch: a provider call started before its reservation committed.
+ * - claim: the headroom an early call holds (factor × its price) until its
+ *   reservation commits or it is aborted.
  */
 import type { AppDeps } from '../../deps.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../../providers/types.js';
@@ -40,6 +45,7 @@ type Submitted = { upstreamId: string; status?: UpstreamStatus };
 /** Each organization's free credits as this node last saw them (per process, never shared). */
 export class Headroom {
   private readonly seen = new Map<string, { free: number; at: number }>();
+  private readonly claimed = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -55,10 +61,21 @@ export class Headroom {
     this.record(organizationId, 0);
   }
 
-  /** Whether the organization was last seen, recently, with `factor` times `price` free. */
-  covers(organizationId: string, price: number, factor: number): boolean {
+  /** Claims `factor` × `price` of the organization's headroom if it is recent and has that much unclaimed; the claim, or null. */
+  claim(organizationId: string, price: number, factor: number): number | null {
     const s = this.seen.get(organizationId);
-    return s !== undefined && this.now() - s.at <= HEADROOM_TTL_MS && s.free >= price * factor;
+    const claim = price * factor;
+    const claimed = this.claimed.get(organizationId) ?? 0;
+    if (s === undefined || this.now() - s.at > HEADROOM_TTL_MS || s.free - claimed < claim) return null;
+    this.claimed.set(organizationId, claimed + claim);
+    return claim;
+  }
+
+  /** The early call's reservation committed, or it was aborted. */
+  release(organizationId: string, claim: number): void {
+    const left = (this.claimed.get(organizationId) ?? 0) - claim;
+    if (left > 0) this.claimed.set(organizationId, left);
+    else this.claimed.delete(organizationId);
   }
 }
 
@@ -72,23 +89,35 @@ export class EarlyDispatch {
   private started: { adapter: ProviderAdapter; req: UpstreamRequest; answer: Promise<Submitted>; abort: AbortController } | null = null;
   /** Taken or aborted: a start that comes later does nothing. */
   private closed = false;
+  private release: (() => void) | null = null;
 
   /**
-   * Starts the call right after the current step, which sends the reserving statement: the database hears of the
-   * request first, and the provider's request is not serialized and written ahead of it.
+   * Starts the call once the current step has sent the reserving statement: the statement is the longer of the
+   * two round trips, so it goes out first (setImmediate, not nextTick: the pool writes the statement on a nextTick).
    */
   startAfterThisStep(deps: AppDeps, p: PreparedGeneration): void {
-    process.nextTick(() => this.start(deps, p));
+    setImmediate(() => {
+      try {
+        this.start(deps, p);
+      } catch (err) {
+        // Early dispatch is an optimization: the runner submits as usual.
+        deps.log.warn({ err, generationId: p.id }, 'early dispatch failed to start');
+      }
+    });
   }
 
   private start(deps: AppDeps, p: PreparedGeneration): void {
     if (this.closed) return;
     const factor = deps.config.earlyDispatchHeadroom;
     if (factor <= 0 || !p.sync || p.modality !== 'chat' || p.cacheKey || p.image || p.comparisonId) return;
-    if (p.price > 0 && !deps.headroom.covers(p.principal.organizationId, p.price, factor)) return;
     const model = deps.catalog.find(p.model);
     const route = model && deps.providers.routes(p.principal.mode, model, p.provider)[0];
     if (!model || !route || route.adapter.name !== p.provider) return;
+    const org = p.principal.organizationId;
+    // A request that costs nothing (test keys: the simulator) needs no headroom.
+    const claim = p.price > 0 ? deps.headroom.claim(org, p.price, factor) : 0;
+    if (claim === null) return;
+    this.release = () => deps.headroom.release(org, claim);
     const { simulate, ...params } = p.params as Record<string, unknown> & { simulate?: UpstreamRequest['simulate'] };
     const req: UpstreamRequest = { clientRef: clientRef(p.id, 1), attempt: 1, modality: p.modality, model, upstreamModel: route.upstreamModel, params, simulate };
     const abort = new AbortController();
@@ -98,18 +127,23 @@ export class EarlyDispatch {
     this.started = { adapter: route.adapter, req, answer, abort };
   }
 
-  /** Nothing was reserved: the provider call must not run on. */
-  abort(): void {
+  private close(): void {
     this.closed = true;
-    this.started?.abort.abort();
     this.started = null;
+    this.release?.();
+    this.release = null;
   }
 
-  /** The started call, once (the runner's first route); its `abort` is the runner's to call if it goes unused. */
+  /** Nothing was reserved (or the runner did not take the call up): the provider call must not run on. */
+  abort(): void {
+    this.started?.abort.abort();
+    this.close();
+  }
+
+  /** The started call, once, after its reservation committed (the runner's first route); its `abort` is the runner's to call if it goes unused. */
   take(): { adapter: ProviderAdapter; req: UpstreamRequest; answer: Promise<Submitted>; abort: AbortController } | null {
     const s = this.started;
-    this.closed = true;
-    this.started = null;
+    this.close();
     return s;
   }
 }

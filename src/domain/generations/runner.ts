@@ -93,16 +93,16 @@ async function submitWithFallback(
   early?: ReturnType<EarlyDispatch['take']>,
 ): Promise<Placement & { upstreamId: string; status?: UpstreamStatus | undefined }> {
   const routes = deps.providers.routes(g.mode, req.model, g.provider);
+  // The first route's call may already be under way, started alongside the reservation; routed elsewhere after all
+  // (or nowhere), it must not run on.
+  const head = early && routes[0]?.adapter === early.adapter ? early : null;
+  if (early && !head) early.abort.abort();
   if (routes.length === 0) throw new ProviderError('No provider for this model is configured on this node.', { kind: 'authentication', retryable: false, accepted: false, origin: 'gateway' });
   for (let i = 0; ; i++) {
     const route = routes[i]!;
-    // The first route's call may already be under way, started alongside the reservation.
-    const head = i === 0 && early?.adapter === route.adapter ? early : null;
-    // Routed elsewhere after all: the early call must not run on beside this one.
-    if (i === 0 && early && !head) early.abort.abort();
-    const routed = head ? head.req : { ...req, upstreamModel: route.upstreamModel };
+    const routed = i === 0 && head ? head.req : { ...req, upstreamModel: route.upstreamModel };
     try {
-      const submitted = await (head ? head.answer : route.adapter.submit(routed));
+      const submitted = await (i === 0 && head ? head.answer : route.adapter.submit(routed));
       return { adapter: route.adapter, req: routed, ...submitted };
     } catch (err) {
       const next = routes[i + 1];
