@@ -81,8 +81,8 @@ export class Headroom {
 
 /**
  * One request's early provider call, if it was started. The route creates it
- * empty; createGeneration starts it (when the rules above allow) just before
- * the reserving statement, aborts it if nothing was reserved, and the runner
+ * empty; createGeneration starts it (when the rules above allow) as the
+ * reserving statement goes out, aborts it if nothing was reserved, and the runner
  * takes its answer in place of submitting.
  */
 export class EarlyDispatch {
@@ -100,7 +100,8 @@ export class EarlyDispatch {
       try {
         this.start(deps, p);
       } catch (err) {
-        // Early dispatch is an optimization: the runner submits as usual.
+        // Early dispatch is an optimization: the runner submits as usual, and the headroom claimed is given back.
+        this.abort();
         deps.log.warn({ err, generationId: p.id }, 'early dispatch failed to start');
       }
     });
