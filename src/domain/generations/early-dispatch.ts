@@ -33,7 +33,7 @@
  */
 import type { AppDeps } from '../../deps.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../../providers/types.js';
-import { clientRef } from './runner.js';
+import { requestFor } from './runner.js';
 import type { PreparedGeneration } from './create.js';
 
 /** A free-credit reading older than this is not trusted for early dispatch. */
@@ -119,8 +119,7 @@ export class EarlyDispatch {
     const claim = p.price > 0 ? deps.headroom.claim(org, p.price, factor) : 0;
     if (claim === null) return;
     this.release = () => deps.headroom.release(org, claim);
-    const { simulate, ...params } = p.params as Record<string, unknown> & { simulate?: UpstreamRequest['simulate'] };
-    const req: UpstreamRequest = { clientRef: clientRef(p.id, 1), attempt: 1, modality: p.modality, model, upstreamModel: route.upstreamModel, params, simulate };
+    const req = requestFor(model, { id: p.id, attempt: 1, modality: p.modality, params: p.params }, route.upstreamModel);
     const abort = new AbortController();
     const answer = route.adapter.submit(req, abort.signal);
     // Awaited by the runner, or dropped after an abort: never an unhandled rejection.

@@ -51,9 +51,19 @@ export function clientRef(generationId: string, attempt: number): string {
   return `${generationId}#${attempt}`;
 }
 
+/** What the provider is asked for an attempt of a generation: its stored params, less `simulate`, which steers instead. */
+export function requestFor(
+  model: UpstreamRequest['model'],
+  g: Pick<GenerationRow, 'id' | 'attempt' | 'modality' | 'params'>,
+  upstreamModel: string,
+  image?: UpstreamRequest['image'],
+): UpstreamRequest {
+  const { simulate, ...params } = g.params as Record<string, unknown> & { simulate?: UpstreamRequest['simulate'] };
+  return { clientRef: clientRef(g.id, g.attempt), attempt: g.attempt, modality: g.modality, model, upstreamModel, params, image, simulate };
+}
+
 export async function upstreamRequest(deps: AppDeps, g: GenerationRow): Promise<UpstreamRequest> {
   const model = deps.catalog.find(g.model)!;
-  const { simulate, ...params } = g.params as Record<string, unknown> & { simulate?: UpstreamRequest['simulate'] };
   let image: UpstreamRequest['image'];
   if (g.result?.input_blob) {
     const blob = await deps.blobs.get(g.result.input_blob);
@@ -63,10 +73,7 @@ export async function upstreamRequest(deps: AppDeps, g: GenerationRow): Promise<
       image = { bytes: blob.bytes, mime: blob.contentType, width: size?.width ?? 0, height: size?.height ?? 0 };
     }
   }
-  return {
-    clientRef: clientRef(g.id, g.attempt), attempt: g.attempt, modality: g.modality, model,
-    upstreamModel: upstreamModelFor(model, g.provider), params, image, simulate,
-  };
+  return requestFor(model, g, upstreamModelFor(model, g.provider), image);
 }
 
 /** The model's name on a provider's route (the primary route's name for the simulator). */
