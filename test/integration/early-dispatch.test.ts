@@ -77,6 +77,8 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
       const answeredAt = Date.now();
       await held;
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      // The charge is written just after the reply; a GET on this node waits for it.
+      expect((await api('GET', `/v1/generations/${answer.body.id}`, { key: org.live })).body.status).toBe('succeeded');
       expect(arrivedWhileHeld).toBe(true);
       expect(answeredAt).toBeGreaterThanOrEqual(releasedAt);
       expect(chatCalls()).toBe(calls + 1);

@@ -92,19 +92,22 @@ export class EarlyDispatch {
   private release: (() => void) | null = null;
 
   /**
-   * Starts the call once the current step has sent the reserving statement: the statement is the longer of the
-   * two round trips, so it goes out first (setImmediate, not nextTick: the pool writes the statement on a nextTick).
+   * Starts the call once the current step has sent the reserving statement: the statement is the longer of the two
+   * round trips, so it goes out first. The pool writes it on a nextTick queued after this one, so the start is put
+   * one tick further; not on setImmediate, which let the statement's answer (a refusal) arrive first at times.
    */
   startAfterThisStep(deps: AppDeps, p: PreparedGeneration): void {
-    setImmediate(() => {
-      try {
-        this.start(deps, p);
-      } catch (err) {
-        // Early dispatch is an optimization: the runner submits as usual, and the headroom claimed is given back.
-        this.abort();
-        deps.log.warn({ err, generationId: p.id }, 'early dispatch failed to start');
-      }
-    });
+    process.nextTick(() =>
+      process.nextTick(() => {
+        try {
+          this.start(deps, p);
+        } catch (err) {
+          // Early dispatch is an optimization: the runner submits as usual, and the headroom claimed is given back.
+          this.abort();
+          deps.log.warn({ err, generationId: p.id }, 'early dispatch failed to start');
+        }
+      }),
+    );
   }
 
   private start(deps: AppDeps, p: PreparedGeneration): void {
