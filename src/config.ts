@@ -51,6 +51,8 @@ export interface Config {
   schedulerIntervalMs: number;
   /** How long a finished generation's wallet settlement waits so that one statement applies many (jobs/settler.ts). */
   settleDelayMs: number;
+  /** How long an answered chat completion's finishing statement waits so that one statement finishes several. */
+  finishBatchMs: number;
   /** How often each serve and worker process applies settlements left pending by any process. */
   settleSweepMs: number;
   /**
@@ -229,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerPollMs: int(env, 'MMGEN_WORKER_POLL_MS', 200, 5, 60_000),
     schedulerIntervalMs: int(env, 'MMGEN_SCHEDULER_INTERVAL_MS', 15_000, 50, 3_600_000),
     settleDelayMs: int(env, 'MMGEN_SETTLE_DELAY_MS', 20, 0, 3_600_000),
+    finishBatchMs: int(env, 'MMGEN_FINISH_BATCH_MS', 10, 0, 10_000),
     settleSweepMs: int(env, 'MMGEN_SETTLE_SWEEP_MS', 2_000, 50, 3_600_000),
     earlyDispatchHeadroom: int(env, 'MMGEN_EARLY_DISPATCH_HEADROOM', 50, 0, 1_000_000),
     anomaly: {

@@ -7,11 +7,14 @@ import type { FileLinks } from './files/links.js';
 import type { BlobStore, UrlSigner } from './files/types.js';
 import type { KeyRateLimiter } from './http/rate-limit.js';
 import type { InflightWork } from './jobs/inflight.js';
+import type { Batcher } from './jobs/batcher.js';
 import type { Settler } from './jobs/settler.js';
 import type { WebhookDispatcher } from './jobs/webhooks.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
 import type { Headroom } from './domain/generations/early-dispatch.js';
+import type { Finishing } from './domain/generations/runner.js';
+import type { GenerationRow } from './domain/generations/model.js';
 
 /** Everything a use case or route may need, built once from config (composition root: main.ts). */
 export interface AppDeps {
@@ -36,6 +39,8 @@ export interface AppDeps {
   lifecycle: Lifecycle;
   /** Applies finished generations' pending settlements to wallets and usage rollups, in batches. */
   settler: Settler;
+  /** Finishes chat completions already answered, a few at a time in one statement (runner.ts, `finish`). */
+  finishes: Batcher<Finishing, GenerationRow | null>;
   /** Each organization's free credits as this node last saw them, for early dispatch. */
   headroom: Headroom;
   /** Tells this process's worker, if it runs one, that a job was enqueued. */

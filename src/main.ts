@@ -18,6 +18,8 @@ import { buildApp } from './http/app.js';
 import { createKeyRateLimiter } from './http/rate-limit.js';
 import { randomBase62 } from './ids.js';
 import { InflightWork } from './jobs/inflight.js';
+import { Batcher } from './jobs/batcher.js';
+import { finishAttempts, MAX_FINISH_BATCH } from './domain/generations/runner.js';
 import { Settler } from './jobs/settler.js';
 import { Headroom } from './domain/generations/early-dispatch.js';
 import { Lifecycle } from './lifecycle.js';
@@ -77,10 +79,12 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     config, db, catalog: new Catalog(), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(),
+    finishes: new Batcher((items) => finishAttempts(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
   };
   return {
     deps,
     close: async () => {
+      await deps.finishes.flush();
       await deps.settler.stop();
       await rateLimiter.close();
       await providers.close();
@@ -181,7 +185,10 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
         await closed;
       }
       // Work started by requests whose clients are gone still finishes, within the grace period.
+      // Replies already sent are finished now, and those still to come without the batching delay.
+      void deps.finishes.hurry();
       await Promise.all([workerStopped, deps.inflight.drain(grace)]);
+      await deps.finishes.flush();
       await deps.settler.flush();
       deps.lifecycle.halt();
       await releaseLeases(deps);

@@ -14,9 +14,11 @@ import type { Queryable } from '../store/db.js';
  * - ledger: the append-only list of movements; the wallet is always their sum.
  *   Each movement has a `reference` unique per kind, so a step that is retried
  *   (a worker restarted mid-job) can never move money twice.
- * - pending settlement: a finished generation's effect on the wallet row and
- *   the usage rollups, written (table wallet_pending) by the statement that
- *   writes its ledger rows and applied later, in batches, by `settlePending`.
+ * - pending settlement: finished generations' effect on the wallet row and
+ *   the usage rollups (one row per organization, key and model of the
+ *   generations one statement finished), written (table wallet_pending) by
+ *   the statement that writes their ledger rows and applied later, in
+ *   batches, by `settlePending`.
  *   The wallet as read is its row plus its pending settlements. The credit
  *   gate reads the row alone: a pending settlement only ever frees credits,
  *   so the gate is conservative, and a refused reservation settles and tries

@@ -19,6 +19,11 @@ export class InflightWork {
     return p;
   }
 
+  /** Whether work is tracked under `key` in this process. */
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
   /** Resolves once the work tracked under `key` in this process has ended (at once when there is none). */
   async settled(key: string): Promise<void> {
     const p = this.byKey.get(key);

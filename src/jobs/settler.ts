@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { organizationsWithPending, settlePending } from '../domain/credits.js';
 import type { Queryable } from '../store/db.js';
+import { Batcher } from './batcher.js';
 
 /** Organizations settled at once: each takes a pool connection, and requests need them too. */
 const CONCURRENCY = 4;
@@ -14,10 +15,8 @@ const CONCURRENCY = 4;
  * left; batching only keeps wallet rows and usage rollups current cheaply.
  */
 export class Settler {
-  private readonly dirty = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly batch: Batcher<string, void>;
   private sweeper: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
 
   /**
    * `delayMs`: how long a new pending settlement waits so that one statement applies many;
@@ -27,12 +26,13 @@ export class Settler {
     private readonly db: Queryable,
     private readonly log: Logger,
     private readonly opts: { delayMs: number; sweepMs: number },
-  ) {}
+  ) {
+    this.batch = new Batcher((orgs) => this.settle([...new Set(orgs)]).then(() => orgs.map(() => undefined)), { delayMs: opts.delayMs, maxItems: Infinity });
+  }
 
   /** An organization has a new pending settlement: apply it soon, with whatever else arrives meanwhile. */
   pending(organizationId: string): void {
-    this.dirty.add(organizationId);
-    this.schedule();
+    void this.batch.add(organizationId);
   }
 
   /** Starts the periodic sweep (serve and worker processes). */
@@ -46,40 +46,20 @@ export class Settler {
 
   /** Settles every organization with pending rows, whoever left them. */
   async sweep(): Promise<void> {
+    let orgs: string[];
     try {
-      for (const org of await organizationsWithPending(this.db)) this.dirty.add(org);
+      orgs = await organizationsWithPending(this.db);
     } catch (err) {
       this.log.warn({ err }, 'could not look for pending settlements');
       return;
     }
-    if (this.dirty.size > 0) await this.flush();
+    for (const org of orgs) void this.batch.add(org);
+    await this.flush();
   }
 
   /** Applies everything this process marked, now; awaited on shutdown. */
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    while (this.running) await this.running;
-    if (this.dirty.size === 0) return;
-    const orgs = [...this.dirty];
-    this.dirty.clear();
-    const settleAll = async () => {
-      for (let i = 0; i < orgs.length; i += CONCURRENCY) {
-        await Promise.all(
-          orgs.slice(i, i + CONCURRENCY).map((org) =>
-            settlePending(this.db, org).catch((err: unknown) => {
-              // Left pending: the next mark or sweep applies it.
-              this.log.warn({ err, organizationId: org }, 'could not apply pending settlements');
-            }),
-          ),
-        );
-      }
-    };
-    this.running = settleAll().then(() => {
-      this.running = null;
-      if (this.dirty.size > 0) this.schedule();
-    });
-    await this.running;
+  flush(): Promise<void> {
+    return this.batch.flush();
   }
 
   async stop(): Promise<void> {
@@ -88,8 +68,16 @@ export class Settler {
     await this.flush();
   }
 
-  private schedule(): void {
-    if (this.timer || this.running) return;
-    this.timer = setTimeout(() => void this.flush(), this.opts.delayMs);
+  /** Never fails: an organization that could not be settled is left pending for the next mark or sweep. */
+  private async settle(orgs: string[]): Promise<void> {
+    for (let i = 0; i < orgs.length; i += CONCURRENCY) {
+      await Promise.all(
+        orgs.slice(i, i + CONCURRENCY).map((org) =>
+          settlePending(this.db, org).catch((err: unknown) => {
+            this.log.warn({ err, organizationId: org }, 'could not apply pending settlements');
+          }),
+        ),
+      );
+    }
   }
 }

@@ -14,7 +14,7 @@ import { client, freshDb, startTestServer } from '../helpers/server.js';
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
 
 interface Outcome {
-  kind: 'image' | 'chat' | 'music' | 'long music';
+  kind: 'image' | 'chat' | 'completion' | 'music' | 'long music';
   status: number | 'network error';
   id?: string;
   charged?: number;
@@ -53,6 +53,8 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
       MMGEN_SHUTDOWN_GRACE_MS: '4000',
       MMGEN_WORKER_POLL_MS: '50',
       MMGEN_JOB_LEASE_MS: '60000',
+      // Answered chat completions wait this long to be finished together: SIGTERM must finish them at once.
+      MMGEN_FINISH_BATCH_MS: '10000',
     };
     node = await spawnMmgen(['serve'], env);
     const created = await createOrganization(db, { name: 'sigterm', plan: 'team', enterprise: false, credits: 10_000_000 });
@@ -89,11 +91,14 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
       for (let i = 0; ; i++) {
         const tag = `${loop}-${i}-${randomBytes(3).toString('hex')}`;
         const o =
-          i % 3 === 0
+          i % 4 === 0
             ? await send('image', '/v1/images', { model: image, prompt: tag, width: 256, height: 256, simulate: { delay_ms: 400 } })
-            : i % 3 === 1
+            : i % 4 === 1
               ? await send('chat', '/v1/chat', { model: chat, messages: [{ role: 'user', content: tag }], max_tokens: 32, simulate: { delay_ms: 300 } })
-              : await send('music', '/v1/music', { model: music, prompt: tag, duration_s: 5, simulate: { delay_ms: 1500 } });
+              : i % 4 === 2
+                ? // Answered at once (no simulated delay), so finished in a batch after the answer.
+                  await send('completion', '/v1/chat/completions', { model: chat, messages: [{ role: 'user', content: tag }], max_tokens: 32 })
+                : await send('music', '/v1/music', { model: music, prompt: tag, duration_s: 5, simulate: { delay_ms: 1500 } });
         if (typeof o.status !== 'number' || o.status >= 300) return;
       }
     });
@@ -119,6 +124,18 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
     expect(completed.every((l) => typeof l.reqId === 'string' && String(l.generationId).startsWith('gen_'))).toBe(true);
     expect(node.output()).not.toContain(key);
 
+    // Every answered chat completion was finished (charged) by the node itself before it exited, not left to a worker.
+    const completions = answered.filter((o) => o.kind === 'completion').map((o) => o.id!);
+    expect(completions.length).toBeGreaterThan(0);
+    const finishedByNode = await db.query<{ id: string; status: string; charged_credits: number }>(
+      'SELECT id, status, charged_credits FROM generations WHERE id = ANY($1)', [completions],
+    );
+    expect(finishedByNode.rows).toHaveLength(completions.length);
+    for (const g of finishedByNode.rows) {
+      expect(g.status, g.id).toBe('succeeded');
+      expect(g.charged_credits, g.id).toBeGreaterThan(0);
+    }
+
     // The jobs the node still held were handed back: a worker started now finishes every accepted generation.
     const heldAfterStop = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE lease_owner IS NOT NULL');
     expect(heldAfterStop.rows[0]!.n).toBe(0);
@@ -134,7 +151,7 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
     for (const o of answered) {
       const g = byId.get(o.id!)!;
       expect(g.status, `${o.kind} ${o.id}`).toBe('succeeded');
-      if (o.status === 200) expect(g.charged_credits).toBe(o.charged);
+      if (o.status === 200 && o.kind !== 'completion') expect(g.charged_credits).toBe(o.charged);
     }
     // The long jobs were finished by the new worker, each submitted upstream once.
     const long = answered.filter((o) => o.kind === 'long music').map((o) => byId.get(o.id!)!);

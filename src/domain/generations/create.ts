@@ -107,6 +107,9 @@ export async function withStoredInputs<T>(deps: AppDeps, prepared: PreparedGener
 export async function createGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<GenerationRow> {
   const prepared = await prepareGeneration(deps, principal, input);
   if (prepared.cacheKey && !input.comparisonId) {
+    // A reply handed back before its finish committed (chat completions) is the cache entry an immediate repeat on
+    // this node must find: wait for that finish, as a GET of the generation does.
+    await deps.inflight.settled(cacheEntryKey(principal.organizationId, principal.mode, prepared.cacheKey));
     // A cache hit is written without the accepting statement, so a cached key is confirmed first.
     await confirmCachedPrincipal(deps.db, principal);
     const hit = await cachedCopy(deps, principal, input, prepared.model, prepared.cacheKey, prepared.sync);
@@ -223,6 +226,11 @@ function insertedRow(deps: AppDeps, a: PreparedGeneration, createdAt: Date, para
     error: null, comparison_id: a.comparisonId, runner_node: a.sync ? deps.nodeId : null, version: 1,
     created_at: createdAt, started_at: a.sync ? createdAt : null, completed_at: null,
   };
+}
+
+/** The key under which this process tracks the finish of a generation that will be the cache entry for `cacheKey`. */
+export function cacheEntryKey(organizationId: string, mode: string, cacheKey: string): string {
+  return `cache:${organizationId}:${mode}:${cacheKey}`;
 }
 
 async function cachedCopy(

@@ -41,6 +41,8 @@ export const HEADROOM_TTL_MS = 60_000;
 const MAX_ORGANIZATIONS = 10_000;
 
 type Submitted = { upstreamId: string; status?: UpstreamStatus };
+/** A provider call under way: where it went, what it asked, its answer to come, and how to stop it. */
+type StartedCall = { adapter: ProviderAdapter; req: UpstreamRequest; answer: Promise<Submitted>; abort: AbortController };
 
 /** Each organization's free credits as this node last saw them (per process, never shared). */
 export class Headroom {
@@ -86,7 +88,7 @@ export class Headroom {
  * takes its answer in place of submitting.
  */
 export class EarlyDispatch {
-  private started: { adapter: ProviderAdapter; req: UpstreamRequest; answer: Promise<Submitted>; abort: AbortController } | null = null;
+  private started: StartedCall | null = null;
   /** Taken or aborted: a start that comes later does nothing. */
   private closed = false;
   private release: (() => void) | null = null;
@@ -144,7 +146,7 @@ export class EarlyDispatch {
   }
 
   /** The started call, once, after its reservation committed (the runner's first route); its `abort` is the runner's to call if it goes unused. */
-  take(): { adapter: ProviderAdapter; req: UpstreamRequest; answer: Promise<Submitted>; abort: AbortController } | null {
+  take(): StartedCall | null {
     const s = this.started;
     this.close();
     return s;

@@ -2,7 +2,7 @@ import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Modality } from '../../catalog/index.js';
 import type { Principal, Scope } from '../../domain/access.js';
-import { createGeneration } from '../../domain/generations/create.js';
+import { cacheEntryKey, createGeneration } from '../../domain/generations/create.js';
 import { toGenerationView, type GenerationRow, type OutputRow } from '../../domain/generations/model.js';
 import { finishFailed, runGeneration, type RunResult } from '../../domain/generations/runner.js';
 import { loadGeneration, loadOutputs } from '../../domain/generations/store.js';
@@ -156,7 +156,7 @@ export async function finishSynchronously(
       throw err;
     }
     if (run.early) {
-      deps.inflight.track(
+      const settled = deps.inflight.track(
         run.early.settled.catch((err: unknown) => {
           // The lease runs out and a worker finishes the generation: charged once, whatever happened here.
           deps.log.error({ err, generationId: g.id }, 'settling a reply failed; the job is left to a worker');
@@ -164,6 +164,8 @@ export async function finishSynchronously(
         }),
         g.id,
       );
+      // A repeat of a cacheable request on this node waits for it too (createGeneration), to be answered from the cache.
+      if (g.cache_key !== null) deps.inflight.track(settled, cacheEntryKey(g.organization_id, g.mode, g.cache_key));
       return { row: { ...g, status: 'succeeded' }, outputs: [], early: run.early.status };
     }
     // Finished by this run: its state is known. Otherwise (canceled meanwhile, …) read it.

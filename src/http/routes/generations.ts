@@ -18,7 +18,8 @@ export const getGeneration = defineRoute({
   auth: { role: 'viewer', scope: 'generations:read' },
   schema: { params: IdParams, response: { 200: Generation } },
   handler: async ({ params, principal, deps }) => {
-    // A reply handed back before its settlement (chat completions) is read settled on this node.
+    // A reply handed back before its settlement (chat completions) is read settled on this node, without waiting out the batch.
+    if (deps.inflight.has(params.id)) void deps.finishes.flush();
     await deps.inflight.settled(params.id);
     return { status: 200, body: await generationView(deps, await generationOf(deps.db, principal, params.id)) };
   },

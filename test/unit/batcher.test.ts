@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { Batcher } from '../../src/jobs/batcher.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('Batcher', () => {
+  function recording(opts: { delayMs: number; maxItems: number }, fail?: (items: number[]) => boolean) {
+    const batches: number[][] = [];
+    const b = new Batcher<number, string>(async (items) => {
+      batches.push(items);
+      await sleep(5);
+      if (fail?.(items)) throw new Error(`batch ${items.join(',')} failed`);
+      return items.map((i) => `r${i}`);
+    }, opts);
+    return { b, batches };
+  }
+
+  it('items added within the delay run as one batch, each caller getting its own result', async () => {
+    const { b, batches } = recording({ delayMs: 30, maxItems: 100 });
+    const first = b.add(1);
+    await sleep(5);
+    const rest = [b.add(2), b.add(3)];
+    expect(await Promise.all([first, ...rest])).toEqual(['r1', 'r2', 'r3']);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('does not run before the delay, and at once when maxItems are waiting', async () => {
+    const { b, batches } = recording({ delayMs: 60_000, maxItems: 3 });
+    const some = [b.add(1), b.add(2)];
+    await sleep(20);
+    expect(batches).toEqual([]);
+    const third = b.add(3);
+    expect(await Promise.all([...some, third])).toEqual(['r1', 'r2', 'r3']);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('flush runs what waits now; items arriving during a batch form the next one', async () => {
+    const { b, batches } = recording({ delayMs: 60_000, maxItems: 100 });
+    const one = b.add(1);
+    const flushed = b.flush();
+    const two = b.add(2); // arrives while batch [1] runs
+    await flushed;
+    expect(await one).toBe('r1');
+    await b.flush();
+    expect(await two).toBe('r2');
+    expect(batches).toEqual([[1], [2]]);
+  });
+
+  it('a failed batch rejects each of its callers, and the next batch runs', async () => {
+    const { b, batches } = recording({ delayMs: 5, maxItems: 100 }, (items) => items.includes(1));
+    const failed = [b.add(1), b.add(2)].map((p) => p.then(() => 'ok', (err: Error) => err.message));
+    expect(await Promise.all(failed)).toEqual(['batch 1,2 failed', 'batch 1,2 failed']);
+    expect(await b.add(3)).toBe('r3');
+    expect(batches).toEqual([[1, 2], [3]]);
+  });
+
+  it('with no delay, the items of one turn of the event loop run together, without a timer', async () => {
+    const { b, batches } = recording({ delayMs: 0, maxItems: 100 });
+    const all = [b.add(1), b.add(2)];
+    await Promise.resolve();
+    expect(batches).toEqual([[1, 2]]);
+    expect(await Promise.all(all)).toEqual(['r1', 'r2']);
+  });
+
+  it('hurry runs what waits at once, and every later item without waiting for the delay', async () => {
+    const { b, batches } = recording({ delayMs: 60_000, maxItems: 100 });
+    const one = b.add(1);
+    await b.hurry();
+    expect(await one).toBe('r1');
+    const started = Date.now();
+    expect(await b.add(2)).toBe('r2');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(batches).toEqual([[1], [2]]);
+  });
+});
