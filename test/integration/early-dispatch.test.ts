@@ -129,7 +129,10 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
     const org = await s.createOrg({ credits: 100_000 });
     const created = await api('POST', '/v1/api-keys', { key: org.live, body: { name: 'to revoke' } });
     expect(created.status).toBe(201);
-    expect((await api('POST', '/v1/chat/completions', { key: created.body.key, body: completion })).status).toBe(200);
+    const warm = await api('POST', '/v1/chat/completions', { key: created.body.key, body: completion });
+    expect(warm.status).toBe(200);
+    // Its charge is written just after the reply; a GET on this node waits for it (the ledger is read below).
+    expect((await api('GET', `/v1/generations/${warm.body.id}`, { key: org.live })).body.status).toBe('succeeded');
     // Revoked by another node: this one's cache still holds the key.
     await s.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
     fakes.openai.misbehave({ method: 'POST', path: '/v1/chat/completions' }, { hang: true });

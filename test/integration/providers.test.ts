@@ -224,6 +224,8 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
     const plain = await sdk.chat.completions.create({ model: 'claude-sonnet-4.5', messages: [{ role: 'user', content: 'hi' }] });
     expect(plain.choices[0]!.message.content).toBe('Claude heard: hi');
     expect(plain.usage?.completion_tokens).toBe(3);
+    // Charged just after the reply: a GET on this node waits for it, so the next test reads a settled ledger.
+    expect((await api('GET', `/v1/generations/${plain.id}`, { key: org.live })).body.charged_credits).toBeGreaterThan(0);
   });
 
   it('fallback: a retryable failure before the work was accepted moves to the next route', async () => {
