@@ -155,6 +155,8 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
   // API nodes settle what they finish, and sweep up what a node lost before settling.
   deps.settler.startSweeping();
   const app = await buildApp(deps);
+  // A node that works the queue says so (readiness, metrics) from its first request on.
+  await worker?.firstBeat;
   await app.listen({ port: opts.port ?? deps.config.port, host: opts.host ?? deps.config.host });
   let admin: Server | undefined;
   if (!deps.config.databaseUrl) admin = await startAdminSocket(deps.config.dataDir, deps.db, deps.catalog);

@@ -21,6 +21,8 @@ export class Worker {
   private loop: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private heartbeat: NodeJS.Timeout | null = null;
+  /** Settles once this worker's first heartbeat is written (or failed): from then on every node counts it live. */
+  firstBeat: Promise<void> = Promise.resolve();
   /** Budgets and anomaly checks run wherever generations are worked on. */
   readonly scheduler: Scheduler;
 
@@ -34,9 +36,9 @@ export class Worker {
     this.loop = this.run();
     this.scheduler.start();
     // Tells every node (readiness, metrics) that somebody works the queue.
-    const pulse = () => void beat(this.deps.db, this.deps.nodeId).catch((err: unknown) => this.deps.log.warn({ err }, 'worker heartbeat failed'));
-    pulse();
-    this.heartbeat = setInterval(pulse, WORKER_BEAT_MS);
+    const pulse = () => beat(this.deps.db, this.deps.nodeId).catch((err: unknown) => this.deps.log.warn({ err }, 'worker heartbeat failed'));
+    this.firstBeat = pulse();
+    this.heartbeat = setInterval(() => void pulse(), WORKER_BEAT_MS);
     this.heartbeat.unref();
   }
 

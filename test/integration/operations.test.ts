@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { metric, scrape, type Sample } from '../helpers/prometheus.js';
@@ -142,6 +143,34 @@ describeEachBackend('/readyz and /healthz', (backend) => {
     expect(res.body.checks.redis).toBeUndefined();
     expect((await api('GET', '/healthz')).body).toEqual({ status: 'ok' });
   });
+
+  if (backend === 'postgres') {
+    it('a node that runs a worker serves only once its heartbeat is written, so it is never its own "workers: none"', async () => {
+      const c = new pg.Client({ connectionString: s.dbUrl });
+      await c.connect();
+      let second: TestServer | undefined;
+      try {
+        // Holding the heartbeat table keeps the new node's first beat from being written.
+        await c.query('BEGIN');
+        await c.query('LOCK TABLE worker_heartbeats IN EXCLUSIVE MODE');
+        let started = false;
+        const starting = startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1' }, { sameDbAs: s }).then((x) => {
+          started = true;
+          return x;
+        });
+        await new Promise((r) => setTimeout(r, 500));
+        expect(started).toBe(false);
+        await c.query('COMMIT');
+        second = await starting;
+        const res = await client(second.url)('GET', '/readyz');
+        expect(res.body).toMatchObject({ status: 'ok', checks: { workers: 'ok' }, queue: { live_workers: 2 } });
+      } finally {
+        await c.query('ROLLBACK').catch(() => {});
+        await c.end();
+        await second?.close();
+      }
+    });
+  }
 
   it('a queue nobody works: degraded while nothing waits, unavailable once its oldest job is older than MMGEN_READY_MAX_QUEUE_AGE_S', async () => {
     // An installation with no worker at all (an API node alone on its database).

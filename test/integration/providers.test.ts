@@ -325,7 +325,7 @@ describeEachBackend('provider routing: credentials and the circuit breaker', (ba
   beforeAll(async () => {
     fakes = await startFakes({ jobMs: 20 });
     const { OPENAI_API_KEY: _o, OPENAI_BASE_URL: _ob, ...noOpenAi } = fakes.env;
-    s = await startTestServer(backend, { ...noOpenAi, MMGEN_ALLOW_PRIVATE_NETWORK: '1', MMGEN_CIRCUIT_FAILURE_THRESHOLD: '3', MMGEN_CIRCUIT_COOLDOWN_MS: '1500' });
+    s = await startTestServer(backend, { ...noOpenAi, MMGEN_ALLOW_PRIVATE_NETWORK: '1', MMGEN_CIRCUIT_FAILURE_THRESHOLD: '3', MMGEN_CIRCUIT_COOLDOWN_MS: '5000' });
     api = client(s.url);
     org = await s.createOrg({ credits: 1_000_000 });
   });
@@ -363,7 +363,9 @@ describeEachBackend('provider routing: credentials and the circuit breaker', (ba
     expect(creates() - c0).toBe(3);
     // After the cooldown one trial goes through; its success closes the circuit.
     fakes.replicate.clearMisbehaviour();
-    await new Promise((r) => setTimeout(r, 1600));
+    // The cooldown is long enough that a loaded machine still finds the circuit open above.
+    for (let i = 0; i < 100 && s.runtime.deps.providers.circuitState('replicate') === 'open'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(s.runtime.deps.providers.circuitState('replicate')).toBe('half_open');
     const trial = await api('POST', '/v1/images', { key: org.live, body: { model: onlyRoute('replicate', 'image'), prompt: 'trial' } });
     expect(trial.status, JSON.stringify(trial.body)).toBe(200);
     expect(s.runtime.deps.providers.circuitState('replicate')).toBe('closed');
