@@ -20,7 +20,8 @@ import { fakePng } from '../fakes/media.js';
  * real ones, configured as the registry configures them.
  */
 
-const POLICY: HttpPolicy = { timeoutMs: 2_000, readTimeoutMs: 1_000, maxRetryAfterMs: 1_500, rateLimitRetries: 2, maxBodyBytes: 64 * 1024 * 1024 };
+// Generous deadlines: a loaded machine must not turn a happy path into a timeout (the timeout tests set their own).
+const POLICY: HttpPolicy = { timeoutMs: 10_000, readTimeoutMs: 10_000, maxRetryAfterMs: 1_500, rateLimitRetries: 2, maxBodyBytes: 64 * 1024 * 1024 };
 
 type Adapter = ProviderAdapter & { close(): Promise<void> };
 
