@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { Queryable } from '../../src/store/db.js';
 
 export interface WalletAndLedger {
@@ -26,4 +27,11 @@ export async function walletAndLedger(q: Queryable, organizationId: string): Pro
   const row = r.rows[0];
   if (!row) throw new Error(`no wallet for ${organizationId}`);
   return { balance: Number(row.balance_credits), held: Number(row.held_credits), ledgerBalance: Number(row.b), ledgerHeld: Number(row.h) };
+}
+
+/** Asserts that an organization's wallet equals its ledger sums, read in one snapshot; returns both. */
+export async function expectWalletMatchesLedger(q: Queryable, organizationId: string): Promise<WalletAndLedger> {
+  const w = await walletAndLedger(q, organizationId);
+  expect({ balance: w.ledgerBalance, held: w.ledgerHeld }).toEqual({ balance: w.balance, held: w.held });
+  return w;
 }

@@ -1,11 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { getWallet, ledgerSums, settlePending } from '../../src/domain/credits.js';
+import { settlePending } from '../../src/domain/credits.js';
 import type { GenerationRow } from '../../src/domain/generations/model.js';
 import { finishAttempts, finishStatement } from '../../src/domain/generations/runner.js';
 import { loadGeneration } from '../../src/domain/generations/store.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { expectWalletMatchesLedger, type WalletAndLedger } from '../helpers/money.js';
 
 /**
  * Chat completions answered before they are finished (runner.ts, `finish`)
@@ -30,10 +31,9 @@ describeEachBackend('finishing several attempts in one statement', (backend) => 
     await fakes?.close();
   });
 
-  async function expectConsistent(org: TestOrg): Promise<void> {
+  async function expectConsistent(org: TestOrg): Promise<WalletAndLedger> {
     await settlePending(s.db, org.id);
-    const w = await getWallet(s.db, org.id);
-    expect(await ledgerSums(s.db, org.id)).toEqual({ balance_credits: w.balance_credits, held_credits: w.held_credits });
+    return expectWalletMatchesLedger(s.db, org.id);
   }
 
   const count = async (sql: string, params: unknown[]) => (await s.db.query<{ n: number }>(sql, params)).rows[0]!.n;
@@ -111,11 +111,9 @@ describeEachBackend('finishing several attempts in one statement', (backend) => 
     expect(await count('SELECT count(*)::int AS n FROM jobs WHERE generation_id = ANY($1::text[])', [ids])).toBe(0);
     // Still queued: its job stays.
     expect(await count('SELECT count(*)::int AS n FROM jobs WHERE generation_id = $1', [b.body.generations[1].id])).toBe(1);
-    await settlePending(s.db, org.id);
-    const w = await getWallet(s.db, org.id);
-    expect(await ledgerSums(s.db, org.id)).toEqual({ balance_credits: w.balance_credits, held_credits: w.held_credits });
+    const w = await expectConsistent(org);
     // Only the unfinished child still holds credits.
-    expect(w.held_credits).toBe((await loadGeneration(s.db, b.body.generations[1].id))!.price_credits);
+    expect(w.held).toBe((await loadGeneration(s.db, b.body.generations[1].id))!.price_credits);
     expect(rows.every((r) => r.price_credits > 0)).toBe(true);
   });
 

@@ -5,7 +5,7 @@ import { acceptStatement, prepareGeneration } from '../../src/domain/generations
 import { loadGeneration } from '../../src/domain/generations/store.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
-import { walletAndLedger } from '../helpers/money.js';
+import { expectWalletMatchesLedger } from '../helpers/money.js';
 
 /**
  * Early dispatch (src/domain/generations/early-dispatch.ts): a plain chat
@@ -43,8 +43,7 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
   async function expectConsistent(org: TestOrg): Promise<void> {
     await settlePending(s.db, org.id);
     // One snapshot: a completion's batched finish may commit at any moment.
-    const w = await walletAndLedger(s.db, org.id);
-    expect({ balance: w.ledgerBalance, held: w.ledgerHeld }).toEqual({ balance: w.balance, held: w.held });
+    await expectWalletMatchesLedger(s.db, org.id);
   }
 
   /**

@@ -8,7 +8,7 @@ import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakePng } from '../fakes/media.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';
-import { walletAndLedger } from '../helpers/money.js';
+import { expectWalletMatchesLedger } from '../helpers/money.js';
 
 /**
  * mmgen with MMGEN_SIMULATE_PROVIDERS unset and every provider's base URL on
@@ -42,8 +42,7 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
 
   /** The wallet, checked against the ledger in one snapshot (a completion's finish may commit at any moment). */
   async function consistent(orgId: string) {
-    const w = await walletAndLedger(s.db, orgId);
-    expect({ balance: w.ledgerBalance, held: w.ledgerHeld }).toEqual({ balance: w.balance, held: w.held });
+    const w = await expectWalletMatchesLedger(s.db, orgId);
     return { balance_credits: w.balance, held_credits: w.held };
   }
 
