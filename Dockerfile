@@ -1,14 +1,32 @@
 # syntax=docker/dockerfile:1
 # mmgen: one image for API nodes (`serve`), workers (`worker`) and the CLI.
-# TypeScript runs through tsx (a runtime dependency), so there is no build step:
-# the first stage only installs production dependencies.
+# TypeScript runs through tsx (a runtime dependency), so the server has no build step;
+# only the dashboard is built (vite, a dev dependency) in a stage of its own.
+#
+# Node 22 (LTS): mmgen supports ^20.19 and ^22.13 (package.json "engines"), and
+# Node 20 is past its end of life, so the image runs 22.
+ARG NODE_IMAGE=node:22-bookworm-slim
 
-FROM node:22-bookworm-slim AS deps
+# The dashboard: every dependency, then vite builds web/ into web/dist.
+FROM ${NODE_IMAGE} AS dashboard
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY sdk/package.json ./sdk/
+# --ignore-scripts: the root `prepare` script builds the dashboard from sources not copied yet
+# (it runs below). `npm rebuild` then runs the dependency install scripts that package.json's
+# allowScripts approves (ffmpeg's chmod, esbuild's binary check), and no other.
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild
+COPY web ./web
+RUN node --import tsx web/build.ts --force
 
-FROM node:22-bookworm-slim AS runtime
+# Production dependencies only, the same way.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY sdk/package.json ./sdk/
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm rebuild && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     PORT=8080 \
     HOST=0.0.0.0 \
@@ -16,8 +34,12 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
+# The user CLI (`mmgen generate …`) runs on the SDK's sources (node_modules/@mmgen/sdk links here).
+COPY sdk/package.json ./sdk/
+COPY sdk/src ./sdk/src
 COPY bin ./bin
 COPY src ./src
+COPY --from=dashboard /app/web/dist ./web/dist
 # The embedded database and files live in /data when DATABASE_URL and MMGEN_S3_BUCKET are not set.
 RUN mkdir -p /data && chown node:node /data
 # The official image's unprivileged user (uid 1000).

@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Test files run in parallel worker processes; each file gets its own fresh
 // database (a copy of a migrated template), so files never share state.
@@ -9,6 +9,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['mmgen-source', 'node', 'development|production'] } },
   test: {
     include: ['test/**/*.test.ts', 'sdk/test/**/*.test.ts'],
+    // The container test builds images with Podman as root: `npm run test:container`, run by .ci/run.
+    exclude: [...configDefaults.exclude, 'test/container/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 3,

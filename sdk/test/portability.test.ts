@@ -3,11 +3,12 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { Mmgen } from '@mmgen/sdk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CHROMIUM_ARGS, resolveChromium } from '../../test/helpers/chromium.js';
 import type { TestOrg, TestServer } from '../../test/helpers/server.js';
 import { png, startMmgen } from './helpers.js';
 
@@ -17,15 +18,6 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 const run = promisify(execFile);
 const SDK_DIR = join(process.cwd(), 'sdk');
 
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
-      if (existsSync(join(dir, name))) return join(dir, name);
-    }
-  }
-  return undefined;
-}
 
 describe('the SDK outside tsx: built JavaScript in plain Node, and a bundle in a real browser', () => {
   let s: TestServer;
@@ -85,11 +77,7 @@ console.log(JSON.stringify({ videoModels: models.data.length, image: image.statu
     const js = bundle.outputFiles[0]!.text;
     expect(js).not.toMatch(/from\s*["']node:/);
 
-    const chromium = findChromium();
-    if (!chromium) {
-      if (process.env.MMGEN_SKIP_BROWSER_TESTS === '1') return;
-      throw new Error('Chromium is needed for the browser test (apt-get install -y chromium, or CHROMIUM_PATH=…); MMGEN_SKIP_BROWSER_TESTS=1 skips it.');
-    }
+    const chromium = await resolveChromium();
 
     // A real delivery for the browser to verify: a webhook.test event mmgen sends to a loopback receiver.
     const node = new Mmgen({ apiKey: org.test, baseURL: s.url });
@@ -166,7 +154,7 @@ await fetch('/result', { method: 'POST', body: JSON.stringify(out) });
     let browser: ChildProcess | undefined;
     try {
       const url = `${siteUrl}/`;
-      browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${profile}`, url], { stdio: 'ignore', detached: true });
+      browser = spawn(chromium.executablePath, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, url], { stdio: 'ignore', detached: true, env: { ...process.env, ...chromium.env } });
       const out = await Promise.race([result, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the page reported nothing in 60 s')), 60_000))]);
       expect(out.error).toBeUndefined();
       expect(out).toMatchObject({ wallet: 'wallet', image: 'succeeded', video: 'succeeded', upload: 'uploaded', verified: 'webhook.test', tampered: 'signature_mismatch', stale: 'timestamp_out_of_tolerance' });

@@ -195,6 +195,12 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
       throw new ApiError('service_unavailable', 'This mmgen node is shutting down. Send the request again.').withHeader('Retry-After', '1');
     }
   });
+  // A response sent while the node drains closes its connection. Kept alive, the socket would
+  // go idle after the drain began, and only the grace period's cut would close it.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (deps.lifecycle.draining) void reply.header('Connection', 'close');
+    return payload;
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? '(unmatched)';
     const seconds = reply.elapsedTime / 1000;

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
+import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
@@ -12,18 +13,6 @@ import { client, startTestServer, type TestOrg, type TestServer } from '../helpe
  * the dashboard sees nothing of the backend). Screenshots of every page go to
  * test/.artifacts/screenshots (git-ignored).
  */
-const CHROMIUM = '/usr/bin/chromium';
-// Without the background-networking flags Chromium's own connections are refused on a closed network and logged.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
 const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage'];
 
@@ -91,7 +80,6 @@ describe('the dashboard in a browser [pglite]', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does.`);
     mkdirSync(SHOTS, { recursive: true });
     // A no-op when web/dist matches its sources; otherwise a few seconds of vite.
     const built = await ensureDashboardBuilt({ quiet: true });
@@ -104,7 +92,8 @@ describe('the dashboard in a browser [pglite]', () => {
       MMGEN_WEBHOOK_TIMEOUT_MS: '2000',
     });
     org = await s.createOrg({ name: 'Acme Studio', plan: 'team', credits: 250_000 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const found = await resolveChromium();
+    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     page = watch(await context.newPage(), 'desktop');
   }, 120_000);

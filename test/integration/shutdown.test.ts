@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -209,6 +210,51 @@ describe.runIf(inject('pgTemplate'))('past the shutdown grace period', () => {
       expect(g.rows[0]!.upstream_id).toBeTruthy();
     } finally {
       await a.close();
+    }
+  });
+});
+
+describe('a drain with kept-alive connections [pglite]', () => {
+  it('a request answered while the node drains closes its connection, so the drain ends with it rather than at the grace period', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    // A grace period longer than the test's own time limit: a drain that waited for it fails the test.
+    const s = await startTestServer('pglite', { MMGEN_SHUTDOWN_GRACE_MS: '60000', LOG_LEVEL: 'info' }, { log: (config) => createLogger(config, sink) });
+    let closed = false;
+    try {
+      const org = await s.createOrg({ credits: 100_000 });
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const post = (body: object) =>
+        new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; socketClosed: Promise<void> }>((resolve, reject) => {
+          const req = http.request(`${s.url}/v1/images`, { method: 'POST', agent, headers: { authorization: `Bearer ${org.test}`, 'content-type': 'application/json' } }, (res) => {
+            let text = '';
+            const socket = res.socket;
+            const socketClosed = new Promise<void>((r) => (socket.destroyed ? r() : socket.once('close', () => r())));
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, socketClosed }));
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify(body));
+        });
+      // A first request leaves the socket idle in the agent's pool; the second, slow one reuses it.
+      expect((await post({ model: 'flux-schnell', prompt: 'warm', width: 256, height: 256 })).status).toBe(200);
+      const slow = post({ model: 'flux-schnell', prompt: 'slow', width: 256, height: 256, simulate: { delay_ms: 800 } });
+      await new Promise((r) => setTimeout(r, 200));
+      const closing = s.close().then(() => (closed = true));
+      const answered = await slow;
+      expect(answered.status).toBe(200);
+      expect(answered.headers.connection).toBe('close');
+      await answered.socketClosed;
+      await closing;
+      agent.destroy();
+      expect(lines.some((l) => l.includes('requests still open after the grace period are cut'))).toBe(false);
+    } finally {
+      if (!closed) await s.close().catch(() => undefined);
     }
   });
 });

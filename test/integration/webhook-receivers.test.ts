@@ -1,10 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -115,16 +112,14 @@ const behaviours: Record<string, Behaviour> = {
   },
 };
 
-/** A self-signed certificate for 127.0.0.1 (made with the system openssl). */
-function selfSigned(): { key: Buffer; cert: Buffer } {
-  const dir = mkdtempSync(join(tmpdir(), 'mmgen-tls-'));
-  try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** A self-signed certificate for 127.0.0.1 (made by the selfsigned package: no system openssl needed). */
+async function selfSigned(): Promise<{ key: string; cert: string }> {
+  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+  });
+  return { key: pems.private, cert: pems.cert };
 }
 
 describeEachBackend('webhook receivers that misbehave', (backend) => {
@@ -139,7 +134,7 @@ describeEachBackend('webhook receivers that misbehave', (backend) => {
 
   beforeAll(async () => {
     await rx.start();
-    tls = createHttpsServer(selfSigned(), (_req, res) => {
+    tls = createHttpsServer(await selfSigned(), (_req, res) => {
       tlsHits++;
       res.end('ok');
     });
