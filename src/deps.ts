@@ -5,16 +5,22 @@ import type { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
 import type { FileLinks } from './files/links.js';
 import type { BlobStore, UrlSigner } from './files/types.js';
-import type { KeyRateLimiter } from './http/rate-limit.js';
+import type { KeyRateLimiter } from './rate-limit.js';
 import type { InflightWork } from './jobs/inflight.js';
 import type { Batcher } from './jobs/batcher.js';
 import type { Settler } from './jobs/settler.js';
-import type { WebhookDispatcher } from './jobs/webhooks.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
-import type { Headroom } from './domain/generations/early-dispatch.js';
-import type { Finishing } from './domain/generations/runner.js';
-import type { GenerationRow } from './domain/generations/model.js';
+import type { Headroom } from './domain/generations/headroom.js';
+import type { Finishing, GenerationRow } from './domain/generations/model.js';
+
+/** What the rest of the process sees of its webhook dispatcher (jobs/webhooks.ts). */
+export interface WebhookDispatching {
+  start(): void;
+  /** A delivery was made in this process: look for due work now rather than at the next poll. */
+  notify(): void;
+  stop(graceMs: number): Promise<void>;
+}
 
 /** Everything a use case or route may need, built once from config (composition root: main.ts). */
 export interface AppDeps {
@@ -46,5 +52,5 @@ export interface AppDeps {
   /** Tells this process's worker, if it runs one, that a job was enqueued. */
   jobsAvailable?: () => void;
   /** This process's webhook dispatcher, where it runs one (with the worker); nudged when a delivery is made here. */
-  webhookDispatcher?: WebhookDispatcher;
+  webhookDispatcher?: WebhookDispatching;
 }

@@ -3,6 +3,9 @@ import { ELEVENLABS_ENV } from './elevenlabs/config.js';
 import { FAL_ENV } from './fal/config.js';
 import { OPENAI_ENV } from './openai/config.js';
 import { REPLICATE_ENV } from './replicate/config.js';
+import type { ProviderCredentials, ProviderEnv } from './types.js';
+
+export type { ProviderCredentials, ProviderEnv } from './types.js';
 
 /**
  * Where each upstream provider's credential and base URL come from (contract
@@ -10,18 +13,6 @@ import { REPLICATE_ENV } from './replicate/config.js';
  * gathers them so that src/config.ts can read and validate every variable
  * once, at start, without naming a provider itself.
  */
-export interface ProviderEnv {
-  name: string;
-  keyVar: string;
-  baseUrlVar: string;
-  defaultBaseUrl: string;
-}
-
-export interface ProviderCredentials {
-  apiKey: string;
-  baseUrl: string;
-}
-
 export const PROVIDER_ENVS: readonly ProviderEnv[] = [OPENAI_ENV, ANTHROPIC_ENV, REPLICATE_ENV, FAL_ENV, ELEVENLABS_ENV];
 
 /**

@@ -2,15 +2,15 @@ import type { CatalogModel } from '../catalog/index.js';
 import type { Config } from '../config.js';
 import type { Mode } from '../domain/access.js';
 import { ApiError } from '../errors.js';
-import type { Db } from '../store/db.js';
 import { AnthropicAdapter } from './anthropic/index.js';
 import { CircuitBreaker, type CircuitState } from './circuit.js';
-import type { ProviderCredentials } from './credentials.js';
+import type { ProviderCredentials } from './types.js';
 import { ElevenLabsAdapter } from './elevenlabs/index.js';
 import { FalAdapter } from './fal/index.js';
 import type { HttpPolicy } from './http.js';
 import { OpenAiAdapter } from './openai/index.js';
 import { ReplicateAdapter } from './replicate/index.js';
+import type { SimulatorJobs } from './simulator/jobs.js';
 import { SimulatorProvider } from './simulator/index.js';
 import { ProviderError, type ChatStreamChunk, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from './types.js';
 
@@ -53,9 +53,9 @@ export class ProviderRegistry {
 
   constructor(
     private readonly config: Config,
-    db: Db,
+    simulatorJobs: SimulatorJobs,
   ) {
-    this.simulator = new SimulatorProvider(db);
+    this.simulator = new SimulatorProvider(simulatorJobs);
     this.adapters.set(this.simulator.name, this.simulator);
     const u = config.upstream;
     const policy: HttpPolicy = {

@@ -9,6 +9,19 @@ import type { CatalogModel, Modality } from '../catalog/index.js';
  * - reconciliation: asking the provider about earlier upstream jobs before
  *   submitting again, so a retry never pays twice.
  */
+/** Where one provider's credential and base URL come from: declared in its own folder's config.ts. */
+export interface ProviderEnv {
+  name: string;
+  keyVar: string;
+  baseUrlVar: string;
+  defaultBaseUrl: string;
+}
+
+export interface ProviderCredentials {
+  apiKey: string;
+  baseUrl: string;
+}
+
 export type OutputKind = 'image' | 'video' | 'audio' | 'thumbnail' | 'mesh';
 
 export interface ImageInput {

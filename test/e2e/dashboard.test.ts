@@ -240,7 +240,9 @@ describe('the dashboard in a browser [pglite]', () => {
   it('shows the catalog filtered by modality, with prices', async () => {
     await go(page, '/models');
     const rows = page.locator('[data-testid=models-table] tbody tr');
-    const all = await rows.count();
+    // The table fills once the catalog arrives: wait for every model before filtering.
+    const all = (await api()('GET', '/v1/models', { key: org.test })).body.data.length;
+    await expect.poll(() => rows.count()).toBe(all);
     await page.getByRole('group', { name: 'Modality' }).getByRole('button', { name: /^Video/ }).click();
     const video = (await api()('GET', '/v1/models?modality=video', { key: org.test })).body.data.length;
     await expect.poll(() => rows.count()).toBe(video);

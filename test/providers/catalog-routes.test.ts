@@ -3,21 +3,16 @@ import { Catalog } from '../../src/catalog/index.js';
 import { loadConfig } from '../../src/config.js';
 import { PROVIDER_ENVS } from '../../src/providers/credentials.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
-import type { Db } from '../../src/store/db.js';
+import type { SimulatorJobs } from '../../src/providers/simulator/jobs.js';
 
-/** The registry never touches the database unless the simulator runs a job; these checks never do. */
-const noDb: Db = {
-  kind: 'pglite',
-  query: () => Promise.reject(new Error('no database here')),
-  tx: () => Promise.reject(new Error('no database here')),
-  exec: () => Promise.reject(new Error('no database here')),
-  close: async () => {},
-};
+/** The registry never reaches the simulator's jobs unless the simulator runs one; these checks never do. */
+const refuse = () => Promise.reject(new Error('no simulator jobs here'));
+const noJobs: SimulatorJobs = { submit: refuse, findByClientRef: refuse, cancel: refuse, get: refuse };
 
 function registryWith(providers: string[]): ProviderRegistry {
   const env: Record<string, string> = { MMGEN_DATA_DIR: '/tmp/mmgen-unused' };
   for (const p of PROVIDER_ENVS) if (providers.includes(p.name)) env[p.keyVar] = 'k';
-  return new ProviderRegistry(loadConfig(env), noDb);
+  return new ProviderRegistry(loadConfig(env), noJobs);
 }
 
 describe('catalog routes and the adapter registry', () => {

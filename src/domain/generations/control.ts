@@ -3,7 +3,8 @@ import { ApiError } from '../../errors.js';
 import type { Principal } from '../access.js';
 import { reserve, retryAfterSettling } from '../credits.js';
 import { isTerminal, type GenerationRow } from './model.js';
-import { clientRef, finish } from './runner.js';
+import { finish } from './runner.js';
+import { clientRef } from './upstream-request.js';
 import { generationOf, loadGeneration } from './store.js';
 
 /**

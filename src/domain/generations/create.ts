@@ -11,6 +11,7 @@ import { retryAfterSettling } from '../credits.js';
 import { priceCredits, SYNC_MODALITIES, type GenerationRow } from './model.js';
 import { loadGeneration, loadOutputs } from './store.js';
 import type { EarlyDispatch } from './early-dispatch.js';
+import type { PreparedGeneration } from './prepared.js';
 
 export interface CreateGenerationInput {
   modality: Modality;
@@ -31,24 +32,6 @@ function cacheKeyOf(modelSlug: string, params: Record<string, unknown>): string 
   if (params.seed === undefined) return null;
   const canonical = JSON.stringify(params, Object.keys(params).sort());
   return createHash('sha256').update(`${modelSlug}\n${canonical}`).digest('hex');
-}
-
-/** A generation ready to be written: model and provider chosen, priced, input stored. */
-export interface PreparedGeneration {
-  id: string;
-  principal: Principal;
-  modality: Modality;
-  model: string;
-  sync: boolean;
-  prompt: string | null;
-  params: Record<string, unknown>;
-  price: number;
-  cacheKey: string | null;
-  provider: string;
-  result: Record<string, unknown> | null;
-  comparisonId: string | null;
-  /** The input image to store under result.input_blob before the generation is accepted. */
-  image?: ImageInput | undefined;
 }
 
 /** Resolves the model and provider (404/410/400/503 before anything is written) and prices the request. */

@@ -183,3 +183,19 @@ export async function toGenerationView(g: GenerationRow, outputs: OutputRow[], l
   }
   return view;
 }
+
+/** How an attempt ends. */
+export interface AttemptEnd {
+  status: 'succeeded' | 'failed' | 'canceled';
+  charged: number;
+  result: unknown;
+  error: unknown;
+  upstreamId: string | null;
+  outputs: OutputRow[];
+}
+
+/** An attempt to finish: the generation as its runner knows it, and how the attempt ended. */
+export interface Finishing {
+  g: GenerationRow;
+  end: AttemptEnd;
+}

@@ -2,7 +2,8 @@ import type { AppDeps } from '../../deps.js';
 import { newId } from '../../ids.js';
 import { probeImage } from '../../media/index.js';
 import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../../providers/types.js';
-import { actualCredits, isTerminal, type GenerationRow, type OutputRow } from './model.js';
+import { actualCredits, isTerminal, type AttemptEnd, type Finishing, type GenerationRow, type OutputRow } from './model.js';
+import { clientRef, requestFor } from './upstream-request.js';
 import { materializeOutputs, OutputError } from './outputs.js';
 import { loadGeneration } from './store.js';
 import type { EarlyDispatch } from './early-dispatch.js';
@@ -46,21 +47,6 @@ export interface RunOptions {
   replyEarly?: boolean;
   /** The provider call this request started alongside its reservation, if any: used instead of submitting to the first route. */
   early?: EarlyDispatch | undefined;
-}
-
-export function clientRef(generationId: string, attempt: number): string {
-  return `${generationId}#${attempt}`;
-}
-
-/** What the provider is asked for an attempt of a generation: its stored params, less `simulate`, which steers instead. */
-export function requestFor(
-  model: UpstreamRequest['model'],
-  g: Pick<GenerationRow, 'id' | 'attempt' | 'modality' | 'params'>,
-  upstreamModel: string,
-  image?: UpstreamRequest['image'],
-): UpstreamRequest {
-  const { simulate, ...params } = g.params as Record<string, unknown> & { simulate?: UpstreamRequest['simulate'] };
-  return { clientRef: clientRef(g.id, g.attempt), attempt: g.attempt, modality: g.modality, model, upstreamModel, params, image, simulate };
 }
 
 export async function upstreamRequest(deps: AppDeps, g: GenerationRow): Promise<UpstreamRequest> {
@@ -463,22 +449,6 @@ export function finishStatement(attempts: number): { sql: string; slots: number 
   const slots = SLOTS.find((n) => n >= attempts);
   if (!slots) throw new Error(`at most ${MAX_FINISH_BATCH} attempts are finished at once`);
   return { sql: finishSqlBySlots.get(slots)!, slots };
-}
-
-/** How an attempt ends. */
-export interface AttemptEnd {
-  status: 'succeeded' | 'failed' | 'canceled';
-  charged: number;
-  result: unknown;
-  error: unknown;
-  upstreamId: string | null;
-  outputs: OutputRow[];
-}
-
-/** An attempt to finish: the generation as its runner knows it, and how the attempt ended. */
-export interface Finishing {
-  g: GenerationRow;
-  end: AttemptEnd;
 }
 
 /**

@@ -6,7 +6,7 @@ import { assertPlanWidth, comparisonView, createComparison, MODELS_PER_COMPARISO
 import { ApiError } from '../../errors.js';
 import { verifyAudioUrl } from '../../files/audio-input.js';
 import { resolveImageInput } from '../../files/uploads.js';
-import { makeAjv, validationError } from '../app.js';
+import { makeAjv, validationError } from '../validation.js';
 import { defineRoute } from '../route.js';
 import { IdParams, Nullable, Timestamp } from '../schemas.js';
 import { MODALITY_SPECS } from './generation-route.js';
@@ -57,7 +57,7 @@ async function inParams<T>(p: Promise<T>): Promise<T> {
 }
 
 const validators = new Map<Modality, ValidateFunction>();
-// Made on first use: app.ts imports this module through the route index, so its exports are not ready at load time.
+// Made on first use: most processes never validate a comparison child.
 let ajv: ReturnType<typeof makeAjv> | undefined;
 
 /** Validates one child's request exactly as the modality's own endpoint would; errors name `params.…`. */

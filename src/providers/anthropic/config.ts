@@ -1,4 +1,4 @@
-import type { ProviderEnv } from '../credentials.js';
+import type { ProviderEnv } from '../types.js';
 
 /** Anthropic's credential and base URL; the bare host, as the official SDK's is. */
 export const ANTHROPIC_ENV: ProviderEnv = {

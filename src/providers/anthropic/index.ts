@@ -1,5 +1,5 @@
 import { AnswersAtOnce } from '../answers-at-once.js';
-import type { ProviderCredentials } from '../credentials.js';
+import type { ProviderCredentials } from '../types.js';
 import { field, isArray, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import type { ChatStreamChunk, FinishReason, UpstreamRequest, UpstreamStatus } from '../types.js';
 import { messagesRequest } from './mapping.js';

@@ -1,4 +1,4 @@
-import type { ProviderEnv } from '../credentials.js';
+import type { ProviderEnv } from '../types.js';
 
 /** ElevenLabs' key and base URL; the bare host, as the official SDK's is. */
 export const ELEVENLABS_ENV: ProviderEnv = {

@@ -1,5 +1,5 @@
 import { AnswersAtOnce } from '../answers-at-once.js';
-import type { ProviderCredentials } from '../credentials.js';
+import type { ProviderCredentials } from '../types.js';
 import { header, isArray, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import type { UpstreamRequest, UpstreamStatus } from '../types.js';
 import { musicRequest, OUTPUT_FORMAT, speechPath, speechRequest } from './mapping.js';

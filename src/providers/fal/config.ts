@@ -1,4 +1,4 @@
-import type { ProviderEnv } from '../credentials.js';
+import type { ProviderEnv } from '../types.js';
 
 /** fal's key and queue host (submissions, status, results and cancels all go there). */
 export const FAL_ENV: ProviderEnv = {

@@ -1,4 +1,4 @@
-import type { ProviderCredentials } from '../credentials.js';
+import type { ProviderCredentials } from '../types.js';
 import { collectFiles, pickOutputs } from '../files.js';
 import { field, isArray, isNonEmptyString, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';

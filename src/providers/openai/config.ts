@@ -1,4 +1,4 @@
-import type { ProviderEnv } from '../credentials.js';
+import type { ProviderEnv } from '../types.js';
 
 /** OpenAI's credential and base URL; the base ends in /v1, as the official SDK's does. */
 export const OPENAI_ENV: ProviderEnv = {

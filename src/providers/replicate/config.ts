@@ -1,4 +1,4 @@
-import type { ProviderEnv } from '../credentials.js';
+import type { ProviderEnv } from '../types.js';
 
 /** Replicate's token and base URL; the base ends in /v1, as the official SDK's does. */
 export const REPLICATE_ENV: ProviderEnv = {

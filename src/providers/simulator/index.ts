@@ -12,7 +12,7 @@ import {
   MediaInputError,
   type ChatMessage,
 } from '../../media/index.js';
-import type { Queryable } from '../../store/db.js';
+import type { SimulatorJobs } from './jobs.js';
 import {
   ProviderError,
   type ChatStreamChunk,
@@ -41,20 +41,12 @@ const MAX_DELAY_MS = 600_000;
 /** Modalities whose real upstream APIs are request/response (OpenAI images, speech, chat); the others are job APIs. */
 const ANSWERS_AT_ONCE = new Set(['image', 'voice', 'chat']);
 
-interface SimJobRow {
-  id: string;
-  client_ref: string;
-  outcome: 'success' | 'failure' | 'lost';
-  ready_at: Date;
-  canceled_at: Date | null;
-}
-
 export class SimulatorProvider implements ProviderAdapter {
   readonly name = 'simulator';
   readonly modalities = MODALITIES;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly jobs: SimulatorJobs,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -72,36 +64,28 @@ export class SimulatorProvider implements ProviderAdapter {
     const id = `sim_${newId('req').slice(4)}`;
     if (outcome === 'success' && delayMs === 0 && ANSWERS_AT_ONCE.has(req.modality)) return { upstreamId: id, status: await this.render(req) };
     const finishedAtOnce = delayMs === 0 && outcome !== 'lost';
-    const r = await this.db.query<{ id: string }>(
-      `INSERT INTO simulator_jobs (id, client_ref, modality, request, outcome, ready_at)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (client_ref) DO UPDATE SET client_ref = EXCLUDED.client_ref RETURNING id`,
-      [id, req.clientRef, req.modality, JSON.stringify({ model: req.upstreamModel }), outcome, new Date(this.now() + delayMs)],
-    );
+    const upstreamId = await this.jobs.submit({ id, clientRef: req.clientRef, modality: req.modality, upstreamModel: req.upstreamModel, outcome, readyAt: new Date(this.now() + delayMs) });
     if (outcome === 'lost') {
       throw new ProviderError('The simulated provider accepted the job but its answer was lost.', { kind: 'timeout', retryable: false, accepted: true, origin: 'gateway' });
     }
-    const upstreamId = r.rows[0]!.id;
     // A job with no delay is done by the time it is accepted; its row stays for reconciliation.
     if (finishedAtOnce) return { upstreamId, status: await this.poll(upstreamId, req) };
     return { upstreamId };
   }
 
   async findByClientRef(clientRef: string): Promise<string | null> {
-    const r = await this.db.query<{ id: string }>('SELECT id FROM simulator_jobs WHERE client_ref = $1', [clientRef]);
-    return r.rows[0]?.id ?? null;
+    return this.jobs.findByClientRef(clientRef);
   }
 
   async cancel(upstreamId: string): Promise<void> {
-    await this.db.query('UPDATE simulator_jobs SET canceled_at = now() WHERE id = $1 AND canceled_at IS NULL', [upstreamId]);
+    await this.jobs.cancel(upstreamId);
   }
 
   async poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus> {
-    const r = await this.db.query<SimJobRow>('SELECT id, client_ref, outcome, ready_at, canceled_at FROM simulator_jobs WHERE id = $1', [upstreamId]);
-    const job = r.rows[0];
+    const job = await this.jobs.get(upstreamId);
     if (!job) throw new ProviderError(`No such simulated job: ${upstreamId}`, { kind: 'not_found', retryable: false, accepted: false, origin: 'provider', status: 404 });
-    if (job.canceled_at) return { state: 'canceled' };
-    if (job.ready_at.getTime() > this.now()) return { state: 'running' };
+    if (job.canceledAt) return { state: 'canceled' };
+    if (job.readyAt.getTime() > this.now()) return { state: 'running' };
     if (job.outcome === 'failure') return { state: 'failed', error: { message: 'The simulated provider failed the job (simulate.outcome = "failure").' } };
     return this.render(req);
   }

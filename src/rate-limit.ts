@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Config } from '../config.js';
-import type { Plan } from '../domain/access.js';
+import type { Config } from './config.js';
+import type { Plan } from './domain/access.js';
 
 /** What one request learns about its key's budget (contract §8). */
 export interface RateLimitDecision {

@@ -1,0 +1,44 @@
+/**
+ * The architecture's dependency rules (docs/architecture.md, "Rules"), checked in `npm test`
+ * by test/unit/architecture.test.ts. A broken rule is fixed in the code, never loosened here.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import cycles, type-only imports included: a cycle hides which module owns what.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'use-cases-know-no-http',
+      comment: 'Use cases (domain, generations, billing) never reach src/http/, not even through another module.',
+      severity: 'error',
+      from: { path: '^src/(domain|generations|billing)/' },
+      to: { path: '^src/http/', reachable: true },
+    },
+    {
+      name: 'providers-know-no-store',
+      comment: 'Providers get values and return values: no provider reaches the store.',
+      severity: 'error',
+      from: { path: '^src/providers/' },
+      to: { path: '^src/store/', reachable: true },
+    },
+    {
+      name: 'web-only-through-sdk-or-v1',
+      comment: 'The dashboard talks to the server only over /v1 (or through the SDK): it imports no server, test or bench code.',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^(src|test|bench|examples)/' },
+    },
+  ],
+  options: {
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Type-only imports count: a cycle of types is still a cycle of knowledge.
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/' },
+  },
+};

@@ -1,0 +1,21 @@
+import type { Modality } from '../../catalog/index.js';
+import type { ImageInput } from '../../providers/types.js';
+import type { Principal } from '../access.js';
+
+/** A generation ready to be written: model and provider chosen, priced, input stored. */
+export interface PreparedGeneration {
+  id: string;
+  principal: Principal;
+  modality: Modality;
+  model: string;
+  sync: boolean;
+  prompt: string | null;
+  params: Record<string, unknown>;
+  price: number;
+  cacheKey: string | null;
+  provider: string;
+  result: Record<string, unknown> | null;
+  comparisonId: string | null;
+  /** The input image to store under result.input_blob before the generation is accepted. */
+  image?: ImageInput | undefined;
+}
