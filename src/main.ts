@@ -19,7 +19,8 @@ import { createKeyRateLimiter } from './rate-limit.js';
 import { randomBase62 } from './ids.js';
 import { InflightWork } from './jobs/inflight.js';
 import { Batcher } from './jobs/batcher.js';
-import { finishAttempts, MAX_FINISH_BATCH } from './domain/generations/runner.js';
+import { finishAttempts, MAX_FINISH_BATCH } from './store/finishing.js';
+import { releaseNodeLeases } from './store/jobs.js';
 import { Settler } from './jobs/settler.js';
 import { Headroom } from './domain/generations/headroom.js';
 import { Lifecycle } from './lifecycle.js';
@@ -29,7 +30,7 @@ import { WebhookDispatcher } from './jobs/webhooks.js';
 import { simulatorJobsIn } from './store/simulator-jobs.js';
 import { Worker } from './jobs/worker.js';
 import { ProviderRegistry } from './providers/registry.js';
-import { openDb, type Db } from './store/db.js';
+import { advisoryXactLock, openDb, type Db } from './store/db.js';
 import { acquireDataDirLock } from './store/lock.js';
 import { migrate } from './store/migrate.js';
 
@@ -101,7 +102,7 @@ export async function bootstrapDefaultOrganization(deps: AppDeps): Promise<Creat
   if ((await countOrganizations(deps.db)) > 0) return null;
   // Several nodes starting at once on an empty PostgreSQL: one of them creates it.
   return deps.db.tx(async (q) => {
-    await q.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+    await advisoryXactLock(q, BOOTSTRAP_LOCK);
     if ((await countOrganizations(q)) > 0) return null;
     return insertOrganization(q, { name: 'default', plan: 'team', enterprise: true, credits: 0 });
   });
@@ -121,10 +122,7 @@ export interface RunningServer {
  * leases run out), so another worker, or this one restarted, resumes them.
  */
 export async function releaseLeases(deps: AppDeps): Promise<void> {
-  await deps.db
-    // Handed back unfinished, not crashed: the claim is not counted against the job.
-    .query('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, run_at = now(), claims = greatest(claims - 1, 0) WHERE lease_owner = $1', [deps.nodeId])
-    .catch((err: unknown) => deps.log.warn({ err }, 'could not release job leases'));
+  await releaseNodeLeases(deps.db, deps.nodeId).catch((err: unknown) => deps.log.warn({ err }, 'could not release job leases'));
 }
 
 /** Starts a generation worker in this process; `deps.jobsAvailable` then wakes it when a job is enqueued here. */

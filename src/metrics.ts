@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { queueStats, type QueueStats } from './jobs/queue-stats.js';
+import { queueStats, type QueueStats } from './store/queue-stats.js';
 import type { Queryable } from './store/db.js';
 
 let processMetricsRegistry: Registry | null = null;

@@ -2,8 +2,20 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId, randomBase62 } from '../ids.js';
+import {
+  findActiveKey,
+  findKeyBySecretSha256,
+  insertApiKeyRow,
+  keyHasFingerprint,
+  keyIpAllowlist,
+  listActiveKeys,
+  recordKeyUsed,
+  revokeKey,
+  updateKeySettings,
+  type ApiKeyRow,
+} from '../store/api-keys.js';
 import type { Queryable } from '../store/db.js';
-import { canGrant, roleAllows, StaleAuthentication, type Mode, type Plan, type Principal, type Role, type Scope } from './access.js';
+import { canGrant, roleAllows, StaleAuthentication, type Mode, type Principal, type Role, type Scope } from './access.js';
 
 /**
  * API keys: the secret (`sk_live_…`/`sk_test_…`) is shown once at creation and
@@ -24,27 +36,15 @@ export interface ApiKeyView {
   last_used_at: string | null;
 }
 
-interface ApiKeyRow {
-  id: string;
-  seq: number;
-  organization_id: string;
-  user_id: string;
-  name: string;
-  mode: Mode;
-  role: Role;
-  scopes: Scope[];
-  ip_allowlist: string[];
-  monthly_budget_usd: string | null;
-  prefix: string;
-  created_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
-
 const SECRET_RANDOM_LENGTH = 40;
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
+}
+
+/** The table keeps scopes as plain text[]; only scopes the API accepted (SCOPES) are ever written. */
+function scopesOf(r: ApiKeyRow): Scope[] {
+  return r.scopes as Scope[];
 }
 
 export function toApiKeyView(r: ApiKeyRow): ApiKeyView {
@@ -54,7 +54,7 @@ export function toApiKeyView(r: ApiKeyRow): ApiKeyView {
     name: r.name,
     mode: r.mode,
     role: r.role,
-    scopes: r.scopes,
+    scopes: scopesOf(r),
     ipAllowlist: r.ip_allowlist,
     monthly_budget_usd: r.monthly_budget_usd === null ? null : Number(r.monthly_budget_usd),
     prefix: r.prefix,
@@ -124,24 +124,20 @@ export interface CreateKeyInput {
 
 export async function insertApiKey(q: Queryable, input: CreateKeyInput): Promise<{ view: ApiKeyView; secret: string }> {
   const secret = `sk_${input.mode}_${randomBase62(SECRET_RANDOM_LENGTH)}`;
-  const r = await q.query<ApiKeyRow>(
-    `INSERT INTO api_keys (id, organization_id, user_id, name, mode, role, scopes, ip_allowlist, monthly_budget_usd, prefix, secret_sha256)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-    [
-      newId('key'),
-      input.organizationId,
-      input.userId,
-      input.name,
-      input.mode,
-      input.role,
-      input.scopes,
-      input.ipAllowlist,
-      input.monthlyBudgetUsd,
-      secret.slice(0, 12),
-      hashSecret(secret),
-    ],
-  );
-  return { view: toApiKeyView(r.rows[0]!), secret };
+  const row = await insertApiKeyRow(q, {
+    id: newId('key'),
+    organizationId: input.organizationId,
+    userId: input.userId,
+    name: input.name,
+    mode: input.mode,
+    role: input.role,
+    scopes: input.scopes,
+    ipAllowlist: input.ipAllowlist,
+    monthlyBudgetUsd: input.monthlyBudgetUsd,
+    prefix: secret.slice(0, 12),
+    secretSha256: hashSecret(secret),
+  });
+  return { view: toApiKeyView(row), secret };
 }
 
 export interface AuthenticatedKey {
@@ -153,27 +149,13 @@ export interface AuthenticatedKey {
 }
 
 /**
- * The key fingerprint of `k` (api_keys) joined to `o` (organizations), as SQL:
- * computed the same way where a key is looked up and where a cached key is
- * confirmed, so any change to what authorization reads changes it.
- */
-export const KEY_FINGERPRINT_SQL = `md5(concat_ws('|', k.organization_id, k.mode, k.role, k.scopes::text, k.ip_allowlist::text,
-  coalesce(k.revoked_at::text, '-'), o.plan, o.enterprise::text, o.paused::text))`;
-
-/**
  * Looks a secret up by its hash. Returns null for an unknown or revoked key.
  * Read routes call this on every request; credit-consuming routes may use a
  * cached result, confirmed by fingerprint in the statement that accepts.
  */
 export async function findKeyBySecret(q: Queryable, secret: string): Promise<AuthenticatedKey | null> {
   const hash = hashSecret(secret);
-  const r = await q.query<ApiKeyRow & { secret_sha256: string; plan: Plan; enterprise: boolean; paused: boolean; fingerprint: string }>(
-    `SELECT k.*, o.plan, o.enterprise, o.paused, ${KEY_FINGERPRINT_SQL} AS fingerprint
-     FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-     WHERE k.secret_sha256 = $1`,
-    [hash],
-  );
-  const row = r.rows[0];
+  const row = await findKeyBySecretSha256(q, hash);
   if (!row || row.revoked_at) return null;
   // The index lookup already matched; the constant-time compare guards against a
   // collation or index surprise ever matching a different hash.
@@ -185,7 +167,7 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
       organizationId: row.organization_id,
       mode: row.mode,
       role: row.role,
-      scopes: row.scopes,
+      scopes: scopesOf(row),
       plan: row.plan,
       enterprise: row.enterprise,
       paused: row.paused,
@@ -196,11 +178,6 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
   };
 }
 
-/** A query (for a CTE or alone) that finds one row when the key `keyParam` still has the fingerprint `fingerprintParam`. */
-export function keyUnchangedSql(keyParam: string, fingerprintParam: string): string {
-  return `SELECT 1 FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = ${keyParam} AND ${KEY_FINGERPRINT_SQL} = ${fingerprintParam}`;
-}
-
 /**
  * Confirms a principal taken from a node's key cache: true (and the principal
  * is confirmed from then on) when its key still has its fingerprint, or when
@@ -208,8 +185,7 @@ export function keyUnchangedSql(keyParam: string, fingerprintParam: string): str
  */
 export async function confirmPrincipal(q: Queryable, principal: Principal): Promise<boolean> {
   if (principal.unconfirmedFingerprint === undefined) return true;
-  const r = await q.query(keyUnchangedSql('$1', '$2'), [principal.keyId, principal.unconfirmedFingerprint]);
-  if (r.rows.length !== 1) return false;
+  if (!(await keyHasFingerprint(q, principal.keyId, principal.unconfirmedFingerprint))) return false;
   delete principal.unconfirmedFingerprint;
   return true;
 }
@@ -225,18 +201,11 @@ export async function confirmCachedPrincipal(q: Queryable, principal: Principal)
 
 /** last_used_at is written at most once a minute per key, to keep the hot path read-only. */
 export async function touchKey(q: Queryable, keyId: string): Promise<void> {
-  await q.query(
-    `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')`,
-    [keyId],
-  );
+  await recordKeyUsed(q, keyId);
 }
 
 async function loadKey(q: Queryable, caller: Principal, id: string): Promise<ApiKeyRow> {
-  const r = await q.query<ApiKeyRow>(
-    'SELECT * FROM api_keys WHERE id = $1 AND organization_id = $2 AND mode = $3 AND revoked_at IS NULL',
-    [id, caller.organizationId, caller.mode],
-  );
-  const row = r.rows[0];
+  const row = await findActiveKey(q, id, caller.organizationId, caller.mode);
   if (!row) throw notFound('api key', id);
   return row;
 }
@@ -275,8 +244,7 @@ async function assertAllowlistGrantable(q: Queryable, caller: Principal, allowli
 }
 
 async function callerAllowlist(q: Queryable, caller: Principal): Promise<string[]> {
-  const r = await q.query<{ ip_allowlist: string[] }>('SELECT ip_allowlist FROM api_keys WHERE id = $1', [caller.keyId]);
-  return r.rows[0]?.ip_allowlist ?? [];
+  return (await keyIpAllowlist(q, caller.keyId)) ?? [];
 }
 
 function assertAllowlistFeature(caller: Principal, allowlist: string[]): void {
@@ -331,7 +299,7 @@ export interface UpdateKeyRequest {
 export async function updateApiKey(q: Queryable, caller: Principal, id: string, req: UpdateKeyRequest): Promise<ApiKeyView> {
   const row = await loadKey(q, caller, id);
   assertCanManage(caller, row);
-  const scopes = req.scopes !== undefined ? dedupe(req.scopes) : row.scopes;
+  const scopes = req.scopes !== undefined ? dedupe(req.scopes) : scopesOf(row);
   if (req.scopes !== undefined) assertCanGrant(caller, row.role, scopes);
   const ipAllowlist = req.ipAllowlist !== undefined ? normalizeAllowlist(req.ipAllowlist) : row.ip_allowlist;
   if (req.ipAllowlist !== undefined) {
@@ -339,19 +307,15 @@ export async function updateApiKey(q: Queryable, caller: Principal, id: string, 
     await assertAllowlistGrantable(q, caller, ipAllowlist);
   }
   const budget = req.monthly_budget_usd !== undefined ? req.monthly_budget_usd : row.monthly_budget_usd;
-  const r = await q.query<ApiKeyRow>(
-    `UPDATE api_keys SET name = $2, scopes = $3, ip_allowlist = $4, monthly_budget_usd = $5
-     WHERE id = $1 AND revoked_at IS NULL RETURNING *`,
-    [id, req.name ?? row.name, scopes, ipAllowlist, budget],
-  );
-  if (!r.rows[0]) throw notFound('api key', id);
-  return toApiKeyView(r.rows[0]);
+  const updated = await updateKeySettings(q, id, { name: req.name ?? row.name, scopes, ipAllowlist, monthlyBudgetUsd: budget });
+  if (!updated) throw notFound('api key', id);
+  return toApiKeyView(updated);
 }
 
 export async function revokeApiKey(q: Queryable, caller: Principal, id: string): Promise<{ id: string; object: 'api_key'; deleted: true }> {
   const row = await loadKey(q, caller, id);
   assertCanManage(caller, row);
-  await q.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+  await revokeKey(q, id);
   return { id, object: 'api_key', deleted: true };
 }
 
@@ -371,12 +335,8 @@ export async function listApiKeys(
     });
     cursor = after.seq;
   }
-  const r = await q.query<ApiKeyRow>(
-    `SELECT * FROM api_keys WHERE organization_id = $1 AND mode = $2 AND revoked_at IS NULL AND seq < $3
-     ORDER BY seq DESC LIMIT $4`,
-    [caller.organizationId, caller.mode, cursor, page.limit + 1],
-  );
-  return { object: 'list', data: r.rows.slice(0, page.limit).map(toApiKeyView), has_more: r.rows.length > page.limit };
+  const rows = await listActiveKeys(q, caller.organizationId, caller.mode, cursor, page.limit + 1);
+  return { object: 'list', data: rows.slice(0, page.limit).map(toApiKeyView), has_more: rows.length > page.limit };
 }
 
 function dedupe<T>(xs: readonly T[]): T[] {

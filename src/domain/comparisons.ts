@@ -7,6 +7,8 @@ import type { Plan, Principal } from './access.js';
 import { acceptStatement, prepareGeneration, withStoredInputs } from './generations/create.js';
 import { toGenerationView, type GenerationRow } from './generations/model.js';
 import { loadOutputs } from './generations/store.js';
+import { insertComparison, selectComparison, type ComparisonRow } from '../store/comparisons.js';
+import { selectComparisonChildren } from '../store/generations.js';
 import { retryAfterSettling } from './credits.js';
 
 /**
@@ -25,20 +27,6 @@ export interface ComparisonChild {
   model: string;
   prompt: string | null;
   params: Record<string, unknown>;
-}
-
-interface ComparisonRow {
-  id: string;
-  organization_id: string;
-  mode: string;
-  modality: Modality;
-  prompt: string | null;
-  models: string[];
-  status: 'queued' | 'running' | 'completed';
-  remaining: number;
-  reserved_credits: number;
-  created_at: Date;
-  completed_at: Date | null;
 }
 
 export function assertPlanWidth(plan: Plan, count: number): void {
@@ -68,17 +56,16 @@ export async function createComparison(
   );
   const reserved = prepared.reduce((sum, p) => sum + p.price, 0);
   const row = await withStoredInputs(deps, prepared, () => retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
-    const r = await q.query<ComparisonRow>(
-      `INSERT INTO comparisons (id, organization_id, api_key_id, mode, modality, prompt, models, params, status, remaining, reserved_credits)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10) RETURNING *`,
-      [id, principal.organizationId, principal.keyId, principal.mode, c.modality, c.prompt, prepared.map((p) => p.model), JSON.stringify(c.params), prepared.length, reserved],
-    );
+    const cmp = await insertComparison(q, {
+      id, organizationId: principal.organizationId, apiKeyId: principal.keyId, mode: principal.mode, modality: c.modality,
+      prompt: c.prompt, models: prepared.map((p) => p.model), params: c.params, reservedCredits: reserved,
+    });
     for (const p of prepared) {
       if (!(await acceptStatement(q, deps, p))) {
         throw new ApiError('insufficient_credits', `Insufficient credits: this comparison needs ${reserved} credits for its ${prepared.length} models; nothing was charged.`);
       }
     }
-    return r.rows[0]!;
+    return cmp;
   })));
   for (const p of prepared) deps.metrics.generationsAccepted.inc({ modality: p.modality, cache_hit: 'false' });
   deps.jobsAvailable?.();
@@ -86,10 +73,9 @@ export async function createComparison(
 }
 
 export async function comparisonView(deps: AppDeps, principal: Principal, id: string): Promise<Record<string, unknown>> {
-  const r = await deps.db.query<ComparisonRow>('SELECT * FROM comparisons WHERE id = $1 AND organization_id = $2 AND mode = $3', [id, principal.organizationId, principal.mode]);
-  const cmp = r.rows[0];
+  const cmp = await selectComparison(deps.db, id, principal.organizationId, principal.mode);
   if (!cmp) throw notFound('comparison', id);
-  const children = (await deps.db.query<GenerationRow>('SELECT * FROM generations WHERE comparison_id = $1 ORDER BY seq', [id])).rows;
+  const children = await selectComparisonChildren(deps.db, id);
   const outputs = await loadOutputs(deps.db, children.map((g) => g.id));
   const status = cmp.remaining === 0 ? 'completed' : children.some((g) => g.status !== 'queued') ? 'running' : 'queued';
   return {

@@ -1,6 +1,16 @@
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db, Queryable } from '../store/db.js';
+import { insertWallet } from '../store/ledger.js';
+import {
+  countOrganizationRows,
+  insertOrganizationRow,
+  insertUser,
+  type OrganizationRow,
+  selectOrganization,
+  updateOrganizationPaused,
+  updateOrganizationPlan,
+} from '../store/organizations.js';
 import type { Plan } from './access.js';
 import { insertApiKey } from './api-keys.js';
 import { topUp, type Wallet, getWallet } from './credits.js';
@@ -23,23 +33,13 @@ export interface OrganizationView {
   created_at: string;
 }
 
-interface OrgRow {
-  id: string;
-  name: string;
-  plan: Plan;
-  enterprise: boolean;
-  paused: boolean;
-  created_at: Date;
-}
-
-function toView(r: OrgRow): OrganizationView {
+function toView(r: OrganizationRow | undefined, id: string): OrganizationView {
+  if (!r) throw new ApiError('resource_not_found', `No such organization: '${id}'`, 'id');
   return { id: r.id, object: 'organization', name: r.name, plan: r.plan, enterprise: r.enterprise, paused: r.paused, created_at: r.created_at.toISOString() };
 }
 
 export async function getOrganization(q: Queryable, id: string): Promise<OrganizationView> {
-  const r = await q.query<OrgRow>('SELECT * FROM organizations WHERE id = $1', [id]);
-  if (!r.rows[0]) throw new ApiError('resource_not_found', `No such organization: '${id}'`, 'id');
-  return toView(r.rows[0]);
+  return toView(await selectOrganization(q, id), id);
 }
 
 export interface CreatedOrganization {
@@ -64,9 +64,9 @@ export async function insertOrganization(
 ): Promise<CreatedOrganization> {
   const orgId = newId('org');
   const userId = newId('usr');
-  await q.query('INSERT INTO organizations (id, name, plan, enterprise) VALUES ($1, $2, $3, $4)', [orgId, input.name, input.plan, input.enterprise]);
-  await q.query('INSERT INTO users (id, organization_id, role, name) VALUES ($1, $2, $3, $4)', [userId, orgId, 'owner', 'owner']);
-  await q.query('INSERT INTO wallets (organization_id) VALUES ($1)', [orgId]);
+  await insertOrganizationRow(q, { id: orgId, name: input.name, plan: input.plan, enterprise: input.enterprise });
+  await insertUser(q, { id: userId, organizationId: orgId, role: 'owner', name: 'owner' });
+  await insertWallet(q, orgId);
   const keyInput = { organizationId: orgId, userId, role: 'owner' as const, scopes: [], ipAllowlist: [], monthlyBudgetUsd: null };
   const live = await insertApiKey(q, { ...keyInput, name: 'Owner key (live)', mode: 'live' });
   const test = await insertApiKey(q, { ...keyInput, name: 'Owner key (test)', mode: 'test' });
@@ -82,24 +82,13 @@ export async function insertOrganization(
 }
 
 export async function setPlan(q: Queryable, id: string, plan: Plan, enterprise?: boolean): Promise<OrganizationView> {
-  const r = await q.query<OrgRow>(
-    'UPDATE organizations SET plan = $2, enterprise = coalesce($3, enterprise) WHERE id = $1 RETURNING *',
-    [id, plan, enterprise ?? null],
-  );
-  if (!r.rows[0]) throw new ApiError('resource_not_found', `No such organization: '${id}'`, 'id');
-  return toView(r.rows[0]);
+  return toView(await updateOrganizationPlan(q, id, plan, enterprise ?? null), id);
 }
 
 export async function setPaused(q: Queryable, id: string, paused: boolean): Promise<OrganizationView> {
-  const r = await q.query<OrgRow>(
-    'UPDATE organizations SET paused = $2, paused_at = CASE WHEN $2 THEN now() ELSE NULL END WHERE id = $1 RETURNING *',
-    [id, paused],
-  );
-  if (!r.rows[0]) throw new ApiError('resource_not_found', `No such organization: '${id}'`, 'id');
-  return toView(r.rows[0]);
+  return toView(await updateOrganizationPaused(q, id, paused), id);
 }
 
 export async function countOrganizations(q: Queryable): Promise<number> {
-  const r = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM organizations');
-  return r.rows[0]?.n ?? 0;
+  return countOrganizationRows(q);
 }

@@ -1,6 +1,9 @@
 import { Decimal } from 'decimal.js';
 import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
+import { insertEvent } from '../store/events.js';
+import { pauseIfRunning } from '../store/organizations.js';
+import { budgetedKeysSpendSince, chargedSinceByRunningOrganization, insertBudgetNotice, liveChargedBetween } from '../store/spending.js';
 import { USD_PER_CREDIT } from './credits.js';
 
 /**
@@ -22,26 +25,19 @@ export async function checkBudgets(deps: AppDeps, now: Date = new Date()): Promi
   await deps.settler.sweep();
   const period = now.toISOString().slice(0, 7);
   const monthStart = `${period}-01`;
-  const r = await deps.db.query<{ id: string; organization_id: string; mode: string; budget: string; spent: string }>(
-    `SELECT k.id, k.organization_id, k.mode, k.monthly_budget_usd AS budget, sum(u.charged_credits) AS spent
-     FROM api_keys k JOIN usage_rollups u ON u.api_key_id = k.id AND u.day >= $1::date
-     WHERE k.monthly_budget_usd > 0 AND k.revoked_at IS NULL
-     GROUP BY k.id, k.organization_id, k.mode, k.monthly_budget_usd`,
-    [monthStart],
-  );
+  const keys = await budgetedKeysSpendSince(deps.db, monthStart);
   let fired = 0;
-  for (const k of r.rows) {
+  for (const k of keys) {
     const spentUsd = new Decimal(k.spent).mul(USD_PER_CREDIT);
     const budget = new Decimal(k.budget);
     for (const threshold of BUDGET_THRESHOLDS) {
       if (spentUsd.lt(budget.mul(threshold).div(100))) continue;
       const inserted = await deps.db.tx(async (q) => {
-        const n = await q.query('INSERT INTO budget_notices (api_key_id, period, threshold) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1', [k.id, period, threshold]);
-        if (n.rowCount !== 1) return false;
-        await q.query('INSERT INTO events (id, organization_id, mode, type, data) VALUES ($1, $2, $3, $4, $5)', [
-          newId('evt'), k.organization_id, k.mode, 'usage.budget_threshold',
-          JSON.stringify({ api_key_id: k.id, threshold_percent: threshold, monthly_budget_usd: budget.toNumber(), spent_usd: spentUsd.toNumber(), period }),
-        ]);
+        if (!(await insertBudgetNotice(q, k.id, period, threshold))) return false;
+        await insertEvent(q, {
+          id: newId('evt'), organizationId: k.organization_id, mode: k.mode, type: 'usage.budget_threshold',
+          data: { api_key_id: k.id, threshold_percent: threshold, monthly_budget_usd: budget.toNumber(), spent_usd: spentUsd.toNumber(), period },
+        });
         return true;
       });
       if (inserted) fired++;
@@ -55,30 +51,22 @@ export async function detectAnomalies(deps: AppDeps, now: Date = new Date()): Pr
   const windowStart = new Date(now.getTime() - windowMinutes * 60_000);
   const today = now.toISOString().slice(0, 10);
   const baselineStart = new Date(now.getTime() - baselineDays * 86_400_000).toISOString().slice(0, 10);
-  const recent = await deps.db.query<{ organization_id: string; spent: string }>(
-    `SELECT l.organization_id, -sum(l.balance_delta) AS spent FROM ledger_entries l JOIN organizations o ON o.id = l.organization_id
-     WHERE l.kind = 'charge' AND l.created_at >= $1 AND NOT o.paused GROUP BY l.organization_id`,
-    [windowStart],
-  );
+  const recent = await chargedSinceByRunningOrganization(deps.db, windowStart);
   const paused: string[] = [];
-  for (const row of recent.rows) {
+  for (const row of recent) {
     const spentUsd = new Decimal(row.spent).mul(USD_PER_CREDIT);
     if (spentUsd.lt(floorUsd)) continue;
-    const base = await deps.db.query<{ charged: string | null }>(
-      `SELECT sum(charged_credits) AS charged FROM usage_rollups WHERE organization_id = $1 AND mode = 'live' AND day >= $2::date AND day < $3::date`,
-      [row.organization_id, baselineStart, today],
-    );
+    const baselineCharged = await liveChargedBetween(deps.db, row.organization_id, baselineStart, today);
     // The trailing spend scaled to one window: what a usual window costs this organization.
-    const baselineUsd = new Decimal(base.rows[0]?.charged ?? 0).mul(USD_PER_CREDIT).mul(windowMinutes).div(baselineDays * 24 * 60);
+    const baselineUsd = new Decimal(baselineCharged ?? 0).mul(USD_PER_CREDIT).mul(windowMinutes).div(baselineDays * 24 * 60);
     if (spentUsd.lte(baselineUsd.mul(multiplier))) continue;
     const done = await deps.db.tx(async (q) => {
-      const p = await q.query('UPDATE organizations SET paused = true, paused_at = now() WHERE id = $1 AND NOT paused RETURNING 1', [row.organization_id]);
-      if (p.rowCount !== 1) return false;
+      if (!(await pauseIfRunning(q, row.organization_id))) return false;
       // The pause concerns the organization; its live events are where spending happens.
-      await q.query('INSERT INTO events (id, organization_id, mode, type, data) VALUES ($1, $2, $3, $4, $5)', [
-        newId('evt'), row.organization_id, 'live', 'usage.anomaly_detected',
-        JSON.stringify({ organization_id: row.organization_id, window_minutes: windowMinutes, spent_usd: spentUsd.toNumber(), baseline_usd: baselineUsd.toDecimalPlaces(6).toNumber(), paused: true }),
-      ]);
+      await insertEvent(q, {
+        id: newId('evt'), organizationId: row.organization_id, mode: 'live', type: 'usage.anomaly_detected',
+        data: { organization_id: row.organization_id, window_minutes: windowMinutes, spent_usd: spentUsd.toNumber(), baseline_usd: baselineUsd.toDecimalPlaces(6).toNumber(), paused: true },
+      });
       return true;
     });
     if (done) {

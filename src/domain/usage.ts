@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { ApiError } from '../errors.js';
 import type { Queryable } from '../store/db.js';
+import { sumUsageRollups } from '../store/usage.js';
 import type { Principal } from './access.js';
 import { settlePending, USD_PER_CREDIT } from './credits.js';
 
@@ -24,13 +25,6 @@ export interface UsageLine {
   /** With `breakdown`: the same numbers split by a second dimension (e.g. each day by modality). */
   breakdown?: UsageLine[];
 }
-
-const KEY_EXPR: Record<UsageGroup, string> = {
-  day: "to_char(day, 'YYYY-MM-DD')",
-  model: 'model',
-  api_key: 'api_key_id',
-  modality: 'modality',
-};
 
 const MAX_RANGE_DAYS = 400;
 
@@ -76,18 +70,12 @@ export async function getUsage(
   }
   // Generations finished a moment ago may still be pending settlements: apply them, so usage agrees with the ledger.
   await settlePending(q, principal.organizationId);
-  // Without a breakdown the second key is a constant, so one query shape serves both.
-  const subExpr = query.breakdown ? KEY_EXPR[query.breakdown] : "''";
-  const r = await q.query<{ key: string; sub: string; generations: string; charged: string; refunded: string }>(
-    `SELECT ${KEY_EXPR[query.group_by]} AS key, ${subExpr} AS sub,
-            sum(generations) AS generations, sum(charged_credits) AS charged, sum(refunded_credits) AS refunded
-     FROM usage_rollups WHERE organization_id = $1 AND mode = $2 AND day BETWEEN $3::date AND $4::date
-     GROUP BY 1, 2 ORDER BY 1, 2`,
-    [principal.organizationId, principal.mode, start, end],
-  );
+  const rows = await sumUsageRollups(q, {
+    organizationId: principal.organizationId, mode: principal.mode, start, end, groupBy: query.group_by, breakdown: query.breakdown,
+  });
   // Rows arrive ordered by key, so each key's parts are consecutive.
   const groups = new Map<string, UsageLine[]>();
-  for (const x of r.rows) {
+  for (const x of rows) {
     const parts = groups.get(x.key) ?? [];
     parts.push(line(x.sub, Number(x.generations), Number(x.charged), Number(x.refunded)));
     groups.set(x.key, parts);

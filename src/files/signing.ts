@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../store/db.js';
+import { keepUrlSigningSecret } from '../store/settings.js';
 import type { SignatureCheck, UrlSigner } from './types.js';
 
 export const DEFAULT_URL_TTL_SECONDS = 3600;
@@ -37,8 +38,5 @@ export class HmacUrlSigner implements UrlSigner {
 /** The URL-signing secret: from config, else made once and kept in the database so every node and restart agree. */
 export async function loadSigningSecret(q: Queryable, configured: string | undefined): Promise<string> {
   if (configured) return configured;
-  const fresh = randomBytes(32).toString('hex');
-  await q.query(`INSERT INTO settings (name, value) VALUES ('url_signing_secret', $1) ON CONFLICT (name) DO NOTHING`, [fresh]);
-  const r = await q.query<{ value: string }>(`SELECT value FROM settings WHERE name = 'url_signing_secret'`);
-  return r.rows[0]!.value;
+  return keepUrlSigningSecret(q, randomBytes(32).toString('hex'));
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { AppDeps } from '../deps.js';
-import type { Mode, Principal } from '../domain/access.js';
+import type { Principal } from '../domain/access.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { probeImage } from '../media/index.js';
+import { findUpload, findUploadOf, insertUpload, lockUpload, markUploaded, type UploadRow } from '../store/uploads.js';
 import { incomingUploadKey } from './links.js';
 import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
 
@@ -49,24 +50,6 @@ export interface CreatedUploadView extends UploadView {
   headers: { 'Content-Type': string; 'Content-Length'?: string };
 }
 
-interface UploadRow {
-  id: string;
-  organization_id: string;
-  mode: Mode;
-  content_type: UploadContentType;
-  size_bytes: number;
-  status: 'pending' | 'uploaded';
-  width: number | null;
-  height: number | null;
-  blob_key: string | null;
-  sha256: string | null;
-  expires_at: Date;
-  created_at: Date;
-  uploaded_at: Date | null;
-}
-
-const COLUMNS = 'id, organization_id, mode, content_type, size_bytes, status, width, height, blob_key, sha256, expires_at, created_at, uploaded_at';
-
 function toView(r: UploadRow): UploadView {
   return {
     id: r.id,
@@ -92,21 +75,20 @@ export async function createUpload(
 ): Promise<CreatedUploadView> {
   const id = newId('upl');
   const target = await deps.links.upload(id, input.content_type, input.size_bytes, UPLOAD_URL_TTL_SECONDS);
-  const r = await deps.db.query<UploadRow>(
-    `INSERT INTO uploads (id, organization_id, api_key_id, mode, content_type, size_bytes, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-    [id, principal.organizationId, principal.keyId, principal.mode, input.content_type, input.size_bytes, target.expiresAt],
-  );
-  return { ...toView(r.rows[0]!), upload_url: target.url, method: 'PUT', headers: target.headers };
+  const row = await insertUpload(deps.db, {
+    id,
+    organizationId: principal.organizationId,
+    apiKeyId: principal.keyId,
+    mode: principal.mode,
+    contentType: input.content_type,
+    sizeBytes: input.size_bytes,
+    expiresAt: target.expiresAt,
+  });
+  return { ...toView(row), upload_url: target.url, method: 'PUT', headers: target.headers };
 }
 
-async function uploadOf(deps: AppDeps, principal: Principal, id: string): Promise<UploadRow | null> {
-  const r = await deps.db.query<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE id = $1 AND organization_id = $2 AND mode = $3`, [
-    id,
-    principal.organizationId,
-    principal.mode,
-  ]);
-  return r.rows[0] ?? null;
+function uploadOf(deps: AppDeps, principal: Principal, id: string): Promise<UploadRow | null> {
+  return findUploadOf(deps.db, id, principal.organizationId, principal.mode);
 }
 
 export async function getUpload(deps: AppDeps, principal: Principal, id: string): Promise<UploadView> {
@@ -173,8 +155,7 @@ export async function receiveUpload(
 ): Promise<UploadView> {
   checkSignature(deps, uploadPath(id), query, 'upload');
   const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-  const found = await deps.db.query<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE id = $1`, [id]);
-  const row = found.rows[0];
+  const row = await findUpload(deps.db, id);
   if (!row) throw notFound('upload', id);
   if (row.status === 'uploaded') return repeatedPut(row, bytes);
   const checked = await checkUploadBytes(row, contentType, bytes);
@@ -214,15 +195,10 @@ async function storeUpload(deps: AppDeps, row: UploadRow, bytes: Buffer, probe: 
   const blobKey = `uploads/${id}`;
   // The row lock makes two racing PUTs take turns, so the blob always holds the bytes the row describes.
   return deps.db.tx(async (q) => {
-    const locked = (await q.query<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE id = $1 FOR UPDATE`, [id])).rows[0]!;
+    const locked = (await lockUpload(q, id))!;
     if (locked.status === 'uploaded') return locked;
     await deps.blobs.put(blobKey, bytes, row.content_type);
-    const r = await q.query<UploadRow>(
-      `UPDATE uploads SET status = 'uploaded', size_bytes = $2, width = $3, height = $4, blob_key = $5, sha256 = $6, uploaded_at = now()
-       WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, bytes.length, probe.width, probe.height, blobKey, digest],
-    );
-    return r.rows[0]!;
+    return markUploaded(q, id, { sizeBytes: bytes.length, width: probe.width, height: probe.height, blobKey, sha256: digest });
   });
 }
 

@@ -4,6 +4,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { Db } from '../store/db.js';
+import {
+  completeIdempotencyClaim,
+  deleteExpiredIdempotencyKeys,
+  deleteExpiredOrStaleIdempotencyKey,
+  findIdempotencyKey,
+  insertIdempotencyClaim,
+  releaseIdempotencyClaim,
+  renewIdempotencyClaim,
+  type IdempotencyClaim,
+  type IdempotencyKeyRow,
+  type NewIdempotencyClaim,
+} from '../store/idempotency.js';
 import type { Authenticator } from './auth.js';
 
 /**
@@ -26,25 +38,10 @@ declare module 'fastify' {
   }
 }
 
-interface Claim {
-  apiKeyId: string;
-  key: string;
-  requestId: string;
+interface Claim extends IdempotencyClaim {
   /** Set once the response has been kept or the claim released. */
   settled: boolean;
   heartbeat: NodeJS.Timeout;
-}
-
-interface StoredRow {
-  method: string;
-  path: string;
-  request_sha256: string;
-  state: 'in_flight' | 'completed';
-  response_status: number | null;
-  response_headers: Record<string, string> | null;
-  response_body: string | null;
-  expired: boolean;
-  stale: boolean;
 }
 
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
@@ -55,7 +52,6 @@ const KEPT_HEADERS = ['content-type', 'cache-control', 'location'];
 const HEARTBEAT_MS = 30_000;
 const STALE_AFTER_S = 120;
 const SWEEP_EVERY_MS = 10 * 60_000;
-const SWEEP_BATCH = 1000;
 /**
  * A bound on what is held in memory while a hijacked response streams. The
  * longest chat stream (32768 tokens) stays far below it; past it the response
@@ -101,14 +97,14 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps, authent
     }
     if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
       lastSweep = Date.now();
-      sweepExpired(deps.db).catch((err: unknown) => request.log.warn({ err }, 'could not delete expired idempotency keys'));
+      deleteExpiredIdempotencyKeys(deps.db).catch((err: unknown) => request.log.warn({ err }, 'could not delete expired idempotency keys'));
     }
     const fingerprint = {
       apiKeyId: request.principal.keyId,
       key,
       method: request.method,
       path: (request.url.split('?')[0] ?? '').replace(/(.)\/+$/, '$1'),
-      sha256: createHash('sha256').update(canonicalJson(request.body ?? {})).digest('hex'),
+      requestSha256: createHash('sha256').update(canonicalJson(request.body ?? {})).digest('hex'),
       requestId: request.id,
     };
     const found = await claim(deps.db, fingerprint);
@@ -133,7 +129,7 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps, authent
         'Idempotency-Key',
       );
     }
-    if (found.request_sha256 !== fingerprint.sha256) {
+    if (found.request_sha256 !== fingerprint.requestSha256) {
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body. Use a new key for a different request.', 'Idempotency-Key');
     }
     if (found.state === 'in_flight') {
@@ -159,39 +155,19 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps, authent
 }
 
 /** Claims the key, or returns the row that holds it (expired rows and claims of dead processes are cleared first). */
-async function claim(
-  db: Db,
-  f: { apiKeyId: string; key: string; method: string; path: string; sha256: string; requestId: string },
-): Promise<'claimed' | StoredRow> {
+async function claim(db: Db, f: NewIdempotencyClaim): Promise<'claimed' | IdempotencyKeyRow> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const ins = await db.query(
-      `INSERT INTO idempotency_keys (api_key_id, idempotency_key, method, path, request_sha256, state, request_id)
-       VALUES ($1, $2, $3, $4, $5, 'in_flight', $6) ON CONFLICT DO NOTHING RETURNING request_id`,
-      [f.apiKeyId, f.key, f.method, f.path, f.sha256, f.requestId],
-    );
-    if (ins.rows.length === 1) return 'claimed';
-    const cur = await db.query<StoredRow>(
-      `SELECT method, path, request_sha256, state, response_status, response_headers, response_body,
-              expires_at <= now() AS expired,
-              (state = 'in_flight' AND locked_at < now() - $3::int * interval '1 second') AS stale
-       FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
-      [f.apiKeyId, f.key, STALE_AFTER_S],
-    );
-    const row = cur.rows[0];
-    // Released by its request between our INSERT and SELECT: try to claim again.
+    if (await insertIdempotencyClaim(db, f)) return 'claimed';
+    const row = await findIdempotencyKey(db, f.apiKeyId, f.key, STALE_AFTER_S);
+    // Released by its request between our claim attempt and the lookup: try to claim again.
     if (!row) continue;
     if (!row.expired && !row.stale) return row;
-    // The condition is repeated so that a row another request has just claimed afresh is left alone.
-    await db.query(
-      `DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2
-       AND (expires_at <= now() OR (state = 'in_flight' AND locked_at < now() - $3::int * interval '1 second'))`,
-      [f.apiKeyId, f.key, STALE_AFTER_S],
-    );
+    await deleteExpiredOrStaleIdempotencyKey(db, f.apiKeyId, f.key, STALE_AFTER_S);
   }
   throw new ApiError('idempotency_key_in_use', 'Another request with this Idempotency-Key is being processed. Retry shortly.', 'Idempotency-Key');
 }
 
-function replay(request: FastifyRequest, reply: FastifyReply, row: StoredRow): FastifyReply {
+function replay(request: FastifyRequest, reply: FastifyReply, row: IdempotencyKeyRow): FastifyReply {
   let body = row.response_body ?? '';
   const status = row.response_status ?? 200;
   if (status >= 400) {
@@ -216,16 +192,9 @@ async function settle(deps: AppDeps, request: FastifyRequest, c: Claim, status: 
   clearInterval(c.heartbeat);
   try {
     if (kept(status) && body !== null) {
-      await deps.db.query(
-        `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_headers = $5::jsonb, response_body = $6, completed_at = now()
-         WHERE api_key_id = $1 AND idempotency_key = $2 AND request_id = $3`,
-        [c.apiKeyId, c.key, c.requestId, status, JSON.stringify(headers), body],
-      );
+      await completeIdempotencyClaim(deps.db, c, { status, headers, body });
     } else {
-      await deps.db.query(
-        `DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND request_id = $3 AND state = 'in_flight'`,
-        [c.apiKeyId, c.key, c.requestId],
-      );
+      await releaseIdempotencyClaim(deps.db, c);
     }
   } catch (err) {
     // The response itself is not failed for this: the request has executed. The claim
@@ -236,17 +205,7 @@ async function settle(deps: AppDeps, request: FastifyRequest, c: Claim, status: 
 
 async function renew(db: Db, c: Claim): Promise<void> {
   if (c.settled) return;
-  await db.query(
-    `UPDATE idempotency_keys SET locked_at = now() WHERE api_key_id = $1 AND idempotency_key = $2 AND request_id = $3 AND state = 'in_flight'`,
-    [c.apiKeyId, c.key, c.requestId],
-  );
-}
-
-async function sweepExpired(db: Db): Promise<void> {
-  await db.query(
-    `DELETE FROM idempotency_keys WHERE (api_key_id, idempotency_key) IN (
-       SELECT api_key_id, idempotency_key FROM idempotency_keys WHERE expires_at <= now() LIMIT ${SWEEP_BATCH})`,
-  );
+  await renewIdempotencyClaim(db, c);
 }
 
 /**

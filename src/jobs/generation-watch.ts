@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps.js';
 import type { Queryable } from '../store/db.js';
+import { generationVersions } from '../store/generations.js';
 
 interface Waiter {
   after: number;
@@ -61,8 +62,7 @@ export class GenerationWatch {
     this.polling = true;
     try {
       const ids = [...this.waiting.keys()];
-      const r = await this.db.query<{ id: string; version: number }>('SELECT id, version FROM generations WHERE id = ANY($1)', [ids]);
-      const versions = new Map(r.rows.map((row) => [row.id, row.version]));
+      const versions = new Map((await generationVersions(this.db, ids)).map((row) => [row.id, row.version]));
       for (const id of ids) {
         const version = versions.get(id);
         for (const w of [...(this.waiting.get(id) ?? [])]) {

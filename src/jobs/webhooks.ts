@@ -1,9 +1,21 @@
 import { performance } from 'node:perf_hooks';
 import type { AppDeps } from '../deps.js';
-import type { Mode } from '../domain/access.js';
 import { deliveryHeaders, eventBody, subscribes, TEST_EVENT_TYPE } from '../domain/webhooks/events.js';
 import { FetchFailed, FetchRefused, GuardedPool, safeFetch } from '../files/safe-fetch.js';
 import { newId } from '../ids.js';
+import {
+  claimDueDeliveries,
+  insertFanOutDeliveries,
+  parkClaimedDeliveries,
+  recordDeliveryAttempts,
+  releaseAllDeliveryLeases,
+  releaseDeliveryLeases,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  type FanOutDelivery,
+} from '../store/deliveries.js';
+import { claimUnfannedEvents, hasUnfannedEvents, markEventsFannedOut } from '../store/events.js';
+import { findEnabledWebhooks } from '../store/webhooks.js';
 import { ReceiverLanes } from './receiver-lanes.js';
 import { settledWithin } from './inflight.js';
 
@@ -22,75 +34,6 @@ export interface DispatcherOptions {
   /** Events fanned out per transaction. */
   fanOutBatch?: number;
 }
-
-interface ClaimedDelivery {
-  id: string;
-  webhook_id: string;
-  attempts: number;
-  replay_of: string | null;
-  mode: Mode;
-  event_id: string;
-  event_type: string;
-  event_data: unknown;
-  event_created_at: Date;
-  url: string;
-  secret: string;
-  enabled: boolean;
-  deleted: boolean;
-}
-
-interface AttemptResult {
-  id: string;
-  ok: boolean;
-  responseStatus: number | null;
-  error: string | null;
-  startedAt: Date;
-  durationMs: number;
-}
-
-// The lease outlives the longest possible attempt; the owner check on recording
-// makes a result that comes after someone else took the delivery over a no-op.
-// Fair between receivers: lanes this node has full ($4) are skipped, and no
-// webhook gets more than its room ($5/$6, else $7) out of one claim, so a
-// backlog of one receiver never fills a claim that others are waiting behind.
-const CLAIM_SQL = `
-  WITH cand AS (
-    SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-    WHERE next_attempt_at <= now() AND (lease_expires_at IS NULL OR lease_expires_at < now())
-      AND webhook_id <> ALL($4::text[])
-    ORDER BY next_attempt_at LIMIT ($3::int * 4) FOR UPDATE SKIP LOCKED),
-  due AS (
-    SELECT c.id FROM (
-      SELECT id, webhook_id, next_attempt_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at) AS rn FROM cand) c
-    LEFT JOIN unnest($5::text[], $6::int[]) AS room(webhook_id, n) ON room.webhook_id = c.webhook_id
-    WHERE c.rn <= coalesce(room.n, $7::int)
-    ORDER BY c.next_attempt_at LIMIT $3)
-  UPDATE webhook_deliveries d SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2)
-  FROM due, events e, webhooks w
-  WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.webhook_id
-  RETURNING d.id, d.webhook_id, d.attempts, d.replay_of, d.mode, e.id AS event_id, e.type AS event_type, e.data AS event_data,
-    e.created_at AS event_created_at, w.url, w.secret, w.enabled, (w.deleted_at IS NOT NULL) AS deleted`;
-
-// One statement records a batch of attempts: the delivery's new state and its
-// attempt row. $7 holds the retry delays in seconds, 1-based: after attempt n
-// fails, attempt n+1 waits delays[n].
-const RECORD_SQL = `
-  WITH r AS (
-    SELECT * FROM unnest($2::text[], $3::boolean[], $4::int[], $5::text[], $6::timestamptz[], $8::int[])
-      AS r(id, ok, response_status, error, started_at, duration_ms)),
-  u AS (
-    UPDATE webhook_deliveries d SET
-      attempts = d.attempts + 1,
-      status = CASE WHEN r.ok THEN 'succeeded' WHEN d.attempts + 1 >= $9 THEN 'exhausted' ELSE 'failed' END,
-      next_attempt_at = CASE WHEN r.ok OR d.attempts + 1 >= $9 THEN NULL
-        ELSE now() + make_interval(secs => ($7::float8[])[d.attempts + 1]) END,
-      lease_owner = NULL, lease_expires_at = NULL,
-      last_response_status = r.response_status, last_error = r.error, updated_at = now()
-    FROM r WHERE d.id = r.id AND d.lease_owner = $1
-    RETURNING d.id, d.attempts)
-  INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
-  SELECT u.id, u.attempts, r.started_at, r.duration_ms, r.response_status, r.error FROM u JOIN r ON r.id = u.id
-  ON CONFLICT DO NOTHING`;
 
 /**
  * The webhook dispatcher. Two loops share a process with the generation worker:
@@ -127,7 +70,7 @@ export class WebhookDispatcher {
   private queue: ClaimedDelivery[] = [];
   private loops: Promise<void>[] = [];
   private readonly inFlight = new Set<Promise<void>>();
-  private results: AttemptResult[] = [];
+  private results: AttemptOutcome[] = [];
   private flushing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
   private wakeDeliver: (() => void) | null = null;
@@ -185,9 +128,7 @@ export class WebhookDispatcher {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.flush();
     this.closed = true;
-    await this.deps.db
-      .query('UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = $1', [this.deps.nodeId])
-      .catch((err: unknown) => this.deps.log.warn({ err }, 'could not release webhook delivery leases'));
+    await releaseAllDeliveryLeases(this.deps.db, this.deps.nodeId).catch((err: unknown) => this.deps.log.warn({ err }, 'could not release webhook delivery leases'));
     await this.pool?.close();
     this.pool = null;
   }
@@ -221,42 +162,23 @@ export class WebhookDispatcher {
   async fanOut(): Promise<number> {
     const { db } = this.deps;
     // Outside a transaction: an idle poll costs one index probe, not BEGIN/COMMIT.
-    const any = await db.query('SELECT 1 FROM events WHERE fanned_out_at IS NULL LIMIT 1');
-    if (any.rows.length === 0) return 0;
+    if (!(await hasUnfannedEvents(db))) return 0;
     return db.tx(async (q) => {
-      const ev = await q.query<{ id: string; organization_id: string; mode: Mode; type: string; created_at: Date }>(
-        `SELECT id, organization_id, mode, type, created_at FROM events WHERE fanned_out_at IS NULL
-         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.fanOutBatch],
-      );
-      if (ev.rows.length === 0) return 0;
-      const orgs = [...new Set(ev.rows.map((e) => e.organization_id))];
-      const hooks = await q.query<{ id: string; organization_id: string; mode: Mode; events: string[]; created_at: Date }>(
-        'SELECT id, organization_id, mode, events, created_at FROM webhooks WHERE organization_id = ANY($1::text[]) AND enabled AND deleted_at IS NULL',
-        [orgs],
-      );
-      const cols: string[][] = [[], [], [], [], [], []];
-      for (const e of ev.rows) {
-        for (const h of hooks.rows) {
+      const events = await claimUnfannedEvents(q, this.fanOutBatch);
+      if (events.length === 0) return 0;
+      const hooks = await findEnabledWebhooks(q, [...new Set(events.map((e) => e.organization_id))]);
+      const deliveries: FanOutDelivery[] = [];
+      for (const e of events) {
+        for (const h of hooks) {
           // A webhook hears what happens after it exists, not a backlog from before.
           if (h.organization_id !== e.organization_id || h.mode !== e.mode || h.created_at > e.created_at) continue;
           if (!subscribes(h.events, e.type)) continue;
-          const row = [newId('whd'), h.id, e.id, e.type, e.organization_id, e.mode];
-          row.forEach((v, i) => cols[i]!.push(v));
+          deliveries.push({ id: newId('whd'), webhookId: h.id, eventId: e.id, eventType: e.type, organizationId: e.organization_id, mode: e.mode });
         }
       }
-      if (cols[0]!.length > 0) {
-        await q.query(
-          `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, organization_id, mode, next_attempt_at)
-           SELECT id, webhook_id, event_id, event_type, organization_id, mode, now()
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-             AS x(id, webhook_id, event_id, event_type, organization_id, mode)
-           ON CONFLICT (webhook_id, event_id) WHERE replay_of IS NULL DO NOTHING`,
-          cols,
-        );
-      }
-      await q.query('UPDATE events SET fanned_out_at = now() WHERE id = ANY($1::text[])', [ev.rows.map((e) => e.id)]);
-      return ev.rows.length;
+      if (deliveries.length > 0) await insertFanOutDeliveries(q, deliveries);
+      await markEventsFannedOut(q, events.map((e) => e.id));
+      return events.length;
     });
   }
 
@@ -287,9 +209,17 @@ export class WebhookDispatcher {
 
   private async claim(limit: number): Promise<number> {
     const { blocked, roomIds, rooms } = this.lanes.claimLimits();
-    const r = await this.deps.db.query<ClaimedDelivery>(CLAIM_SQL, [this.deps.nodeId, this.leaseSeconds, limit, blocked, roomIds, rooms, this.lanes.initialCap]);
+    const claimed = await claimDueDeliveries(this.deps.db, {
+      owner: this.deps.nodeId,
+      leaseSeconds: this.leaseSeconds,
+      limit,
+      blockedWebhookIds: blocked,
+      roomWebhookIds: roomIds,
+      rooms,
+      defaultRoom: this.lanes.initialCap,
+    });
     const parked: string[] = [];
-    for (const d of r.rows) {
+    for (const d of claimed) {
       const explicit = d.replay_of !== null || d.event_type === TEST_EVENT_TYPE;
       if (d.deleted || (!d.enabled && !explicit)) parked.push(d.id);
       else {
@@ -299,13 +229,9 @@ export class WebhookDispatcher {
     }
     if (parked.length > 0) {
       // A disabled or deleted webhook's deliveries wait unscheduled; enabling it schedules them again.
-      await this.deps.db.query(
-        `UPDATE webhook_deliveries SET next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-         WHERE id = ANY($1::text[]) AND lease_owner = $2`,
-        [parked, this.deps.nodeId],
-      );
+      await parkClaimedDeliveries(this.deps.db, parked, this.deps.nodeId);
     }
-    return r.rows.length;
+    return claimed.length;
   }
 
   /**
@@ -331,9 +257,7 @@ export class WebhookDispatcher {
     }
     this.queue = [...waiting, ...this.queue];
     if (handBack.length > 0) {
-      this.deps.db
-        .query('UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ANY($1::text[]) AND lease_owner = $2', [handBack, this.deps.nodeId])
-        .catch((err: unknown) => this.deps.log.warn({ err }, 'could not hand back webhook deliveries; their leases run out instead'));
+      releaseDeliveryLeases(this.deps.db, handBack, this.deps.nodeId).catch((err: unknown) => this.deps.log.warn({ err }, 'could not hand back webhook deliveries; their leases run out instead'));
     }
   }
 
@@ -369,7 +293,7 @@ export class WebhookDispatcher {
   }
 
   /** One attempt: signed POST, no redirects, 2xx within the timeout or it failed. */
-  private async send(d: ClaimedDelivery): Promise<AttemptResult> {
+  private async send(d: ClaimedDelivery): Promise<AttemptOutcome> {
     const { config } = this.deps;
     const body = eventBody({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, data: d.event_data });
     const startedAt = new Date();
@@ -417,7 +341,7 @@ export class WebhookDispatcher {
     };
   }
 
-  private record(result: AttemptResult): void {
+  private record(result: AttemptOutcome): void {
     if (this.closed) return;
     this.results.push(result);
     if (this.results.length >= 128) void this.flush();
@@ -449,19 +373,9 @@ export class WebhookDispatcher {
     await this.flushing;
   }
 
-  private async write(batch: AttemptResult[]): Promise<void> {
+  private async write(batch: AttemptOutcome[]): Promise<void> {
     try {
-      await this.deps.db.query(RECORD_SQL, [
-        this.deps.nodeId,
-        batch.map((r) => r.id),
-        batch.map((r) => r.ok),
-        batch.map((r) => r.responseStatus),
-        batch.map((r) => r.error),
-        batch.map((r) => r.startedAt),
-        this.deps.config.webhookRetryDelaysS,
-        batch.map((r) => r.durationMs),
-        MAX_ATTEMPTS,
-      ]);
+      await recordDeliveryAttempts(this.deps.db, this.deps.nodeId, batch, this.deps.config.webhookRetryDelaysS, MAX_ATTEMPTS);
       if (batch.some((r) => !r.ok)) {
         // The shortest retry delay, so a short schedule (tests) is kept without waiting for a poll.
         this.wakeAt(Date.now() + Math.min(...this.deps.config.webhookRetryDelaysS) * 1000 + 5);

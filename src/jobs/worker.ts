@@ -1,7 +1,8 @@
 import type { AppDeps } from '../deps.js';
 import { deleteJobIfTerminal, finishFailed, runGeneration } from '../domain/generations/runner.js';
+import { claimDueJobs } from '../store/jobs.js';
 import { loadGeneration } from '../domain/generations/store.js';
-import { beat, forgetWorker, WORKER_BEAT_MS } from './queue-stats.js';
+import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';
 import { Scheduler } from './scheduler.js';
 import { settledWithin } from './inflight.js';
 
@@ -59,18 +60,7 @@ export class Worker {
   }
 
   private async claim(limit: number): Promise<Array<{ generation_id: string; claims: number }>> {
-    const r = await this.deps.db.query<{ generation_id: string; claims: number }>(
-      // A leased job's run_at is its lease's end (migration 0009), so the due
-      // scan never walks the jobs that are running, and an expired lease is due.
-      `UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
-         run_at = now() + make_interval(secs => $2), claims = claims + 1
-       WHERE id IN (
-         SELECT id FROM jobs WHERE run_at <= now()
-         ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING generation_id, claims`,
-      [this.deps.nodeId, this.deps.config.jobLeaseMs / 1000, limit],
-    );
-    return r.rows;
+    return claimDueJobs(this.deps.db, this.deps.nodeId, this.deps.config.jobLeaseMs / 1000, limit);
   }
 
   /** A job claimed again and again is crashing its runs: fail it (refunded) instead of looping forever. */

@@ -170,3 +170,13 @@ export async function openDb(opts: { databaseUrl?: string | undefined; dataDir?:
   if (opts.databaseUrl) return new PostgresDb(opts.databaseUrl, { max: opts.poolSize });
   return PGliteDb.open(opts.dataDir);
 }
+
+/** Holds a transaction-scoped advisory lock: the same key in every process serializes what runs under it. */
+export async function advisoryXactLock(q: Queryable, key: number): Promise<void> {
+  await q.query('SELECT pg_advisory_xact_lock($1)', [key]);
+}
+
+/** The cheapest round trip that proves the database answers (readiness). */
+export async function ping(q: Queryable): Promise<void> {
+  await q.query('SELECT 1');
+}

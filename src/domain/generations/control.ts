@@ -5,6 +5,8 @@ import { reserve, retryAfterSettling } from '../credits.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { finish } from './runner.js';
 import { clientRef } from './upstream-request.js';
+import { requeueForAttempt } from '../../store/generations.js';
+import { enqueueJob } from '../../store/jobs.js';
 import { generationOf, loadGeneration } from './store.js';
 
 /**
@@ -56,12 +58,8 @@ export async function retryGeneration(deps: AppDeps, principal: Principal, id: s
         generationId: id, apiKeyId: principal.keyId, model: g.model, modality: g.modality,
       });
     }
-    await q.query(
-      `UPDATE generations SET status = 'queued', attempt = $2, upstream_history = $3, upstream_id = NULL, error = NULL,
-         reserved_credits = reserved_credits + price_credits, completed_at = NULL, version = version + 1 WHERE id = $1`,
-      [id, attempt, JSON.stringify(history)],
-    );
-    await q.query('INSERT INTO jobs (generation_id) VALUES ($1) ON CONFLICT (generation_id) DO NOTHING', [id]);
+    await requeueForAttempt(q, id, attempt, history);
+    await enqueueJob(q, id);
   }));
   deps.jobsAvailable?.();
   return (await loadGeneration(deps.db, id))!;

@@ -4,12 +4,14 @@ import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ImageInput, SimulateOptions } from '../../providers/types.js';
-import { errorCode, type Queryable } from '../../store/db.js';
+import type { Queryable } from '../../store/db.js';
 import { StaleAuthentication, type Principal } from '../access.js';
-import { confirmCachedPrincipal, keyUnchangedSql } from '../api-keys.js';
+import { confirmCachedPrincipal } from '../api-keys.js';
 import { retryAfterSettling } from '../credits.js';
 import { priceCredits, SYNC_MODALITIES, type GenerationRow } from './model.js';
 import { loadGeneration, loadOutputs } from './store.js';
+import { acceptGeneration } from '../../store/accepting.js';
+import { insertCacheCopy, selectCacheSource } from '../../store/generations.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import type { PreparedGeneration } from './prepared.js';
 
@@ -120,77 +122,28 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
 }
 
 /**
- * Accepts a generation in ONE statement (one round trip, one commit): the
- * wallet is debited for the hold only if it covers the price, and the
- * generation, its ledger row and its job are written only if the hold was
- * taken. No row back means the wallet could not cover it. A synchronous
- * generation starts `running`, its job leased to this process; should the
- * process die, the lease runs out and a worker finishes it.
+ * Accepts a prepared generation (store/accepting.ts: reservation, generation
+ * and job in one statement); the row written, or null when the wallet could
+ * not cover it. Keeps this node's view of the organization's free credits
+ * (early dispatch) up to date either way.
  */
 export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGeneration): Promise<GenerationRow | null> {
-  const charged = a.price > 0;
-  // A principal from the key cache is confirmed here, in the same snapshot that reserves: nothing is written unless the key is unchanged.
-  const fingerprint = a.principal.unconfirmedFingerprint;
-  const keyCheck = fingerprint === undefined
-    ? ''
-    : `k AS (${keyUnchangedSql('$3', '$17')}),`;
-  const gates = fingerprint === undefined ? [] : ['EXISTS (SELECT 1 FROM k)'];
-  // A synchronous generation's acceptance does not wait for its WAL flush: an image or voice answer follows the
-  // finishing statement, a synchronous commit that makes it durable too; a chat answer follows the provider's. A
-  // PostgreSQL crash in that window loses the acceptance with its uncharged hold (for chat, an answer the caller is
-  // never charged for); docs/contract-addenda.md ("Durability of a synchronous acceptance").
-  if (a.sync) gates.push(`set_config('synchronous_commit', 'off', true) IS NOT NULL`);
-  const keyGate = gates.length > 0 ? `WHERE ${gates.join(' AND ')}` : '';
-  // Every accept of an organization takes its wallet row, which stays locked until the commit: so it is taken last,
-  // once the generation, job and ledger rows are written (the conditions on j and l make them run first). If the
-  // wallet cannot cover the hold, mmgen_require fails the statement (SQLSTATE MM402) and everything is rolled back.
-  const reserve = charged
-    ? `, l AS (INSERT INTO ledger_entries (organization_id, kind, balance_delta, held_delta, reference, generation_id, api_key_id, model, modality)
-             SELECT $2, 'reserve', 0, $11, $1 || '#1', $1, $3, $6, $5 FROM g RETURNING id),
-       w AS (UPDATE wallets SET held_credits = held_credits + $11, updated_at = now()
-             WHERE organization_id = $2 AND balance_credits - held_credits >= $11
-               AND EXISTS (SELECT 1 FROM j) AND EXISTS (SELECT 1 FROM l) RETURNING balance_credits - held_credits AS free)`
-    : '';
-  const covered = charged ? `WHERE mmgen_require(EXISTS (SELECT 1 FROM w), 'insufficient credits')` : '';
   const paramsJson = JSON.stringify(a.params);
   const resultJson = a.result ? JSON.stringify(a.result) : null;
-  let r: { rows: Array<{ created_at: Date; wallet_free?: number | null }> };
-  try {
-    r = await q.query(
-      `WITH ${keyCheck}
-       g AS (INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
-               price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node)
-             SELECT $1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN 'running' ELSE 'queued' END, $7, $8, $9,
-               $11, $11, $12, $13, $14, $15, CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN $10 END ${keyGate}
-             RETURNING created_at),
-       j AS (INSERT INTO jobs (generation_id, lease_owner, lease_expires_at, run_at)
-             SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END,
-               CASE WHEN $7 THEN now() + make_interval(secs => $16) ELSE now() END FROM g
-             RETURNING generation_id)
-       ${reserve}
-       SELECT g.created_at${charged ? ', (SELECT free FROM w) AS wallet_free' : ''} FROM g ${covered}`,
-      [
-        a.id, a.principal.organizationId, a.principal.keyId, a.principal.mode, a.modality, a.model, a.sync, a.prompt,
-        paramsJson, deps.nodeId, a.price, a.cacheKey, a.provider, resultJson,
-        a.comparisonId, deps.config.jobLeaseMs / 1000, ...(fingerprint === undefined ? [] : [fingerprint]),
-      ],
-    );
-  } catch (err) {
-    if (errorCode(err) === 'MM402') {
-      deps.headroom.refused(a.principal.organizationId);
-      return null;
-    }
-    throw err;
-  }
-  const written = r.rows[0];
-  if (written) {
-    if (written.wallet_free !== undefined && written.wallet_free !== null) deps.headroom.record(a.principal.organizationId, Number(written.wallet_free));
+  const outcome = await acceptGeneration(q, {
+    id: a.id, organizationId: a.principal.organizationId, apiKeyId: a.principal.keyId, mode: a.principal.mode,
+    modality: a.modality, model: a.model, sync: a.sync, prompt: a.prompt, paramsJson, price: a.price, cacheKey: a.cacheKey,
+    provider: a.provider, resultJson, comparisonId: a.comparisonId, nodeId: deps.nodeId, leaseSeconds: deps.config.jobLeaseMs / 1000,
+    keyFingerprint: a.principal.unconfirmedFingerprint,
+  });
+  if (outcome.written) {
+    if (outcome.walletFree !== null) deps.headroom.record(a.principal.organizationId, outcome.walletFree);
     // Confirmed: from here on the request has effects, and it must never be authenticated and run again.
     delete a.principal.unconfirmedFingerprint;
-    return insertedRow(deps, a, written.created_at, paramsJson, resultJson);
+    return insertedRow(deps, a, outcome.createdAt, paramsJson, resultJson);
   }
-  // Nothing written: the cached key changed (a key that still matches always writes, or fails with MM402).
-  if (fingerprint !== undefined) throw new StaleAuthentication();
+  if (outcome.reason === 'key_changed') throw new StaleAuthentication();
+  if (outcome.reason === 'insufficient_credits') deps.headroom.refused(a.principal.organizationId);
   return null;
 }
 
@@ -224,32 +177,22 @@ async function cachedCopy(
   cacheKey: string,
   sync: boolean,
 ): Promise<GenerationRow | null> {
-  const r = await deps.db.query<GenerationRow>(
-    `SELECT * FROM generations WHERE organization_id = $1 AND mode = $2 AND cache_key = $3 AND status = 'succeeded'
-     ORDER BY seq DESC LIMIT 1`,
-    [principal.organizationId, principal.mode, cacheKey],
-  );
-  const source = r.rows[0];
+  const source = await selectCacheSource(deps.db, principal.organizationId, principal.mode, cacheKey);
   if (!source) return null;
   const outputs = (await loadOutputs(deps.db, [source.id])).get(source.id) ?? [];
   const id = newId('gen');
-  await deps.db.tx(async (q) => {
-    await q.query(
-      `INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
-         cache_hit, cache_key, provider, result, started_at, completed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'succeeded', $7, $8, $9, true, $10, $11, $12, now(), now())`,
-      [id, principal.organizationId, principal.keyId, principal.mode, input.modality, modelSlug, sync, input.prompt,
-        JSON.stringify(input.params), cacheKey, source.provider, source.result ? JSON.stringify(source.result) : null],
-    );
-    // The files are shared: the copy's outputs point at the same blobs.
-    for (const o of outputs) {
-      await q.query(
-        `INSERT INTO generation_outputs (id, generation_id, position, type, mime, width, height, duration_s, blob_key, size_bytes, moderation_status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [newId('out'), id, o.position, o.type, o.mime, o.width, o.height, o.duration_s, o.blob_key, o.size_bytes, o.moderation_status],
-      );
-    }
-  });
+  // The files are shared: the copy's outputs point at the same blobs.
+  await deps.db.tx((q) =>
+    insertCacheCopy(
+      q,
+      {
+        id, organizationId: principal.organizationId, apiKeyId: principal.keyId, mode: principal.mode, modality: input.modality,
+        model: modelSlug, sync, prompt: input.prompt, params: input.params, cacheKey, newOutputId: () => newId('out'),
+      },
+      source,
+      outputs,
+    ),
+  );
   deps.metrics.generationsAccepted.inc({ modality: input.modality, cache_hit: 'true' });
   deps.metrics.generationsFinished.inc({ modality: input.modality, status: 'succeeded' });
   return (await loadGeneration(deps.db, id))!;

@@ -4,6 +4,10 @@ import { extensionForMime, speechDurationS } from '../../media/index.js';
 import type { FileLinks } from '../../files/links.js';
 import { costInCredits } from '../credits.js';
 import type { Mode } from '../access.js';
+import type { GenerationRow, GenerationStatus, OutputRow } from '../../store/generations.js';
+
+export type { GenerationRow, GenerationStatus, OutputRow } from '../../store/generations.js';
+export type { AttemptEnd, Finishing } from '../../store/finishing.js';
 
 /**
  * Generation glossary
@@ -19,53 +23,7 @@ import type { Mode } from '../access.js';
  * - output: one produced file, stored in the blob store and served by signed URL.
  */
 export const TERMINAL = ['succeeded', 'failed', 'canceled'] as const;
-export type GenerationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 export const SYNC_MODALITIES: readonly Modality[] = ['image', 'voice', 'chat'];
-
-export interface GenerationRow {
-  id: string;
-  organization_id: string;
-  api_key_id: string;
-  mode: Mode;
-  modality: Modality;
-  model: string;
-  status: GenerationStatus;
-  sync: boolean;
-  prompt: string | null;
-  params: Record<string, unknown>;
-  price_credits: number;
-  reserved_credits: number;
-  charged_credits: number;
-  refunded_credits: number;
-  cache_hit: boolean;
-  cache_key: string | null;
-  attempt: number;
-  provider: string | null;
-  upstream_id: string | null;
-  upstream_history: Array<{ attempt: number; provider: string | null; upstream_id: string | null }>;
-  result: { message?: { role: 'assistant'; content: string }; usage?: { input_tokens: number; output_tokens: number }; finish_reason?: string; input_blob?: string } | null;
-  error: { type: string; code: string; message: string } | null;
-  comparison_id: string | null;
-  runner_node: string | null;
-  version: number;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-}
-
-export interface OutputRow {
-  id: string;
-  generation_id: string;
-  position: number;
-  type: string;
-  mime: string;
-  width: number | null;
-  height: number | null;
-  duration_s: string | null;
-  blob_key: string;
-  size_bytes: number;
-  moderation_status: string;
-}
 
 export function isTerminal(status: GenerationStatus): boolean {
   return (TERMINAL as readonly string[]).includes(status);
@@ -182,20 +140,4 @@ export async function toGenerationView(g: GenerationRow, outputs: OutputRow[], l
     view.usage = g.result?.usage ?? null;
   }
   return view;
-}
-
-/** How an attempt ends. */
-export interface AttemptEnd {
-  status: 'succeeded' | 'failed' | 'canceled';
-  charged: number;
-  result: unknown;
-  error: unknown;
-  upstreamId: string | null;
-  outputs: OutputRow[];
-}
-
-/** An attempt to finish: the generation as its runner knows it, and how the attempt ended. */
-export interface Finishing {
-  g: GenerationRow;
-  end: AttemptEnd;
 }

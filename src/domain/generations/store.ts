@@ -1,20 +1,15 @@
 import { ApiError, notFound } from '../../errors.js';
 import type { Queryable } from '../../store/db.js';
+import { generationSeq, selectGeneration, selectGenerationPage, selectOutputs, type GenerationRow, type OutputRow } from '../../store/generations.js';
 import type { Principal } from '../access.js';
-import type { GenerationRow, OutputRow } from './model.js';
 
 /** Reads of generations, always scoped to the caller's organization and mode. */
 export async function loadGeneration(q: Queryable, id: string, lock = false): Promise<GenerationRow | null> {
-  const r = await q.query<GenerationRow>(`SELECT * FROM generations WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
-  return r.rows[0] ?? null;
+  return selectGeneration(q, id, lock);
 }
 
 export async function loadOutputs(q: Queryable, generationIds: string[]): Promise<Map<string, OutputRow[]>> {
-  const map = new Map<string, OutputRow[]>(generationIds.map((id) => [id, []]));
-  if (generationIds.length === 0) return map;
-  const r = await q.query<OutputRow>('SELECT * FROM generation_outputs WHERE generation_id = ANY($1) ORDER BY position', [generationIds]);
-  for (const o of r.rows) map.get(o.generation_id)?.push(o);
-  return map;
+  return selectOutputs(q, generationIds);
 }
 
 export async function generationOf(q: Queryable, principal: Principal, id: string, lock = false): Promise<GenerationRow> {
@@ -30,15 +25,17 @@ export async function listGenerations(
 ): Promise<{ rows: GenerationRow[]; hasMore: boolean }> {
   let cursor = Number.MAX_SAFE_INTEGER;
   if (f.startingAfter) {
-    const c = await q.query<{ seq: number }>('SELECT seq FROM generations WHERE id = $1 AND organization_id = $2 AND mode = $3', [f.startingAfter, principal.organizationId, principal.mode]);
-    if (!c.rows[0]) throw new ApiError('resource_not_found', `No such generation: '${f.startingAfter}'`, 'starting_after');
-    cursor = c.rows[0].seq;
+    const seq = await generationSeq(q, f.startingAfter, principal.organizationId, principal.mode);
+    if (seq === null) throw new ApiError('resource_not_found', `No such generation: '${f.startingAfter}'`, 'starting_after');
+    cursor = seq;
   }
-  const r = await q.query<GenerationRow>(
-    `SELECT * FROM generations WHERE organization_id = $1 AND mode = $2 AND seq < $3
-       AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR modality = $5)
-     ORDER BY seq DESC LIMIT $6`,
-    [principal.organizationId, principal.mode, cursor, f.status ?? null, f.modality ?? null, f.limit + 1],
-  );
-  return { rows: r.rows.slice(0, f.limit), hasMore: r.rows.length > f.limit };
+  const rows = await selectGenerationPage(q, {
+    organizationId: principal.organizationId,
+    mode: principal.mode,
+    beforeSeq: cursor,
+    status: f.status ?? null,
+    modality: f.modality ?? null,
+    limit: f.limit,
+  });
+  return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
 }

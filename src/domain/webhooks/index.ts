@@ -3,6 +3,19 @@ import { ApiError, notFound } from '../../errors.js';
 import { classifyAddress, parseIpLiteral } from '../../files/safe-fetch.js';
 import { newId, randomBase62 } from '../../ids.js';
 import type { Queryable } from '../../store/db.js';
+import {
+  findDelivery,
+  insertDelivery,
+  listAttempts,
+  listDeliveriesBefore,
+  parkAllDeliveries,
+  parkFanOutDeliveries,
+  unparkDeliveries,
+  type DeliveryRow,
+  type DeliveryStatus,
+} from '../../store/deliveries.js';
+import { insertFannedOutEvent } from '../../store/events.js';
+import { findWebhook, insertWebhook, listWebhooksBefore, markWebhookDeleted, updateWebhookSettings, type WebhookRow } from '../../store/webhooks.js';
 import type { Mode, Principal } from '../access.js';
 import { TEST_EVENT_TYPE } from './events.js';
 
@@ -39,7 +52,7 @@ export interface WebhookView {
   created_at: string;
 }
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
+export type { DeliveryStatus };
 
 export interface DeliveryView {
   id: string;
@@ -63,35 +76,6 @@ export interface AttemptView {
   duration_ms: number;
   response_status: number | null;
   error: string | null;
-}
-
-interface WebhookRow {
-  id: string;
-  seq: number;
-  organization_id: string;
-  mode: Mode;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  secret: string;
-  created_at: Date;
-  deleted_at: Date | null;
-}
-
-interface DeliveryRow {
-  id: string;
-  seq: number;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: Date | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  replay_of: string | null;
-  created_at: Date;
-  updated_at: Date;
 }
 
 /** 40 base62 characters: about 238 bits, so a secret cannot be guessed and never repeats. */
@@ -156,18 +140,15 @@ function dedupe(events: readonly string[]): string[] {
 }
 
 async function loadWebhook(q: Queryable, caller: Principal, id: string): Promise<WebhookRow> {
-  const r = await q.query<WebhookRow>(
-    'SELECT * FROM webhooks WHERE id = $1 AND organization_id = $2 AND mode = $3 AND deleted_at IS NULL',
-    [id, caller.organizationId, caller.mode],
-  );
-  if (!r.rows[0]) throw notFound('webhook', id);
-  return r.rows[0];
+  const row = await findWebhook(q, caller.organizationId, caller.mode, id);
+  if (!row) throw notFound('webhook', id);
+  return row;
 }
 
 async function loadDelivery(q: Queryable, webhookId: string, id: string, param = 'delivery_id'): Promise<DeliveryRow> {
-  const r = await q.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2', [id, webhookId]);
-  if (!r.rows[0]) throw new ApiError('resource_not_found', `No such webhook delivery: '${id}'`, param);
-  return r.rows[0];
+  const row = await findDelivery(q, webhookId, id);
+  if (!row) throw new ApiError('resource_not_found', `No such webhook delivery: '${id}'`, param);
+  return row;
 }
 
 export interface CreateWebhookRequest {
@@ -179,12 +160,16 @@ export interface CreateWebhookRequest {
 export async function createWebhook(deps: AppDeps, caller: Principal, req: CreateWebhookRequest): Promise<WebhookView & { secret: string }> {
   const url = validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork);
   const secret = `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`;
-  const r = await deps.db.query<WebhookRow>(
-    `INSERT INTO webhooks (id, organization_id, mode, url, events, enabled, secret)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-    [newId('whk'), caller.organizationId, caller.mode, url, dedupe(req.events), req.enabled ?? true, secret],
-  );
-  return { ...toWebhookView(r.rows[0]!), secret };
+  const row = await insertWebhook(deps.db, {
+    id: newId('whk'),
+    organizationId: caller.organizationId,
+    mode: caller.mode,
+    url,
+    events: dedupe(req.events),
+    enabled: req.enabled ?? true,
+    secret,
+  });
+  return { ...toWebhookView(row), secret };
 }
 
 export async function getWebhook(deps: AppDeps, caller: Principal, id: string): Promise<WebhookView> {
@@ -200,12 +185,8 @@ export async function listWebhooks(
   if (page.startingAfter) cursor = (await loadWebhook(deps.db, caller, page.startingAfter).catch(() => {
     throw new ApiError('resource_not_found', `No such webhook: '${page.startingAfter}'`, 'starting_after');
   })).seq;
-  const r = await deps.db.query<WebhookRow>(
-    `SELECT * FROM webhooks WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL AND seq < $3
-     ORDER BY seq DESC LIMIT $4`,
-    [caller.organizationId, caller.mode, cursor, page.limit + 1],
-  );
-  return { object: 'list', data: r.rows.slice(0, page.limit).map(toWebhookView), has_more: r.rows.length > page.limit };
+  const rows = await listWebhooksBefore(deps.db, caller.organizationId, caller.mode, cursor, page.limit + 1);
+  return { object: 'list', data: rows.slice(0, page.limit).map(toWebhookView), has_more: rows.length > page.limit };
 }
 
 export interface UpdateWebhookRequest {
@@ -218,27 +199,17 @@ export async function updateWebhook(deps: AppDeps, caller: Principal, id: string
   const url = req.url !== undefined ? validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork) : undefined;
   const row = await deps.db.tx(async (q) => {
     const current = await loadWebhook(q, caller, id);
-    const r = await q.query<WebhookRow>(
-      `UPDATE webhooks SET url = $2, events = $3, enabled = $4, updated_at = now()
-       WHERE id = $1 AND deleted_at IS NULL RETURNING *`,
-      [id, url ?? current.url, req.events !== undefined ? dedupe(req.events) : current.events, req.enabled ?? current.enabled],
-    );
-    const updated = r.rows[0];
+    const updated = await updateWebhookSettings(q, id, {
+      url: url ?? current.url,
+      events: req.events !== undefined ? dedupe(req.events) : current.events,
+      enabled: req.enabled ?? current.enabled,
+    });
     if (!updated) throw notFound('webhook', id);
     if (current.enabled && !updated.enabled) {
       // Automatic deliveries wait while the webhook is disabled; replays and tests were asked for explicitly.
-      await q.query(
-        `UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = now()
-         WHERE webhook_id = $1 AND status IN ('pending', 'failed') AND next_attempt_at IS NOT NULL
-           AND replay_of IS NULL AND event_type <> $2`,
-        [id, TEST_EVENT_TYPE],
-      );
+      await parkFanOutDeliveries(q, id, TEST_EVENT_TYPE);
     } else if (!current.enabled && updated.enabled) {
-      await q.query(
-        `UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now()
-         WHERE webhook_id = $1 AND status IN ('pending', 'failed') AND next_attempt_at IS NULL`,
-        [id],
-      );
+      await unparkDeliveries(q, id);
     }
     return updated;
   });
@@ -250,12 +221,8 @@ export async function updateWebhook(deps: AppDeps, caller: Principal, id: string
 export async function deleteWebhook(deps: AppDeps, caller: Principal, id: string): Promise<{ id: string; object: 'webhook'; deleted: true }> {
   await deps.db.tx(async (q) => {
     await loadWebhook(q, caller, id);
-    await q.query('UPDATE webhooks SET deleted_at = now(), enabled = false, updated_at = now() WHERE id = $1 AND deleted_at IS NULL', [id]);
-    await q.query(
-      `UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = now()
-       WHERE webhook_id = $1 AND status IN ('pending', 'failed') AND next_attempt_at IS NOT NULL`,
-      [id],
-    );
+    await markWebhookDeleted(q, id);
+    await parkAllDeliveries(q, id);
   });
   return { id, object: 'webhook', deleted: true };
 }
@@ -269,12 +236,8 @@ export async function listDeliveries(
   await loadWebhook(deps.db, caller, webhookId);
   let cursor = Number.MAX_SAFE_INTEGER;
   if (page.startingAfter) cursor = (await loadDelivery(deps.db, webhookId, page.startingAfter, 'starting_after')).seq;
-  const r = await deps.db.query<DeliveryRow>(
-    `SELECT * FROM webhook_deliveries WHERE webhook_id = $1 AND seq < $2 AND ($3::text IS NULL OR status = $3)
-     ORDER BY seq DESC LIMIT $4`,
-    [webhookId, cursor, page.status ?? null, page.limit + 1],
-  );
-  return { object: 'list', data: r.rows.slice(0, page.limit).map(toDeliveryView), has_more: r.rows.length > page.limit };
+  const rows = await listDeliveriesBefore(deps.db, webhookId, cursor, page.status ?? null, page.limit + 1);
+  return { object: 'list', data: rows.slice(0, page.limit).map(toDeliveryView), has_more: rows.length > page.limit };
 }
 
 export async function getDelivery(
@@ -285,13 +248,10 @@ export async function getDelivery(
 ): Promise<DeliveryView & { attempt_log: AttemptView[] }> {
   await loadWebhook(deps.db, caller, webhookId);
   const d = await loadDelivery(deps.db, webhookId, deliveryId);
-  const a = await deps.db.query<{ attempt: number; started_at: Date; duration_ms: number; response_status: number | null; error: string | null }>(
-    'SELECT attempt, started_at, duration_ms, response_status, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
-    [deliveryId],
-  );
+  const attempts = await listAttempts(deps.db, deliveryId);
   return {
     ...toDeliveryView(d),
-    attempt_log: a.rows.map((x) => ({
+    attempt_log: attempts.map((x) => ({
       attempt: x.attempt,
       started_at: x.started_at.toISOString(),
       duration_ms: x.duration_ms,
@@ -301,17 +261,21 @@ export async function getDelivery(
   };
 }
 
-const INSERT_DELIVERY = `
-  INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, organization_id, mode, replay_of, next_attempt_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING *`;
-
 /** A new delivery of the same event (same evt_ id), attempted at once, even if the webhook is disabled. */
 export async function replayDelivery(deps: AppDeps, caller: Principal, webhookId: string, deliveryId: string): Promise<DeliveryView> {
   const hook = await loadWebhook(deps.db, caller, webhookId);
   const d = await loadDelivery(deps.db, webhookId, deliveryId);
-  const r = await deps.db.query<DeliveryRow>(INSERT_DELIVERY, [newId('whd'), hook.id, d.event_id, d.event_type, hook.organization_id, hook.mode, d.id]);
+  const row = await insertDelivery(deps.db, {
+    id: newId('whd'),
+    webhookId: hook.id,
+    eventId: d.event_id,
+    eventType: d.event_type,
+    organizationId: hook.organization_id,
+    mode: hook.mode,
+    replayOf: d.id,
+  });
   deps.webhookDispatcher?.notify();
-  return toDeliveryView(r.rows[0]!);
+  return toDeliveryView(row);
 }
 
 /** A `webhook.test` event for this webhook alone (already fanned out, so no other webhook sees it). */
@@ -319,12 +283,22 @@ export async function sendTestEvent(deps: AppDeps, caller: Principal, webhookId:
   const row = await deps.db.tx(async (q) => {
     const hook = await loadWebhook(q, caller, webhookId);
     const eventId = newId('evt');
-    await q.query(
-      `INSERT INTO events (id, organization_id, mode, type, data, fanned_out_at) VALUES ($1, $2, $3, $4, $5, now())`,
-      [eventId, hook.organization_id, hook.mode, TEST_EVENT_TYPE, JSON.stringify({ webhook_id: hook.id, message: 'A test event sent with POST /v1/webhooks/{id}/test.' })],
-    );
-    const r = await q.query<DeliveryRow>(INSERT_DELIVERY, [newId('whd'), hook.id, eventId, TEST_EVENT_TYPE, hook.organization_id, hook.mode, null]);
-    return r.rows[0]!;
+    await insertFannedOutEvent(q, {
+      id: eventId,
+      organizationId: hook.organization_id,
+      mode: hook.mode,
+      type: TEST_EVENT_TYPE,
+      data: { webhook_id: hook.id, message: 'A test event sent with POST /v1/webhooks/{id}/test.' },
+    });
+    return insertDelivery(q, {
+      id: newId('whd'),
+      webhookId: hook.id,
+      eventId,
+      eventType: TEST_EVENT_TYPE,
+      organizationId: hook.organization_id,
+      mode: hook.mode,
+      replayOf: null,
+    });
   });
   deps.webhookDispatcher?.notify();
   return toDeliveryView(row);

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import { checkSignature } from '../../files/uploads.js';
+import { selectOutputBlob } from '../../store/generations.js';
 import { defineRoute } from '../route.js';
 
 /** expires + signature: the only credential of a presigned URL. */
@@ -70,8 +71,7 @@ export const getFile = defineRoute({
     return serveSignedBlob(ctx, `/files/${name}`, async () => {
       const id = name.split('.')[0]!;
       if (!id.startsWith('out_')) return null;
-      const r = await ctx.deps.db.query<{ blob_key: string; mime: string }>('SELECT blob_key, mime FROM generation_outputs WHERE id = $1', [id]);
-      return r.rows[0]?.blob_key ?? null;
+      return (await selectOutputBlob(ctx.deps.db, id))?.blob_key ?? null;
     });
   },
 });

@@ -2,7 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
-import { queueStats } from '../../jobs/queue-stats.js';
+import { queueStats } from '../../store/queue-stats.js';
+import { ping } from '../../store/db.js';
 import { defineRoute } from '../route.js';
 
 export const healthz = defineRoute({
@@ -53,7 +54,7 @@ const ReadyBody = Type.Object({
 export async function readiness(deps: AppDeps): Promise<{ ok: boolean; body: Record<string, unknown> }> {
   const checks: Record<string, string> = {};
   const [database, blobs, redis] = await Promise.all([
-    within(deps.db.query('SELECT 1')).then(() => 'ok', () => 'unavailable'),
+    within(ping(deps.db)).then(() => 'ok', () => 'unavailable'),
     within(deps.blobs.ping()).then(() => 'ok', () => 'unavailable'),
     within(deps.rateLimiter.ping()).catch(() => 'unavailable' as const),
   ]);

@@ -1,4 +1,4 @@
-import type { Queryable } from '../store/db.js';
+import type { Queryable } from './db.js';
 
 /** A worker whose last beat is older than this is presumed gone. */
 export const WORKER_STALE_S = 30;

@@ -1,0 +1,98 @@
+import type { Modality } from '../catalog/index.js';
+import type { Mode } from '../domain/access.js';
+import { keyUnchangedSql } from './api-keys.js';
+import { errorCode, type Queryable } from './db.js';
+
+/** What the accepting statement writes: a priced generation, its job and, when it costs credits, its hold. */
+export interface Acceptance {
+  id: string;
+  organizationId: string;
+  apiKeyId: string;
+  mode: Mode;
+  modality: Modality;
+  model: string;
+  sync: boolean;
+  prompt: string | null;
+  paramsJson: string;
+  price: number;
+  cacheKey: string | null;
+  provider: string;
+  resultJson: string | null;
+  comparisonId: string | null;
+  /** The node that runs a synchronous generation, holding its job's lease. */
+  nodeId: string;
+  leaseSeconds: number;
+  /** A key from a node's cache: nothing is written unless the key still has this fingerprint. */
+  keyFingerprint?: string | undefined;
+}
+
+export type AcceptOutcome =
+  | { written: true; createdAt: Date; walletFree: number | null }
+  | { written: false; reason: 'insufficient_credits' | 'key_changed' | 'not_written' };
+
+/**
+ * Accepts a generation in ONE statement (one round trip, one commit): the
+ * wallet is debited for the hold only if it covers the price, and the
+ * generation, its ledger row and its job are written only if the hold was
+ * taken. A synchronous generation starts `running`, its job leased to the
+ * given node; should the process die, the lease runs out and a worker
+ * finishes it.
+ */
+export async function acceptGeneration(q: Queryable, a: Acceptance): Promise<AcceptOutcome> {
+  const charged = a.price > 0;
+  // A principal from the key cache is confirmed here, in the same snapshot that reserves: nothing is written unless the key is unchanged.
+  const fingerprint = a.keyFingerprint;
+  const keyCheck = fingerprint === undefined
+    ? ''
+    : `k AS (${keyUnchangedSql('$3', '$17')}),`;
+  const gates = fingerprint === undefined ? [] : ['EXISTS (SELECT 1 FROM k)'];
+  // A synchronous generation's acceptance does not wait for its WAL flush: an image or voice answer follows the
+  // finishing statement, a synchronous commit that makes it durable too; a chat answer follows the provider's. A
+  // PostgreSQL crash in that window loses the acceptance with its uncharged hold (for chat, an answer the caller is
+  // never charged for); docs/contract-addenda.md ("Durability of a synchronous acceptance").
+  if (a.sync) gates.push(`set_config('synchronous_commit', 'off', true) IS NOT NULL`);
+  const keyGate = gates.length > 0 ? `WHERE ${gates.join(' AND ')}` : '';
+  // Every accept of an organization takes its wallet row, which stays locked until the commit: so it is taken last,
+  // once the generation, job and ledger rows are written (the conditions on j and l make them run first). If the
+  // wallet cannot cover the hold, mmgen_require fails the statement (SQLSTATE MM402) and everything is rolled back.
+  const reserve = charged
+    ? `, l AS (INSERT INTO ledger_entries (organization_id, kind, balance_delta, held_delta, reference, generation_id, api_key_id, model, modality)
+             SELECT $2, 'reserve', 0, $11, $1 || '#1', $1, $3, $6, $5 FROM g RETURNING id),
+       w AS (UPDATE wallets SET held_credits = held_credits + $11, updated_at = now()
+             WHERE organization_id = $2 AND balance_credits - held_credits >= $11
+               AND EXISTS (SELECT 1 FROM j) AND EXISTS (SELECT 1 FROM l) RETURNING balance_credits - held_credits AS free)`
+    : '';
+  const covered = charged ? `WHERE mmgen_require(EXISTS (SELECT 1 FROM w), 'insufficient credits')` : '';
+  let r: { rows: Array<{ created_at: Date; wallet_free?: number | null }> };
+  try {
+    r = await q.query(
+      `WITH ${keyCheck}
+       g AS (INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
+               price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node)
+             SELECT $1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN 'running' ELSE 'queued' END, $7, $8, $9,
+               $11, $11, $12, $13, $14, $15, CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN $10 END ${keyGate}
+             RETURNING created_at),
+       j AS (INSERT INTO jobs (generation_id, lease_owner, lease_expires_at, run_at)
+             SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END,
+               CASE WHEN $7 THEN now() + make_interval(secs => $16) ELSE now() END FROM g
+             RETURNING generation_id)
+       ${reserve}
+       SELECT g.created_at${charged ? ', (SELECT free FROM w) AS wallet_free' : ''} FROM g ${covered}`,
+      [
+        a.id, a.organizationId, a.apiKeyId, a.mode, a.modality, a.model, a.sync, a.prompt,
+        a.paramsJson, a.nodeId, a.price, a.cacheKey, a.provider, a.resultJson,
+        a.comparisonId, a.leaseSeconds, ...(fingerprint === undefined ? [] : [fingerprint]),
+      ],
+    );
+  } catch (err) {
+    if (errorCode(err) === 'MM402') return { written: false, reason: 'insufficient_credits' };
+    throw err;
+  }
+  const written = r.rows[0];
+  if (written) {
+    const free = written.wallet_free === undefined || written.wallet_free === null ? null : Number(written.wallet_free);
+    return { written: true, createdAt: written.created_at, walletFree: free };
+  }
+  // Nothing written and no refusal: the cached key changed (a key that still matches always writes, or fails with MM402).
+  return { written: false, reason: fingerprint !== undefined ? 'key_changed' : 'not_written' };
+}

@@ -1,0 +1,52 @@
+import type { Queryable } from './db.js';
+
+/**
+ * The job queue: one row per generation that a worker still has to run. A
+ * leased job's run_at is its lease's end (migration 0009), so the due scan
+ * never walks the jobs that are running, and an expired lease is due.
+ */
+export interface ClaimedJob {
+  generation_id: string;
+  claims: number;
+}
+
+export async function claimDueJobs(q: Queryable, nodeId: string, leaseSeconds: number, limit: number): Promise<ClaimedJob[]> {
+  const r = await q.query<ClaimedJob>(
+    `UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
+       run_at = now() + make_interval(secs => $2), claims = claims + 1
+     WHERE id IN (
+       SELECT id FROM jobs WHERE run_at <= now()
+       ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+     RETURNING generation_id, claims`,
+    [nodeId, leaseSeconds, limit],
+  );
+  return r.rows;
+}
+
+/** Extends a node's lease on a job; false when the job is gone or another node owns it. */
+export async function renewJobLease(q: Queryable, generationId: string, nodeId: string, leaseSeconds: number): Promise<boolean> {
+  const r = await q.query(
+    `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3), run_at = now() + make_interval(secs => $3)
+     WHERE generation_id = $1 AND lease_owner = $2`,
+    [generationId, nodeId, leaseSeconds],
+  );
+  return r.rowCount === 1;
+}
+
+/** Deletes a job only once its generation is terminal: a retry may have queued a new one meanwhile. */
+export async function deleteJobIfTerminal(q: Queryable, generationId: string): Promise<void> {
+  await q.query(
+    `DELETE FROM jobs WHERE generation_id = $1
+       AND EXISTS (SELECT 1 FROM generations WHERE id = $1 AND status IN ('succeeded', 'failed', 'canceled'))`,
+    [generationId],
+  );
+}
+
+export async function enqueueJob(q: Queryable, generationId: string): Promise<void> {
+  await q.query('INSERT INTO jobs (generation_id) VALUES ($1) ON CONFLICT (generation_id) DO NOTHING', [generationId]);
+}
+
+/** Hands a node's jobs back to the queue, due at once. Handed back unfinished, not crashed: the claim is not counted. */
+export async function releaseNodeLeases(q: Queryable, nodeId: string): Promise<void> {
+  await q.query('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, run_at = now(), claims = greatest(claims - 1, 0) WHERE lease_owner = $1', [nodeId]);
+}

@@ -1,0 +1,54 @@
+import type { Queryable } from './db.js';
+
+/** The plans the `organizations.plan` column holds. */
+export type PlanName = 'free' | 'pro' | 'studio' | 'team';
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  plan: PlanName;
+  enterprise: boolean;
+  paused: boolean;
+  created_at: Date;
+}
+
+export async function selectOrganization(q: Queryable, id: string): Promise<OrganizationRow | undefined> {
+  const r = await q.query<OrganizationRow>('SELECT * FROM organizations WHERE id = $1', [id]);
+  return r.rows[0];
+}
+
+export async function insertOrganizationRow(q: Queryable, o: { id: string; name: string; plan: PlanName; enterprise: boolean }): Promise<void> {
+  await q.query('INSERT INTO organizations (id, name, plan, enterprise) VALUES ($1, $2, $3, $4)', [o.id, o.name, o.plan, o.enterprise]);
+}
+
+export async function insertUser(q: Queryable, u: { id: string; organizationId: string; role: string; name: string }): Promise<void> {
+  await q.query('INSERT INTO users (id, organization_id, role, name) VALUES ($1, $2, $3, $4)', [u.id, u.organizationId, u.role, u.name]);
+}
+
+/** Sets the plan, and the enterprise flag unless it is null (then it stays as it was). */
+export async function updateOrganizationPlan(q: Queryable, id: string, plan: PlanName, enterprise: boolean | null): Promise<OrganizationRow | undefined> {
+  const r = await q.query<OrganizationRow>(
+    'UPDATE organizations SET plan = $2, enterprise = coalesce($3, enterprise) WHERE id = $1 RETURNING *',
+    [id, plan, enterprise],
+  );
+  return r.rows[0];
+}
+
+export async function updateOrganizationPaused(q: Queryable, id: string, paused: boolean): Promise<OrganizationRow | undefined> {
+  const r = await q.query<OrganizationRow>(
+    'UPDATE organizations SET paused = $2, paused_at = CASE WHEN $2 THEN now() ELSE NULL END WHERE id = $1 RETURNING *',
+    [id, paused],
+  );
+  return r.rows[0];
+}
+
+/** Pauses a running organization; false if it was already paused, so only one of concurrent pausers sees true. */
+export async function pauseIfRunning(q: Queryable, id: string): Promise<boolean> {
+  const r = await q.query('UPDATE organizations SET paused = true, paused_at = now() WHERE id = $1 AND NOT paused RETURNING 1', [id]);
+  return r.rowCount === 1;
+}
+
+export async function countOrganizationRows(q: Queryable): Promise<number> {
+  const r = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM organizations');
+  return r.rows[0]?.n ?? 0;
+}
