@@ -108,6 +108,26 @@ export async function rawPgRate(url: string, seconds = 3): Promise<number> {
   return Math.round(n / seconds);
 }
 
+/**
+ * pgbench's built-in TPC-B-like transaction (`pgbench -b tpcb-like`: three
+ * UPDATEs, a SELECT and an INSERT) on this database, 8 clients, at scale 8 so
+ * the clients do not all queue on one branch row. A standard, well-known
+ * measure of what this PostgreSQL does on this machine, to divide
+ * generations/s by. Its tables are made and dropped here; null without pgbench.
+ */
+export async function pgbenchTpcbRate(url: string, seconds = 5): Promise<number | null> {
+  try {
+    await run('pgbench', ['-i', '-q', '-s', '8', url]);
+    const { stdout } = await run('pgbench', ['-b', 'tpcb-like', '-c', '8', '-j', '2', '-T', String(seconds), url]);
+    const m = /tps = ([\d.]+)/.exec(stdout);
+    return m ? Math.round(Number(m[1])) : null;
+  } catch {
+    return null; // pgbench not installed
+  } finally {
+    await run('pgbench', ['-i', '-I', 'd', url]).catch(() => undefined);
+  }
+}
+
 export async function rawPgliteRate(): Promise<number> {
   const db = await PGliteDb.open(undefined);
   await db.exec('CREATE TABLE bench_tx (id bigserial PRIMARY KEY, x int)');

@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ASYNC_JOBS, cannon, CONNECTIONS, createOrg, PG_ADMIN, rawPgliteRate, rawPgRate, scratchDatabase, SECONDS, startServe, stop, type HttpResult } from './harness.js';
+import { ASYNC_JOBS, cannon, CONNECTIONS, createOrg, PG_ADMIN, pgbenchTpcbRate, rawPgliteRate, rawPgRate, scratchDatabase, SECONDS, startServe, stop, type HttpResult } from './harness.js';
 import { benchUsage, type UsageBench } from './usage.js';
 import { benchWebhooks, type WebhookBench } from './webhooks.js';
 
@@ -31,6 +31,8 @@ const LATENCY_CONNECTIONS = Number(process.env.BENCH_LATENCY_CONNECTIONS ?? 12);
 interface BackendResult {
   backend: string;
   rawWriteTxPerSec: number;
+  /** pgbench's TPC-B-like transactions/s on the same PostgreSQL in this run (null on PGlite). */
+  tpcbTxPerSec: number | null;
   chat: HttpResult;
   /** The same chat with LATENCY_CONNECTIONS connections. */
   chatLatency: HttpResult;
@@ -47,11 +49,13 @@ async function benchBackend(backend: 'pglite' | 'postgres'): Promise<BackendResu
   let dropDb: (() => Promise<void>) | null = null;
   const env: Record<string, string> = { MMGEN_DATA_DIR: dataDir, MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_RATE_LIMIT_TEAM: '10000000', MMGEN_ANOMALY_FLOOR_USD: '1000000000' };
   let rawWriteTxPerSec: number;
+  let tpcbTxPerSec: number | null = null;
   if (backend === 'postgres') {
     const scratch = await scratchDatabase('mmgen_bench');
     dropDb = scratch.drop;
     env.DATABASE_URL = scratch.url;
     rawWriteTxPerSec = await rawPgRate(env.DATABASE_URL);
+    tpcbTxPerSec = await pgbenchTpcbRate(env.DATABASE_URL);
   } else {
     rawWriteTxPerSec = await rawPgliteRate();
   }
@@ -98,7 +102,7 @@ async function benchBackend(backend: 'pglite' | 'postgres'): Promise<BackendResu
     await stop(server.proc);
     const usage = QUICK ? null : await benchUsage(backend, PG_ADMIN);
     const webhooks = QUICK ? null : await benchWebhooks(backend, PG_ADMIN, Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000));
-    return { backend, rawWriteTxPerSec, chat, chatLatency, chatOrgs, image512, asyncJobsPerSec, usage, webhooks };
+    return { backend, rawWriteTxPerSec, tpcbTxPerSec, chat, chatLatency, chatOrgs, image512, asyncJobsPerSec, usage, webhooks };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     await dropDb?.();
@@ -117,7 +121,9 @@ async function main(): Promise<void> {
   const line = (r: HttpResult) => `${r.rps}/s p50 ${r.p50} ms p99 ${r.p99} ms (${r.non2xx} non-2xx, ${r.errors} errors)`;
   console.log(`machine: ${machine}`);
   for (const r of results) {
-    console.log(`\n[${r.backend}] raw write tx: ${r.rawWriteTxPerSec}/s`);
+    console.log(`\n[${r.backend}] raw write tx: ${r.rawWriteTxPerSec}/s${r.tpcbTxPerSec ? `; pgbench tpcb-like: ${r.tpcbTxPerSec} tx/s` : ''}`);
+    const tpcb = r.tpcbTxPerSec;
+    if (tpcb) console.log(`  ÷ tpcb-like tx/s: chat ${(r.chat.rps / tpcb).toFixed(2)}, image ${(r.image512.rps / tpcb).toFixed(2)}, async ${(r.asyncJobsPerSec / tpcb).toFixed(2)}`);
     console.log(`  chat (live, simulator):  ${line(r.chat)}  = ${(r.chat.rps / r.rawWriteTxPerSec).toFixed(2)} × raw tx`);
     console.log(`  chat, ${LATENCY_CONNECTIONS} connections:    ${line(r.chatLatency)}`);
     console.log(`  chat over ${ORGS} orgs:        ${line(r.chatOrgs)}  = ${(r.chatOrgs.rps / r.rawWriteTxPerSec).toFixed(2)} × raw tx`);

@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cannon, CONNECTIONS, createOrg, rawPgRate, scratchDatabase, SECONDS, startServe, startWorkerProcess, stop, type HttpResult } from './harness.js';
+import { cannon, CONNECTIONS, createOrg, pgbenchTpcbRate, rawPgRate, scratchDatabase, SECONDS, startServe, startWorkerProcess, stop, type HttpResult } from './harness.js';
 
 const run = promisify(execFile);
 
@@ -118,6 +118,7 @@ async function main(): Promise<void> {
     process.stderr.write('bench:scale: raw PostgreSQL write rate…\n');
     const rawBefore = await rawPgRate(db.url, 5);
     const pgbench = await pgbenchRate(db.url);
+    const tpcbBefore = await pgbenchTpcbRate(db.url);
 
     const one = await startServe(env);
     procs.push(one.proc);
@@ -139,9 +140,13 @@ async function main(): Promise<void> {
     process.stderr.write('bench:scale: raw PostgreSQL write rate again…\n');
     const rawAfter = await rawPgRate(db.url, 5);
     const raw = Math.round((rawBefore + rawAfter) / 2);
+    const tpcbAfter = await pgbenchTpcbRate(db.url);
+    const tpcb = tpcbBefore !== null && tpcbAfter !== null ? Math.round((tpcbBefore + tpcbAfter) / 2) : null;
 
     const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
     const ratio = (rps: number) => Math.round((rps / raw) * 100) / 100;
+    // The figure that carries over across machines: generations/s ÷ pgbench's TPC-B-like transactions/s.
+    const tpcbRatio = (rps: number) => (tpcb ? Math.round((rps / tpcb) * 100) / 100 : null);
     const report = {
       date: new Date().toISOString(),
       machine,
@@ -149,7 +154,12 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       connections: CONNECTIONS,
       rawWriteTxPerSec: { before: rawBefore, after: rawAfter, mean: raw, pgbench },
-      results: [single, scaled].map((l) => ({ ...l, chatRatio: ratio(l.chat.rps), imageRatio: ratio(l.image512.rps) })),
+      tpcbTxPerSec: { before: tpcbBefore, after: tpcbAfter, mean: tpcb },
+      results: [single, scaled].map((l) => ({
+        ...l,
+        chatRatio: ratio(l.chat.rps), imageRatio: ratio(l.image512.rps),
+        chatTpcbRatio: tpcbRatio(l.chat.rps), imageTpcbRatio: tpcbRatio(l.image512.rps),
+      })),
     };
     writeFileSync(join(process.cwd(), 'bench', 'scale-results.json'), `${JSON.stringify(report, null, 2)}\n`);
 
@@ -157,10 +167,11 @@ async function main(): Promise<void> {
       `${String(r.rps).padStart(5)}/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (${r.non2xx} non-2xx, ${r.errors} errors)  mmgen CPU ${r.mmgenCpuMsPerGeneration ?? '?'} ms/generation`;
     console.log(`machine: ${machine}; load average at the end ${report.loadAverageAtEnd.join(' ')}`);
     console.log(`raw PostgreSQL write tx/s (pg loop, 8 clients): ${rawBefore} before, ${rawAfter} after, mean ${raw}${pgbench ? `; pgbench: ${pgbench}` : ''}`);
+    console.log(`pgbench tpcb-like tx/s (8 clients, scale 8): ${tpcbBefore ?? '?'} before, ${tpcbAfter ?? '?'} after, mean ${tpcb ?? '?'}`);
     for (const r of report.results) {
       console.log(`\n[${r.layout}]`);
-      console.log(`  chat (live, simulator):  ${line(r.chat)}  ratio ${r.chatRatio}`);
-      console.log(`  image 512×512:           ${line(r.image512)}  ratio ${r.imageRatio}`);
+      console.log(`  chat (live, simulator):  ${line(r.chat)}  ratio ${r.chatRatio}, ÷ tpcb ${r.chatTpcbRatio ?? '?'}`);
+      console.log(`  image 512×512:           ${line(r.image512)}  ratio ${r.imageRatio}, ÷ tpcb ${r.imageTpcbRatio ?? '?'}`);
     }
   } finally {
     for (const p of procs) await stop(p).catch(() => {});

@@ -1,5 +1,7 @@
 import type { AppDeps } from '../deps.js';
-import { deleteJobIfTerminal, finishFailed, runGeneration } from '../domain/generations/runner.js';
+import { finishFailed } from '../domain/generations/finish.js';
+import { deleteJobIfTerminal } from '../domain/generations/lease.js';
+import { runGeneration } from '../domain/generations/runner.js';
 import { claimDueJobs } from '../store/jobs.js';
 import { loadGeneration } from '../domain/generations/store.js';
 import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { findKeyBySecret } from '../../src/domain/api-keys.js';
 import { getWallet, reserve, settlePending } from '../../src/domain/credits.js';
-import { acceptStatement, prepareGeneration } from '../../src/domain/generations/create.js';
+import { acceptStatement, prepareGeneration } from '../../src/domain/generations/accept.js';
 import { loadGeneration } from '../../src/domain/generations/store.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.js';
 import type { Principal } from '../access.js';
 import { reserve, retryAfterSettling } from '../credits.js';
 import { isTerminal, type GenerationRow } from './model.js';
-import { finish } from './runner.js';
+import { finish } from './finish.js';
 import { clientRef } from './upstream-request.js';
 import { requeueForAttempt } from '../../store/generations.js';
 import { enqueueJob } from '../../store/jobs.js';

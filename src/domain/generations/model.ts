@@ -1,9 +1,10 @@
 import { Decimal } from 'decimal.js';
 import type { CatalogModel, Modality } from '../../catalog/index.js';
-import { extensionForMime, speechDurationS } from '../../media/index.js';
+import { extensionForMime } from '../../media/index.js';
 import type { FileLinks } from '../../files/links.js';
 import { costInCredits } from '../credits.js';
 import type { Mode } from '../access.js';
+import { MODALITIES, type ProducedWork } from './modalities.js';
 import type { GenerationRow, GenerationStatus, OutputRow } from '../../store/generations.js';
 
 export type { GenerationRow, GenerationStatus, OutputRow } from '../../store/generations.js';
@@ -23,7 +24,6 @@ export type { AttemptEnd, Finishing } from '../../store/finishing.js';
  * - output: one produced file, stored in the blob store and served by signed URL.
  */
 export const TERMINAL = ['succeeded', 'failed', 'canceled'] as const;
-export const SYNC_MODALITIES: readonly Modality[] = ['image', 'voice', 'chat'];
 
 export function isTerminal(status: GenerationStatus): boolean {
   return (TERMINAL as readonly string[]).includes(status);
@@ -31,27 +31,8 @@ export function isTerminal(status: GenerationStatus): boolean {
 
 /** The billable units a request asks for (contract §4), used for the reservation. */
 export function requestedUnits(modality: Modality, params: Record<string, unknown>): Decimal {
-  switch (modality) {
-    case 'image':
-      return new Decimal(params.num_outputs as number);
-    case 'video':
-    case 'music':
-      return new Decimal(params.duration_s as number);
-    case 'avatar':
-      // Speech length when the text is known; an audio-driven avatar is reserved at its upper bound.
-      return typeof params.text === 'string' ? new Decimal(speechDurationS(params.text)).ceil() : new Decimal(AVATAR_AUDIO_MAX_S);
-    case 'voice':
-      return new Decimal((params.text as string).length).div(1000);
-    case 'chat':
-      return new Decimal(params.max_tokens as number);
-    case '3d':
-      return new Decimal(1);
-    case 'upscale':
-      return new Decimal(params.scale === 4 ? 2 : 1);
-  }
+  return MODALITIES[modality].requestedUnits(params);
 }
-
-export const AVATAR_AUDIO_MAX_S = 60;
 
 export function priceCredits(model: CatalogModel, mode: Mode, params: Record<string, unknown>): number {
   if (mode === 'test') return 0;
@@ -62,28 +43,10 @@ export function priceCredits(model: CatalogModel, mode: Mode, params: Record<str
 export function actualCredits(
   model: CatalogModel,
   row: Pick<GenerationRow, 'mode' | 'params' | 'price_credits'>,
-  produced: { outputs: Array<{ type: string; duration_s?: string | null }>; outputTokens?: number | undefined },
+  produced: ProducedWork,
 ): number {
   if (row.mode === 'test') return 0;
-  let units: Decimal;
-  switch (model.modality) {
-    case 'chat':
-      // A provider that reports no usage is charged the reservation, never nothing.
-      units = produced.outputTokens === undefined ? requestedUnits('chat', row.params) : new Decimal(produced.outputTokens);
-      break;
-    case 'image':
-      units = new Decimal(produced.outputs.filter((o) => o.type === 'image').length);
-      break;
-    case 'video':
-    case 'music':
-    case 'avatar': {
-      const primary = produced.outputs.find((o) => o.type !== 'thumbnail' && o.duration_s);
-      units = primary?.duration_s ? new Decimal(primary.duration_s) : requestedUnits(model.modality, row.params);
-      break;
-    }
-    default:
-      units = requestedUnits(model.modality, row.params);
-  }
+  const units = MODALITIES[model.modality].producedUnits?.(produced) ?? requestedUnits(model.modality, row.params);
   return Math.min(row.price_credits, costInCredits(model.unit_cost_usd, units));
 }
 
@@ -135,7 +98,7 @@ export async function toGenerationView(g: GenerationRow, outputs: OutputRow[], l
     created_at: g.created_at.toISOString(),
     completed_at: g.completed_at ? g.completed_at.toISOString() : null,
   };
-  if (g.modality === 'chat') {
+  if (MODALITIES[g.modality].replyInView) {
     view.message = g.result?.message ?? null;
     view.usage = g.result?.usage ?? null;
   }

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { MODALITIES } from './modalities.js';
 import type { AppDeps } from '../../deps.js';
 import { FetchFailed, FetchRefused, safeFetch } from '../../files/safe-fetch.js';
 import { formatDurationMs, mimeToOutputType, probeAudioVideo, probeImage, sniffMime, videoThumbnail } from '../../media/index.js';
@@ -98,10 +99,11 @@ async function finishUpscale(out: MaterializedOutput, req: UpstreamRequest): Pro
 
 export async function materializeOutputs(deps: AppDeps, req: UpstreamRequest, outputs: UpstreamOutput[]): Promise<MaterializedOutput[]> {
   const files = await Promise.all(outputs.map((o) => identify(deps, o)));
-  if (req.modality === 'upscale') {
+  const rules = MODALITIES[req.modality].outputs;
+  if (rules.fitToScale) {
     for (let i = 0; i < files.length; i++) if (files[i]!.type === 'image') files[i] = await finishUpscale(files[i]!, req);
   }
-  if ((req.modality === 'video' || req.modality === 'avatar') && !files.some((f) => f.type === 'thumbnail')) {
+  if (rules.thumbnailFromVideo && !files.some((f) => f.type === 'thumbnail')) {
     const video = files.find((f) => f.type === 'video');
     if (video) {
       const bytes = await videoThumbnail(video.bytes).catch(() => null);

@@ -1,15 +1,13 @@
 import type { AppDeps } from '../../deps.js';
-import { newId } from '../../ids.js';
-import { probeImage } from '../../media/index.js';
 import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../../providers/types.js';
-import { actualCredits, isTerminal, type AttemptEnd, type Finishing, type GenerationRow, type OutputRow } from './model.js';
-import { clientRef, requestFor } from './upstream-request.js';
-import { materializeOutputs, OutputError } from './outputs.js';
-import { loadGeneration } from './store.js';
+import { markRunning, recordUpstreamId, setRunnerNode } from '../../store/generations.js';
 import type { EarlyDispatch } from './early-dispatch.js';
-import { finishAttempts } from '../../store/finishing.js';
-import { markRunning, recordUpstreamId, setAttemptProvider, setRunnerNode } from '../../store/generations.js';
-import { deleteJobIfTerminal as deleteTerminalJob, renewJobLease } from '../../store/jobs.js';
+import { firstRouteThatTakes, moveToProvider } from './fallback.js';
+import { finishFailed, finishWith, type RunResult } from './finish.js';
+import { deleteJobIfTerminal, leaseHeartbeat } from './lease.js';
+import { isTerminal, type GenerationRow } from './model.js';
+import { loadGeneration } from './store.js';
+import { clientRef, upstreamModelFor, upstreamRequest } from './upstream-request.js';
 
 /**
  * Runs one generation to a terminal state. Every step is safe to repeat, so a
@@ -23,18 +21,6 @@ import { deleteJobIfTerminal as deleteTerminalJob, renewJobLease } from '../../s
  */
 const POLL_MIN_MS = 25;
 const POLL_MAX_MS = 2000;
-
-export interface RunResult {
-  outcome: 'finished' | 'lost_lease' | 'not_runnable';
-  /** The generation as this run left it, when this run finished it. */
-  row?: GenerationRow;
-  outputs?: OutputRow[];
-  /**
-   * With `replyEarly`: a file-less reply (chat) the provider answered at once,
-   * handed back before it is settled; `settled` is the settlement in flight.
-   */
-  early?: { status: UpstreamStatus; settled: Promise<RunResult> };
-}
 
 export interface RunOptions {
   /** The generation as just accepted by this process (skips a read). */
@@ -51,37 +37,13 @@ export interface RunOptions {
   early?: EarlyDispatch | undefined;
 }
 
-export async function upstreamRequest(deps: AppDeps, g: GenerationRow): Promise<UpstreamRequest> {
-  const model = deps.catalog.find(g.model)!;
-  let image: UpstreamRequest['image'];
-  if (g.result?.input_blob) {
-    const blob = await deps.blobs.get(g.result.input_blob);
-    if (blob) {
-      // The size was checked when the input was accepted; an upscale's output is held to input × scale.
-      const size = await probeImage(blob.bytes, { decode: false });
-      image = { bytes: blob.bytes, mime: blob.contentType, width: size?.width ?? 0, height: size?.height ?? 0 };
-    }
-  }
-  return requestFor(model, g, upstreamModelFor(model, g.provider), image);
-}
-
-/** The model's name on a provider's route (the primary route's name for the simulator). */
-function upstreamModelFor(model: UpstreamRequest['model'], provider: string | null): string {
-  return (model.routes.find((r) => r.provider === provider) ?? model.routes[0]).upstream;
-}
-
 /** Where a generation's upstream work runs: the adapter, and the request as that adapter's route names the model. */
 interface Placement {
   adapter: ProviderAdapter;
   req: UpstreamRequest;
 }
 
-/**
- * Submits to the model's routes in order (the one the generation was accepted
- * with first): a retryable failure before the provider accepted any work
- * (connection refused, 5xx, 429 beyond its wait, an open circuit) moves on to
- * the next route; anything else ends here.
- */
+/** Submits to the first route that takes the work (fallback.ts), or takes the early call's answer for the first. */
 async function submitWithFallback(
   deps: AppDeps,
   g: GenerationRow,
@@ -94,59 +56,17 @@ async function submitWithFallback(
   const head = early && routes[0]?.adapter === early.adapter ? early : null;
   if (early && !head) early.abort.abort();
   if (routes.length === 0) throw new ProviderError('No provider for this model is configured on this node.', { kind: 'authentication', retryable: false, accepted: false, origin: 'gateway' });
-  for (let i = 0; ; i++) {
-    const route = routes[i]!;
-    const routed = i === 0 && head ? head.req : { ...req, upstreamModel: route.upstreamModel };
-    try {
+  return firstRouteThatTakes(
+    deps,
+    g.id,
+    routes,
+    async (route, i) => {
+      const routed = i === 0 && head ? head.req : { ...req, upstreamModel: route.upstreamModel };
       const submitted = await (i === 0 && head ? head.answer : route.adapter.submit(routed));
       return { adapter: route.adapter, req: routed, ...submitted };
-    } catch (err) {
-      const next = routes[i + 1];
-      if (!(err instanceof ProviderError) || !err.canFallBack || !next) throw err;
-      deps.log.warn({ generationId: g.id, provider: route.adapter.name, next: next.adapter.name, reason: err.message }, 'provider failed before accepting the work; trying the next route');
-    }
-  }
-}
-
-/** Records which provider serves the attempt now, when routing moved it (fallback, or a job adopted from another provider). */
-export async function moveToProvider(deps: AppDeps, g: GenerationRow, provider: string): Promise<GenerationRow> {
-  if (g.provider === provider) return g;
-  await setAttemptProvider(deps.db, g.id, g.attempt, provider);
-  return { ...g, provider };
-}
-
-/** Extends this node's lease on the job; false when the job is gone or another node owns it. */
-function renewLease(deps: AppDeps, generationId: string): Promise<boolean> {
-  return renewJobLease(deps.db, generationId, deps.nodeId, deps.config.jobLeaseMs / 1000);
-}
-
-/**
- * Keeps this node's lease on a job alive for as long as a run lasts (a slow
- * upstream call, a long stream), independently of any poll loop. `lost` turns
- * true once the job is gone or owned by another node.
- */
-export function leaseHeartbeat(deps: AppDeps, generationId: string): { stop(): void; readonly lost: boolean } {
-  let lost = false;
-  const timer = setInterval(() => {
-    renewLease(deps, generationId).then(
-      (ok) => {
-        if (!ok) lost = true;
-      },
-      () => {},
-    );
-  }, Math.max(50, Math.floor(deps.config.jobLeaseMs / 3)));
-  timer.unref();
-  return {
-    stop: () => clearInterval(timer),
-    get lost() {
-      return lost;
     },
-  };
-}
-
-/** Deletes a job only once its generation is terminal: a retry may have queued a new one meanwhile. */
-export async function deleteJobIfTerminal(deps: AppDeps, generationId: string): Promise<void> {
-  await deleteTerminalJob(deps.db, generationId);
+    { logMessage: 'provider failed before accepting the work; trying the next route' },
+  );
 }
 
 /** Consecutive failed polls (network, unknown errors) before the generation is failed and refunded. */
@@ -281,11 +201,6 @@ async function run(deps: AppDeps, generationId: string, opts: RunOptions, heartb
   }
 }
 
-function finishWith(deps: AppDeps, g: GenerationRow, status: UpstreamStatus, upstreamId: string, req: UpstreamRequest, batched = false): Promise<RunResult> {
-  if (status.state === 'succeeded') return finishSucceeded(deps, g, status, upstreamId, req, batched);
-  return finishFailed(deps, g, status.error?.message ?? `The upstream job ended as ${status.state}.`, upstreamId);
-}
-
 /**
  * Before submitting, asks the providers about this generation's earlier
  * submissions: the current attempt's (a crash between submit and record) and
@@ -308,95 +223,3 @@ async function reconcile(deps: AppDeps, g: GenerationRow, req: UpstreamRequest):
   return null;
 }
 
-async function storeOutputs(deps: AppDeps, g: GenerationRow, status: UpstreamStatus, req: UpstreamRequest): Promise<OutputRow[]> {
-  const files = await materializeOutputs(deps, req, status.outputs ?? []);
-  const stored: OutputRow[] = [];
-  try {
-    for (const [position, out] of files.entries()) {
-      const id = newId('out');
-      const key = `outputs/${g.id}/${id}`;
-      await deps.blobs.put(key, out.bytes, out.mime);
-      stored.push({
-        id,
-        generation_id: g.id,
-        position,
-        type: out.type,
-        mime: out.mime,
-        width: out.width,
-        height: out.height,
-        duration_s: out.duration_s,
-        blob_key: key,
-        size_bytes: out.bytes.length,
-        moderation_status: out.moderation,
-      });
-    }
-  } catch (err) {
-    // A partly stored set belongs to no output row.
-    await deleteBlobs(deps, stored);
-    throw err;
-  }
-  return stored;
-}
-
-/** What follows a finished attempt in this process: its settlement is scheduled, metrics and the log. */
-function afterFinish(deps: AppDeps, row: GenerationRow, charged: number): void {
-  deps.settler.pending(row.organization_id);
-  deps.metrics.settled(row, charged);
-  deps.log.info(
-    { generationId: row.id, modality: row.modality, model: row.model, status: row.status, attempt: row.attempt, chargedCredits: charged },
-    'generation finished',
-  );
-}
-
-export async function finish(deps: AppDeps, g: GenerationRow, end: AttemptEnd, opts: { batched?: boolean } = {}): Promise<RunResult> {
-  const [row] = opts.batched ? [await deps.finishes.add({ g, end })] : await finishAttempts(deps.db, [{ g, end }]);
-  if (!row) return { outcome: 'finished' };
-  afterFinish(deps, row, end.charged);
-  return { outcome: 'finished', row, outputs: end.outputs };
-}
-
-export async function finishSucceeded(
-  deps: AppDeps,
-  g: GenerationRow,
-  status: UpstreamStatus,
-  upstreamId: string | null = null,
-  req?: UpstreamRequest,
-  batched = false,
-): Promise<RunResult> {
-  let outputs: OutputRow[] = [];
-  if (status.outputs?.length) {
-    try {
-      outputs = await storeOutputs(deps, g, status, req ?? (await upstreamRequest(deps, g)));
-    } catch (err) {
-      if (!(err instanceof OutputError)) throw err;
-      // The provider's job succeeded and its id is kept: a retry adopts it and downloads again.
-      return finishFailed(deps, g, `The provider finished, but ${err.message}.`, upstreamId);
-    }
-  }
-  const model = deps.catalog.find(g.model)!;
-  const charged = actualCredits(model, g, { outputs, outputTokens: status.usage?.output_tokens });
-  const result = {
-    ...(g.result ?? {}),
-    ...(status.message ? { message: status.message } : {}),
-    ...(status.usage ? { usage: status.usage } : {}),
-    ...(status.finish_reason ? { finish_reason: status.finish_reason } : {}),
-  };
-  const done = await finish(deps, g, { status: 'succeeded', charged, result, error: null, upstreamId, outputs }, { batched });
-  // Nothing was recorded (canceled or finished meanwhile): the files belong to no output row.
-  if (!done.row) await deleteBlobs(deps, outputs);
-  return done;
-}
-
-async function deleteBlobs(deps: AppDeps, outputs: OutputRow[]): Promise<void> {
-  await Promise.all(
-    outputs.map((o) => deps.blobs.delete(o.blob_key).catch((err: unknown) => deps.log.warn({ err, key: o.blob_key }, 'could not delete an unrecorded output file'))),
-  );
-}
-
-/** Fails an attempt (refunded); an upstream id is kept so that a retry can ask about that job. */
-export async function finishFailed(deps: AppDeps, g: GenerationRow, message: string, upstreamId: string | null = null): Promise<RunResult> {
-  return finish(deps, g, {
-    status: 'failed', charged: 0, result: null, upstreamId, outputs: [],
-    error: { type: 'upstream_error', code: 'upstream_error', message },
-  });
-}

@@ -1,3 +1,5 @@
+import type { AppDeps } from '../../deps.js';
+import { probeImage } from '../../media/index.js';
 import type { UpstreamRequest } from '../../providers/types.js';
 import type { GenerationRow } from './model.js';
 
@@ -15,4 +17,24 @@ export function requestFor(
 ): UpstreamRequest {
   const { simulate, ...params } = g.params as Record<string, unknown> & { simulate?: UpstreamRequest['simulate'] };
   return { clientRef: clientRef(g.id, g.attempt), attempt: g.attempt, modality: g.modality, model, upstreamModel, params, image, simulate };
+}
+
+/** What the provider is asked for the generation's current attempt, with its stored input image. */
+export async function upstreamRequest(deps: AppDeps, g: GenerationRow): Promise<UpstreamRequest> {
+  const model = deps.catalog.find(g.model)!;
+  let image: UpstreamRequest['image'];
+  if (g.result?.input_blob) {
+    const blob = await deps.blobs.get(g.result.input_blob);
+    if (blob) {
+      // The size was checked when the input was accepted; an upscale's output is held to input × scale.
+      const size = await probeImage(blob.bytes, { decode: false });
+      image = { bytes: blob.bytes, mime: blob.contentType, width: size?.width ?? 0, height: size?.height ?? 0 };
+    }
+  }
+  return requestFor(model, g, upstreamModelFor(model, g.provider), image);
+}
+
+/** The model's name on a provider's route (the primary route's name for the simulator). */
+export function upstreamModelFor(model: UpstreamRequest['model'], provider: string | null): string {
+  return (model.routes.find((r) => r.provider === provider) ?? model.routes[0]).upstream;
 }

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../../deps.js';
-import type { GenerationRow } from '../../domain/generations/model.js';
-import { finishFailed, finishSucceeded, leaseHeartbeat, moveToProvider, upstreamRequest } from '../../domain/generations/runner.js';
-import { loadGeneration } from '../../domain/generations/store.js';
+import { submitGeneration } from '../../domain/generations/accept.js';
 import { EarlyDispatch } from '../../domain/generations/early-dispatch.js';
+import { finishFailed } from '../../domain/generations/finish.js';
+import type { GenerationRow } from '../../domain/generations/model.js';
+import { runStreamed } from '../../domain/generations/run-stream.js';
+import { finishSynchronously } from '../../domain/generations/run-sync.js';
 import { ApiError } from '../../errors.js';
-import { ProviderError, type ChatStreamChunk } from '../../providers/types.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
-import { finishSynchronously, submitGeneration, tagRequestLog } from './generation-route.js';
+import { tagRequestLog } from './generation-route.js';
 import { Simulate } from './generation-schema.js';
 
 /**
@@ -144,7 +144,7 @@ export const chatCompletions = defineRoute({
       choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
     try {
-      const done = await deps.inflight.track(streamChat(deps, g, (text) => write(chunk({ content: text }, null)), () => write(chunk({ role: 'assistant', content: '' }, null))));
+      const done = await deps.inflight.track(runStreamed(deps, g, (text) => write(chunk({ content: text }, null)), () => write(chunk({ role: 'assistant', content: '' }, null))));
       write(chunk({}, done.result?.finish_reason ?? 'stop'));
       if (b.stream_options?.include_usage) {
         const u = toCompletion(done).usage;
@@ -168,78 +168,3 @@ export const chatCompletions = defineRoute({
     return 'sent';
   },
 });
-
-/**
- * Streams a chat generation from its provider, calling `onDelta` per piece,
- * then settles it like any other generation. A cache hit replays the stored
- * reply without asking the provider. A client that goes away does not stop
- * the generation (the provider bills the whole reply, so mmgen does); a
- * cancel does: the upstream stream is aborted and nothing is charged.
- */
-async function streamChat(deps: AppDeps, accepted: GenerationRow, onDelta: (text: string) => void, onStart: () => void): Promise<GenerationRow> {
-  let g = accepted;
-  onStart();
-  if (g.cache_hit) {
-    for (const piece of (g.result?.message?.content ?? '').match(/\S+\s*|\s+/g) ?? []) onDelta(piece);
-    return g;
-  }
-  const req = await upstreamRequest(deps, g);
-  // The routes in order, the one the generation was accepted with first: a provider that fails before its first byte hands over to the next.
-  const routes = deps.providers.routes(g.mode, req.model, g.provider);
-  const abort = new AbortController();
-  const heartbeat = leaseHeartbeat(deps, g.id);
-  let canceled = false;
-  const watch = setInterval(() => {
-    loadGeneration(deps.db, g.id).then(
-      (now) => {
-        if (now && now.status !== 'running') {
-          canceled = now.status === 'canceled';
-          abort.abort();
-        }
-      },
-      () => {},
-    );
-  }, 250);
-  let final: Extract<ChatStreamChunk, { type: 'done' }> | undefined;
-  try {
-    for (let i = 0; i < routes.length; i++) {
-      const route = routes[i]!;
-      let started = false;
-      try {
-        if (!route.adapter.streamChat) throw new Error('adapter cannot stream');
-        for await (const c of route.adapter.streamChat({ ...req, upstreamModel: route.upstreamModel }, abort.signal)) {
-          if (abort.signal.aborted) break;
-          if (!started) {
-            started = true;
-            g = await moveToProvider(deps, g, route.adapter.name);
-          }
-          if (c.type === 'delta') onDelta(c.text);
-          else final = c;
-        }
-        break;
-      } catch (err) {
-        const next = routes[i + 1];
-        if (started || abort.signal.aborted || !next || !(err instanceof ProviderError) || !err.canFallBack) throw err;
-        deps.log.warn({ generationId: g.id, provider: route.adapter.name, next: next.adapter.name, reason: err.message }, 'provider failed before streaming; trying the next route');
-      }
-    }
-  } catch (err) {
-    if (!abort.signal.aborted) {
-      await finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider stream failed.');
-      throw err instanceof ApiError ? err : new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
-    }
-  } finally {
-    clearInterval(watch);
-    heartbeat.stop();
-  }
-  if (abort.signal.aborted) {
-    if (canceled) throw new ApiError('generation_canceled', `The generation ${g.id} was canceled; nothing was charged.`);
-    throw new ApiError('upstream_error', `The generation ${g.id} ended while it was streaming.`);
-  }
-  if (!final) {
-    await finishFailed(deps, g, 'The provider stream ended without a final message.');
-    throw new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
-  }
-  const done = await finishSucceeded(deps, g, { state: 'succeeded', message: final.message, usage: final.usage, finish_reason: final.finish_reason });
-  return done.row ?? (await loadGeneration(deps.db, g.id))!;
-}

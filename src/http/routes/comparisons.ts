@@ -10,6 +10,7 @@ import { makeAjv, validationError } from '../validation.js';
 import { defineRoute } from '../route.js';
 import { IdParams, Nullable, Timestamp } from '../schemas.js';
 import { MODALITY_SPECS } from './generation-route.js';
+import { MODALITIES } from '../../domain/generations/modalities.js';
 import { Generation, Simulate } from './generation-schema.js';
 
 const Comparison = Type.Object(
@@ -28,20 +29,9 @@ const Comparison = Type.Object(
   { title: 'Comparison' },
 );
 
-/** Where a comparison's one prompt goes in each modality's request. */
+/** Where a comparison's one prompt goes in each modality's request (modalities.ts). */
 function withPrompt(modality: Modality, prompt: string | undefined, params: Record<string, unknown>): Record<string, unknown> {
-  if (prompt === undefined) return params;
-  switch (modality) {
-    case 'voice':
-    case 'avatar':
-      return { text: prompt, ...params };
-    case 'chat':
-      return { messages: [{ role: 'user', content: prompt }], ...params };
-    case 'upscale':
-      throw new ApiError('parameter_invalid', 'An upscale comparison takes no prompt; give params.upload_id or params.image_url.', 'prompt');
-    default:
-      return { prompt, ...params };
-  }
+  return prompt === undefined ? params : MODALITIES[modality].withPrompt(prompt, params);
 }
 
 /** Errors about an input name the field where a comparison has it: params.upload_id, params.image_url, params.audio_url. */

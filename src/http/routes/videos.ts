@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { modalityRoute } from './generation-route.js';
-import { Prompt } from './generation-schema.js';
+import { Prompt, QueuedVideo } from './generation-schema.js';
 
 export const createVideo = modalityRoute({
   modality: 'video',
@@ -16,4 +16,5 @@ export const createVideo = modalityRoute({
     aspect_ratio: Type.Optional(Type.String({ enum: ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'], default: '16:9' })),
   },
   prompt: (b) => b.prompt as string,
+  queuedWithGenerationId: QueuedVideo,
 });

@@ -8,12 +8,16 @@ import type { Queryable } from '../../store/db.js';
 import { StaleAuthentication, type Principal } from '../access.js';
 import { confirmCachedPrincipal } from '../api-keys.js';
 import { retryAfterSettling } from '../credits.js';
-import { priceCredits, SYNC_MODALITIES, type GenerationRow } from './model.js';
+import { priceCredits, type GenerationRow } from './model.js';
+import { MODALITIES } from './modalities.js';
 import { loadGeneration, loadOutputs } from './store.js';
 import { acceptGeneration } from '../../store/accepting.js';
 import { insertCacheCopy, selectCacheSource } from '../../store/generations.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import type { PreparedGeneration } from './prepared.js';
+import { verifyAudioUrl } from '../../files/audio-input.js';
+import { resolveImageInput } from '../../files/uploads.js';
+import { UPSCALE_MAX_OUTPUT_PIXELS } from '../../media/index.js';
 
 export interface CreateGenerationInput {
   modality: Modality;
@@ -52,7 +56,7 @@ export async function prepareGeneration(deps: AppDeps, principal: Principal, inp
     modality: model.modality,
     model: model.slug,
     // Children of a comparison run asynchronously whatever their modality (contract §6).
-    sync: SYNC_MODALITIES.includes(input.modality) && !input.comparisonId,
+    sync: MODALITIES[input.modality].sync && !input.comparisonId,
     prompt: input.prompt,
     params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
     price: priceCredits(model, principal.mode, input.params),
@@ -196,4 +200,40 @@ async function cachedCopy(
   deps.metrics.generationsAccepted.inc({ modality: input.modality, cache_hit: 'true' });
   deps.metrics.generationsFinished.inc({ modality: input.modality, status: 'succeeded' });
   return (await loadGeneration(deps.db, id))!;
+}
+
+/** Validates the model and the input image, then accepts the generation. */
+export async function submitGeneration(
+  deps: AppDeps,
+  principal: Principal,
+  modality: Modality,
+  b: Record<string, unknown>,
+  prompt: string | null,
+  imageRule?: 'optional' | 'required',
+  comparisonId?: string,
+  early?: EarlyDispatch,
+): Promise<GenerationRow> {
+  const { model, simulate, cache, ...params } = b as { model: string; simulate?: SimulateOptions; cache?: boolean } & Record<string, unknown>;
+  deps.catalog.resolve(model, modality);
+  if (b.upload_id !== undefined && b.image_url !== undefined) {
+    throw new ApiError('parameter_invalid', 'Give either upload_id or image_url, not both.', 'image_url');
+  }
+  const hasImage = b.upload_id !== undefined || b.image_url !== undefined;
+  if (imageRule === 'required' && !hasImage) throw new ApiError('parameter_missing', 'This request needs an input image: upload_id or image_url.', 'upload_id');
+  // Inputs are fetched, stored or completed before the accepting statement: a key from the node's cache is confirmed first.
+  if (hasImage || b.audio_url !== undefined) await confirmCachedPrincipal(deps.db, principal);
+  const image = hasImage
+    ? await resolveImageInput(deps, principal, { upload_id: b.upload_id as string | undefined, image_url: b.image_url as string | undefined })
+    : undefined;
+  if (typeof b.audio_url === 'string') await verifyAudioUrl(deps, b.audio_url);
+  if (MODALITIES[modality].outputs.fitToScale && image) {
+    const scale = (params.scale as number | undefined) ?? 2;
+    if (image.width * scale * image.height * scale > UPSCALE_MAX_OUTPUT_PIXELS) {
+      throw new ApiError('parameter_invalid', `${image.width}×${image.height} × ${scale} would exceed the ${UPSCALE_MAX_OUTPUT_PIXELS}-pixel output limit; use a smaller image or scale.`, 'scale');
+    }
+  }
+  const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, comparisonId, early });
+  // A synchronous generation runs in this request (its job is leased to this process): no worker needs waking.
+  if (!g.sync) deps.jobsAvailable?.();
+  return g;
 }

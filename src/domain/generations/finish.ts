@@ -1,0 +1,122 @@
+import type { AppDeps } from '../../deps.js';
+import { newId } from '../../ids.js';
+import type { UpstreamRequest, UpstreamStatus } from '../../providers/types.js';
+import { finishAttempts } from '../../store/finishing.js';
+import { actualCredits, type AttemptEnd, type GenerationRow, type OutputRow } from './model.js';
+import { materializeOutputs, OutputError } from './outputs.js';
+import { upstreamRequest } from './upstream-request.js';
+
+/**
+ * How an attempt ends: its outputs stored in mmgen's blob store, then one
+ * finishing statement (store/finishing.ts) that charges it, releases the rest
+ * of its reservation, records outputs and events and deletes its job.
+ */
+export interface RunResult {
+  outcome: 'finished' | 'lost_lease' | 'not_runnable';
+  /** The generation as this run left it, when this run finished it. */
+  row?: GenerationRow;
+  outputs?: OutputRow[];
+  /**
+   * With `replyEarly`: a file-less reply (chat) the provider answered at once,
+   * handed back before it is settled; `settled` is the settlement in flight.
+   */
+  early?: { status: UpstreamStatus; settled: Promise<RunResult> };
+}
+
+export function finishWith(deps: AppDeps, g: GenerationRow, status: UpstreamStatus, upstreamId: string, req: UpstreamRequest, batched = false): Promise<RunResult> {
+  if (status.state === 'succeeded') return finishSucceeded(deps, g, status, upstreamId, req, batched);
+  return finishFailed(deps, g, status.error?.message ?? `The upstream job ended as ${status.state}.`, upstreamId);
+}
+
+async function storeOutputs(deps: AppDeps, g: GenerationRow, status: UpstreamStatus, req: UpstreamRequest): Promise<OutputRow[]> {
+  const files = await materializeOutputs(deps, req, status.outputs ?? []);
+  const stored: OutputRow[] = [];
+  try {
+    for (const [position, out] of files.entries()) {
+      const id = newId('out');
+      const key = `outputs/${g.id}/${id}`;
+      await deps.blobs.put(key, out.bytes, out.mime);
+      stored.push({
+        id,
+        generation_id: g.id,
+        position,
+        type: out.type,
+        mime: out.mime,
+        width: out.width,
+        height: out.height,
+        duration_s: out.duration_s,
+        blob_key: key,
+        size_bytes: out.bytes.length,
+        moderation_status: out.moderation,
+      });
+    }
+  } catch (err) {
+    // A partly stored set belongs to no output row.
+    await deleteBlobs(deps, stored);
+    throw err;
+  }
+  return stored;
+}
+
+/** What follows a finished attempt in this process: its settlement is scheduled, metrics and the log. */
+function afterFinish(deps: AppDeps, row: GenerationRow, charged: number): void {
+  deps.settler.pending(row.organization_id);
+  deps.metrics.settled(row, charged);
+  deps.log.info(
+    { generationId: row.id, modality: row.modality, model: row.model, status: row.status, attempt: row.attempt, chargedCredits: charged },
+    'generation finished',
+  );
+}
+
+export async function finish(deps: AppDeps, g: GenerationRow, end: AttemptEnd, opts: { batched?: boolean } = {}): Promise<RunResult> {
+  const [row] = opts.batched ? [await deps.finishes.add({ g, end })] : await finishAttempts(deps.db, [{ g, end }]);
+  if (!row) return { outcome: 'finished' };
+  afterFinish(deps, row, end.charged);
+  return { outcome: 'finished', row, outputs: end.outputs };
+}
+
+export async function finishSucceeded(
+  deps: AppDeps,
+  g: GenerationRow,
+  status: UpstreamStatus,
+  upstreamId: string | null = null,
+  req?: UpstreamRequest,
+  batched = false,
+): Promise<RunResult> {
+  let outputs: OutputRow[] = [];
+  if (status.outputs?.length) {
+    try {
+      outputs = await storeOutputs(deps, g, status, req ?? (await upstreamRequest(deps, g)));
+    } catch (err) {
+      if (!(err instanceof OutputError)) throw err;
+      // The provider's job succeeded and its id is kept: a retry adopts it and downloads again.
+      return finishFailed(deps, g, `The provider finished, but ${err.message}.`, upstreamId);
+    }
+  }
+  const model = deps.catalog.find(g.model)!;
+  const charged = actualCredits(model, g, { outputs, outputTokens: status.usage?.output_tokens });
+  const result = {
+    ...(g.result ?? {}),
+    ...(status.message ? { message: status.message } : {}),
+    ...(status.usage ? { usage: status.usage } : {}),
+    ...(status.finish_reason ? { finish_reason: status.finish_reason } : {}),
+  };
+  const done = await finish(deps, g, { status: 'succeeded', charged, result, error: null, upstreamId, outputs }, { batched });
+  // Nothing was recorded (canceled or finished meanwhile): the files belong to no output row.
+  if (!done.row) await deleteBlobs(deps, outputs);
+  return done;
+}
+
+async function deleteBlobs(deps: AppDeps, outputs: OutputRow[]): Promise<void> {
+  await Promise.all(
+    outputs.map((o) => deps.blobs.delete(o.blob_key).catch((err: unknown) => deps.log.warn({ err, key: o.blob_key }, 'could not delete an unrecorded output file'))),
+  );
+}
+
+/** Fails an attempt (refunded); an upstream id is kept so that a retry can ask about that job. */
+export async function finishFailed(deps: AppDeps, g: GenerationRow, message: string, upstreamId: string | null = null): Promise<RunResult> {
+  return finish(deps, g, {
+    status: 'failed', charged: 0, result: null, upstreamId, outputs: [],
+    error: { type: 'upstream_error', code: 'upstream_error', message },
+  });
+}

@@ -1,0 +1,85 @@
+import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../errors.js';
+import { ProviderError, type ChatStreamChunk } from '../../providers/types.js';
+import { firstRouteThatTakes, moveToProvider } from './fallback.js';
+import { finishFailed, finishSucceeded } from './finish.js';
+import { leaseHeartbeat } from './lease.js';
+import type { GenerationRow } from './model.js';
+import { loadGeneration } from './store.js';
+import { upstreamRequest } from './upstream-request.js';
+
+/**
+ * Streams a chat generation from its provider, calling `onDelta` per piece,
+ * then settles it like any other generation. A cache hit replays the stored
+ * reply without asking the provider. A client that goes away does not stop
+ * the generation (the provider bills the whole reply, so mmgen does); a
+ * cancel does: the upstream stream is aborted and nothing is charged.
+ */
+export async function runStreamed(deps: AppDeps, accepted: GenerationRow, onDelta: (text: string) => void, onStart: () => void): Promise<GenerationRow> {
+  let g = accepted;
+  onStart();
+  if (g.cache_hit) {
+    for (const piece of (g.result?.message?.content ?? '').match(/\S+\s*|\s+/g) ?? []) onDelta(piece);
+    return g;
+  }
+  const req = await upstreamRequest(deps, g);
+  // The routes in order, the one the generation was accepted with first: a provider that fails before its first byte hands over to the next.
+  const routes = deps.providers.routes(g.mode, req.model, g.provider);
+  const abort = new AbortController();
+  const heartbeat = leaseHeartbeat(deps, g.id);
+  let canceled = false;
+  const watch = setInterval(() => {
+    loadGeneration(deps.db, g.id).then(
+      (now) => {
+        if (now && now.status !== 'running') {
+          canceled = now.status === 'canceled';
+          abort.abort();
+        }
+      },
+      () => {},
+    );
+  }, 250);
+  let final: Extract<ChatStreamChunk, { type: 'done' }> | undefined;
+  try {
+    let started = false;
+    if (routes.length > 0) {
+      await firstRouteThatTakes(
+        deps,
+        g.id,
+        routes,
+        async (route) => {
+          if (!route.adapter.streamChat) throw new Error('adapter cannot stream');
+          for await (const c of route.adapter.streamChat({ ...req, upstreamModel: route.upstreamModel }, abort.signal)) {
+            if (abort.signal.aborted) break;
+            if (!started) {
+              started = true;
+              g = await moveToProvider(deps, g, route.adapter.name);
+            }
+            if (c.type === 'delta') onDelta(c.text);
+            else final = c;
+          }
+        },
+        // Once text reached the client, or the stream was stopped, no other provider may take over.
+        { logMessage: 'provider failed before streaming; trying the next route', mayMoveOn: () => !started && !abort.signal.aborted },
+      );
+    }
+  } catch (err) {
+    if (!abort.signal.aborted) {
+      await finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider stream failed.');
+      throw err instanceof ApiError ? err : new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
+    }
+  } finally {
+    clearInterval(watch);
+    heartbeat.stop();
+  }
+  if (abort.signal.aborted) {
+    if (canceled) throw new ApiError('generation_canceled', `The generation ${g.id} was canceled; nothing was charged.`);
+    throw new ApiError('upstream_error', `The generation ${g.id} ended while it was streaming.`);
+  }
+  if (!final) {
+    await finishFailed(deps, g, 'The provider stream ended without a final message.');
+    throw new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
+  }
+  const done = await finishSucceeded(deps, g, { state: 'succeeded', message: final.message, usage: final.usage, finish_reason: final.finish_reason });
+  return done.row ?? (await loadGeneration(deps.db, g.id))!;
+}

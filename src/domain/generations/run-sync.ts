@@ -1,0 +1,55 @@
+import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../errors.js';
+import type { UpstreamStatus } from '../../providers/types.js';
+import { cacheEntryKey } from './accept.js';
+import type { EarlyDispatch } from './early-dispatch.js';
+import { finishFailed, type RunResult } from './finish.js';
+import type { GenerationRow, OutputRow } from './model.js';
+import { runGeneration } from './runner.js';
+import { loadGeneration, loadOutputs } from './store.js';
+
+/**
+ * Runs a synchronous generation in the request; a failure at the provider is a 502 (it was refunded).
+ * With `replyEarly`, a file-less reply (chat) comes back as soon as the provider answers (`early`), and
+ * its settlement runs on, tracked under the generation id (a GET of it on this node waits for it).
+ */
+export async function finishSynchronously(
+  deps: AppDeps,
+  g: GenerationRow,
+  opts: { replyEarly?: boolean; early?: EarlyDispatch } = {},
+): Promise<{ row: GenerationRow; outputs: OutputRow[]; early?: UpstreamStatus }> {
+  let row: GenerationRow;
+  let outputs: OutputRow[] | undefined;
+  if (g.cache_hit) {
+    row = g;
+  } else {
+    let run: RunResult;
+    try {
+      run = await deps.inflight.track(runGeneration(deps, g.id, { row: g, fresh: true, replyEarly: opts.replyEarly === true, early: opts.early }));
+    } catch (err) {
+      // The caller gets an error, so the generation must not run on and be charged later: fail it (refunded).
+      await finishFailed(deps, g, 'mmgen failed while running this generation.').catch(() => {});
+      throw err;
+    }
+    if (run.early) {
+      const settled = deps.inflight.track(
+        run.early.settled.catch((err: unknown) => {
+          // The lease runs out and a worker finishes the generation: charged once, whatever happened here.
+          deps.log.error({ err, generationId: g.id }, 'settling a reply failed; the job is left to a worker');
+          return { outcome: 'finished' } as RunResult;
+        }),
+        g.id,
+      );
+      // A repeat of a cacheable request on this node waits for it too (createGeneration), to be answered from the cache.
+      if (g.cache_key !== null) deps.inflight.track(settled, cacheEntryKey(g.organization_id, g.mode, g.cache_key));
+      return { row: { ...g, status: 'succeeded' }, outputs: [], early: run.early.status };
+    }
+    // Finished by this run: its state is known. Otherwise (canceled meanwhile, …) read it.
+    row = run.row ?? (await loadGeneration(deps.db, g.id))!;
+    outputs = run.row ? run.outputs : undefined;
+  }
+  if (row.status === 'failed') {
+    throw new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded: ${row.error?.message ?? 'unknown error'}`);
+  }
+  return { row, outputs: outputs ?? (await loadOutputs(deps.db, [row.id])).get(row.id) ?? [] };
+}
