@@ -49,7 +49,7 @@ export interface Config {
   workerPollMs: number;
   /** How often budgets and spending anomalies are checked (by every worker node; the checks are idempotent). */
   schedulerIntervalMs: number;
-  /** How long a finished generation's wallet settlement waits so that one statement applies many (jobs/settler.ts). */
+  /** How long a finished generation's wallet settlement waits so that one statement applies many (billing/settler.ts). */
   settleDelayMs: number;
   /** How long an answered chat completion's finishing statement waits so that one statement finishes several. */
   finishBatchMs: number;

@@ -8,7 +8,7 @@ import type { BlobStore, UrlSigner } from './files/types.js';
 import type { KeyRateLimiter } from './rate-limit.js';
 import type { InflightWork } from './jobs/inflight.js';
 import type { Batcher } from './jobs/batcher.js';
-import type { Settler } from './jobs/settler.js';
+import type { Settler } from './billing/settler.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
 import type { Headroom } from './domain/generations/headroom.js';

@@ -1,6 +1,6 @@
 import { Catalog, MODALITIES, type Modality } from '../catalog/index.js';
 import { PLANS, type Plan } from '../domain/access.js';
-import { topUp } from '../domain/credits.js';
+import { topUp } from '../billing/credits.js';
 import { createOrganization, getOrganization, setPaused, setPlan } from '../domain/organizations.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';

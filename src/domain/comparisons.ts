@@ -9,7 +9,7 @@ import { toGenerationView } from './generations/model.js';
 import { loadOutputs } from './generations/store.js';
 import { insertComparison, selectComparison, type ComparisonRow } from '../store/comparisons.js';
 import { selectComparisonChildren } from '../store/generations.js';
-import { retryAfterSettling } from './credits.js';
+import { retryAfterSettling } from '../billing/credits.js';
 
 /**
  * Comparison glossary

@@ -13,7 +13,7 @@ import {
 } from '../store/organizations.js';
 import type { Plan } from './access.js';
 import { insertApiKey } from './api-keys.js';
-import { topUp, type Wallet, getWallet } from './credits.js';
+import { topUp, type Wallet, getWallet } from '../billing/credits.js';
 
 /**
  * Organization glossary

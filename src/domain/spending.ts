@@ -4,7 +4,7 @@ import { newId } from '../ids.js';
 import { insertEvent } from '../store/events.js';
 import { pauseIfRunning } from '../store/organizations.js';
 import { budgetedKeysSpendSince, chargedSinceByRunningOrganization, insertBudgetNotice, liveChargedBetween } from '../store/spending.js';
-import { USD_PER_CREDIT } from './credits.js';
+import { USD_PER_CREDIT } from '../billing/credits.js';
 
 /**
  * Spending watch: budgets and the anomaly detector. Both run on a schedule,

@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import type { Queryable } from '../store/db.js';
 import { sumUsageRollups } from '../store/usage.js';
 import type { Principal } from './access.js';
-import { settlePending, USD_PER_CREDIT } from './credits.js';
+import { settlePending, USD_PER_CREDIT } from '../billing/credits.js';
 
 /**
  * Usage glossary

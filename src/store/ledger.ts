@@ -109,14 +109,6 @@ export async function holdIfAvailable(q: Queryable, organizationId: string, cred
   return r.rowCount === 1;
 }
 
-export async function addToWallet(q: Queryable, organizationId: string, balanceDelta: number, heldDelta: number): Promise<void> {
-  await q.query(
-    `UPDATE wallets SET balance_credits = balance_credits + $2, held_credits = held_credits + $3, updated_at = now()
-     WHERE organization_id = $1`,
-    [organizationId, balanceDelta, heldDelta],
-  );
-}
-
 export async function sumLedger(q: Queryable, organizationId: string): Promise<WalletRow> {
   const r = await q.query<{ balance: string | null; held: string | null }>(
     'SELECT sum(balance_delta) AS balance, sum(held_delta) AS held FROM ledger_entries WHERE organization_id = $1',

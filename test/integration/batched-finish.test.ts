@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { settlePending } from '../../src/domain/credits.js';
+import { settlePending } from '../../src/billing/credits.js';
 import type { GenerationRow } from '../../src/domain/generations/model.js';
 import { finishAttempts, finishStatement } from '../../src/store/finishing.js';
 import { loadGeneration } from '../../src/domain/generations/store.js';

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { getWallet, ledgerSums } from '../../src/domain/credits.js';
+import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 describeEachBackend('POST /v1/chat/completions with the official openai SDK', (backend) => {

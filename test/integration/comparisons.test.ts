@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { getWallet, ledgerSums, topUp } from '../../src/domain/credits.js';
+import { getWallet, ledgerSums, topUp } from '../../src/billing/credits.js';
 import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
 describeEachBackend('comparisons', (backend) => {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { findKeyBySecret } from '../../src/domain/api-keys.js';
-import { getWallet, reserve, settlePending } from '../../src/domain/credits.js';
+import { getWallet, reserve, settlePending } from '../../src/billing/credits.js';
 import { acceptStatement, prepareGeneration } from '../../src/domain/generations/accept.js';
 import { loadGeneration } from '../../src/domain/generations/store.js';
 import { startFakes, type Fakes } from '../fakes/index.js';

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getWallet, ledgerSums } from '../../src/domain/credits.js';
+import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { parseMp4, validateGlb } from '../../src/media/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';

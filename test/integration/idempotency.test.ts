@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getWallet, ledgerSums } from '../../src/domain/credits.js';
+import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { compactSse } from '../../src/http/idempotency.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { settlePending, topUp } from '../../src/domain/credits.js';
+import { settlePending, topUp } from '../../src/billing/credits.js';
 import type { Db } from '../../src/store/db.js';
 import { walletAndLedger } from '../helpers/money.js';
 import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';

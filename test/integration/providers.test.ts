@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/models.js';
-import { getWallet, ledgerSums } from '../../src/domain/credits.js';
+import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { sniffMime, validateGlb } from '../../src/media/index.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakePng } from '../fakes/media.js';

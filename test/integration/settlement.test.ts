@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ledgerSums } from '../../src/domain/credits.js';
+import { ledgerSums } from '../../src/billing/credits.js';
 import { until } from '../helpers/processes.js';
 import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { getWallet, ledgerSums, reserve, settle, topUp } from '../../src/domain/credits.js';
+import { getWallet, ledgerSums, reserve, settlePending, topUp } from '../../src/billing/credits.js';
+import { actualCredits } from '../../src/billing/pricing.js';
+import { loadGeneration } from '../../src/domain/generations/store.js';
+import { finishAttempts } from '../../src/store/finishing.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 describeEachBackend('wallet and ledger', (backend) => {
@@ -7,7 +10,7 @@ describeEachBackend('wallet and ledger', (backend) => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    s = await startTestServer(backend);
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1' });
     api = client(s.url);
   });
   afterAll(async () => s?.close());
@@ -46,25 +49,44 @@ describeEachBackend('wallet and ledger', (backend) => {
     expect(reserves.rows[0]!.n).toBe(50);
   });
 
-  it('concurrent top-ups and settlements never lose an update', async () => {
-    const org = await s.createOrg({ credits: 1000 });
-    for (let i = 0; i < 20; i++) await s.db.tx((q) => reserve(q, { organizationId: org.id, credits: 50, reference: `r:${i}` }));
-    await Promise.all([
-      ...Array.from({ length: 20 }, (_, i) => s.db.tx((q) => settle(q, { organizationId: org.id, reserved: 50, charged: i % 2 ? 50 : 20, reference: `r:${i}` }))),
-      ...Array.from({ length: 20 }, (_, i) => s.db.tx((q) => topUp(q, { organizationId: org.id, credits: 10, reference: `t:${i}` }))),
+  it('concurrent generations (reserved, charged, settled) and top-ups never lose an update', async () => {
+    const org = await s.createOrg({ credits: 100_000 });
+    const image = { model: 'flux-schnell', prompt: 'wallet race', width: 256, height: 256 };
+    const [answers] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, () => api('POST', '/v1/images', { key: org.live, body: image }))),
+      Promise.all(Array.from({ length: 20 }, (_, i) => s.db.tx((q) => topUp(q, { organizationId: org.id, credits: 10, reference: `t:${i}` })))),
     ]);
-    const wallet = await expectConsistent(org);
-    // 10 settlements charged 50, 10 charged 20; 20 top-ups of 10.
-    expect(wallet).toMatchObject({ balance_credits: 1000 - 10 * 50 - 10 * 20 + 200, held_credits: 0 });
+    for (const a of answers) expect(a.body.status, JSON.stringify(a.body)).toBe('succeeded');
+    const charged = answers.reduce((sum, a) => sum + (a.body.charged_credits as number), 0);
+    expect(charged).toBeGreaterThan(0);
+    // The settler applies the finished generations' pending settlements; the wallet equals the ledger before and after.
+    await expectConsistent(org);
+    await settlePending(s.db, org.id);
+    expect(await expectConsistent(org)).toMatchObject({ balance_credits: 100_000 + 200 - charged, held_credits: 0 });
   });
 
-  it('settling twice with the same reference moves money once', async () => {
-    const org = await s.createOrg({ credits: 100 });
-    await s.db.tx((q) => reserve(q, { organizationId: org.id, credits: 40, reference: 'gen_x#1' }));
-    await s.db.tx((q) => settle(q, { organizationId: org.id, reserved: 40, charged: 30, reference: 'gen_x#1' }));
-    await s.db.tx((q) => settle(q, { organizationId: org.id, reserved: 40, charged: 30, reference: 'gen_x#1' }));
-    expect(await expectConsistent(org)).toMatchObject({ balance_credits: 70, held_credits: 0 });
-    await expect(s.db.tx((q) => settle(q, { organizationId: org.id, reserved: 10, charged: 11, reference: 'over' }))).rejects.toThrow(/exceeds/);
+  it('an attempt finished twice moves money once, and a charge never exceeds its reservation', async () => {
+    const w = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1' }, { worker: false });
+    try {
+      const org = await w.createOrg({ credits: 10_000 });
+      const queued = await client(w.url)('POST', '/v1/music', { key: org.live, body: { model: 'musicgen', prompt: 'charged once', duration_s: 5 } });
+      expect(queued.status).toBe(202);
+      const g = (await loadGeneration(w.db, queued.body.id as string))!;
+      const end = { status: 'succeeded' as const, charged: g.price_credits - 1, result: null, error: null, upstreamId: null, outputs: [] };
+      const [first] = await finishAttempts(w.db, [{ g, end }]);
+      const [second] = await finishAttempts(w.db, [{ g, end }]);
+      expect(first?.status).toBe('succeeded');
+      expect(second).toBeNull();
+      await settlePending(w.db, org.id);
+      const wallet = await getWallet(w.db, org.id);
+      expect(await ledgerSums(w.db, org.id)).toEqual({ balance_credits: wallet.balance_credits, held_credits: wallet.held_credits });
+      expect(wallet).toMatchObject({ balance_credits: 10_000 - (g.price_credits - 1), held_credits: 0 });
+      // What an attempt is charged is the produced units' price capped by the reservation (billing/pricing.ts).
+      const model = w.runtime.deps.catalog.find('musicgen')!;
+      expect(actualCredits(model, { ...g, price_credits: 3 }, { outputs: [{ type: 'audio', duration_s: '500' }] })).toBe(3);
+    } finally {
+      await w.close();
+    }
   });
 
   it('the ledger is append-only and the database refuses an overdraft', async () => {

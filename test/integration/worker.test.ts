@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 // Real processes, each opening a database: slow under a loaded machine, so generous limits.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 import { PGliteDb } from '../../src/store/db.js';
-import { getWallet, ledgerSums } from '../../src/domain/credits.js';
+import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { client, startTestServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
-import { costInCredits } from '../../src/domain/credits.js';
-import { requestedUnits } from '../../src/domain/generations/model.js';
+import { costInCredits } from '../../src/billing/credits.js';
+import { requestedUnits } from '../../src/billing/pricing.js';
 import { makeAjv, paramPath } from '../../src/http/validation.js';
 import { allRoutes } from '../../src/http/routes/index.js';
 import { readSse } from '../../web/src/api/sse.js';

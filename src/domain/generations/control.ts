@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import type { Principal } from '../access.js';
-import { reserve, retryAfterSettling } from '../credits.js';
+import { reserve, retryAfterSettling } from '../../billing/credits.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { finish } from './finish.js';
 import { clientRef } from './upstream-request.js';

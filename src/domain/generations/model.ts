@@ -1,10 +1,6 @@
-import { Decimal } from 'decimal.js';
-import type { CatalogModel, Modality } from '../../catalog/index.js';
 import { extensionForMime } from '../../media/index.js';
 import type { FileLinks } from '../../files/links.js';
-import { costInCredits } from '../credits.js';
-import type { Mode } from '../access.js';
-import { MODALITIES, type ProducedWork } from './modalities.js';
+import { MODALITIES } from './modalities.js';
 import type { GenerationRow, GenerationStatus, OutputRow } from '../../store/generations.js';
 
 export type { GenerationRow, GenerationStatus, OutputRow } from '../../store/generations.js';
@@ -27,27 +23,6 @@ export const TERMINAL = ['succeeded', 'failed', 'canceled'] as const;
 
 export function isTerminal(status: GenerationStatus): boolean {
   return (TERMINAL as readonly string[]).includes(status);
-}
-
-/** The billable units a request asks for (contract §4), used for the reservation. */
-export function requestedUnits(modality: Modality, params: Record<string, unknown>): Decimal {
-  return MODALITIES[modality].requestedUnits(params);
-}
-
-export function priceCredits(model: CatalogModel, mode: Mode, params: Record<string, unknown>): number {
-  if (mode === 'test') return 0;
-  return costInCredits(model.unit_cost_usd, requestedUnits(model.modality, params));
-}
-
-/** The actual cost of a finished attempt: the produced units, capped by the reservation. */
-export function actualCredits(
-  model: CatalogModel,
-  row: Pick<GenerationRow, 'mode' | 'params' | 'price_credits'>,
-  produced: ProducedWork,
-): number {
-  if (row.mode === 'test') return 0;
-  const units = MODALITIES[model.modality].producedUnits?.(produced) ?? requestedUnits(model.modality, row.params);
-  return Math.min(row.price_credits, costInCredits(model.unit_cost_usd, units));
 }
 
 export interface OutputView {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { getWallet } from '../../domain/credits.js';
+import { getWallet } from '../../billing/credits.js';
 import { defineRoute } from '../route.js';
 
 export const Wallet = Type.Object(

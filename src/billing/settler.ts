@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { organizationsWithPending, settlePending } from '../domain/credits.js';
+import { organizationsWithPending, settlePending } from './credits.js';
 import type { Queryable } from '../store/db.js';
-import { Batcher } from './batcher.js';
+import { Batcher } from '../jobs/batcher.js';
 
 /** Organizations settled at once: each takes a pool connection, and requests need them too. */
 const CONCURRENCY = 4;

@@ -2,7 +2,6 @@ import { Decimal } from 'decimal.js';
 import { ApiError } from '../errors.js';
 import type { Queryable } from '../store/db.js';
 import {
-  addToWallet,
   addToWalletBalance,
   applyPendingSettlements,
   holdIfAvailable,
@@ -129,27 +128,6 @@ export async function reserve(q: Queryable, m: Movement & { credits: number }): 
   if (!(await holdIfAvailable(q, m.organizationId, m.credits))) {
     // The caller's transaction rolls back, taking the ledger row with it.
     throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${m.credits} credits.`);
-  }
-}
-
-/**
- * Settles a reservation: `charged` leaves the balance, the rest of `reserved`
- * is released. Never charges more than was reserved. Idempotent per reference.
- */
-export async function settle(q: Queryable, m: Movement & { reserved: number; charged: number }): Promise<void> {
-  assertCredits(m.reserved);
-  assertCredits(m.charged);
-  if (m.charged > m.reserved) throw new Error(`charge ${m.charged} exceeds reservation ${m.reserved}`);
-  const released = m.reserved - m.charged;
-  let balanceDelta = 0;
-  let heldDelta = 0;
-  if (m.charged > 0 && (await insertLedgerEntry(q, 'charge', -m.charged, -m.charged, m))) {
-    balanceDelta -= m.charged;
-    heldDelta -= m.charged;
-  }
-  if (released > 0 && (await insertLedgerEntry(q, 'release', 0, -released, m))) heldDelta -= released;
-  if (balanceDelta !== 0 || heldDelta !== 0) {
-    await addToWallet(q, m.organizationId, balanceDelta, heldDelta);
   }
 }
 
