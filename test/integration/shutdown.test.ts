@@ -173,15 +173,21 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
   });
 });
 
+/** A log destination that keeps the lines written to it. */
+function logLines(): { lines: string[]; sink: Writable } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { lines, sink };
+}
+
 describe.runIf(inject('pgTemplate'))('past the shutdown grace period', () => {
   it('a generation still being polled stops before the database closes, and its job goes back to the queue', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
+    const { lines, sink } = logLines();
     // Node A only holds the database; node B runs the worker and shuts down with a 300 ms grace.
     const a = await startTestServer('postgres', {}, { worker: false });
     try {
@@ -216,13 +222,7 @@ describe.runIf(inject('pgTemplate'))('past the shutdown grace period', () => {
 
 describe('a drain with kept-alive connections [pglite]', () => {
   it('a request answered while the node drains closes its connection, so the drain ends with it rather than at the grace period', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
+    const { lines, sink } = logLines();
     // A grace period longer than the test's own time limit: a drain that waited for it fails the test.
     const s = await startTestServer('pglite', { MMGEN_SHUTDOWN_GRACE_MS: '60000', LOG_LEVEL: 'info' }, { log: (config) => createLogger(config, sink) });
     let closed = false;
