@@ -12,6 +12,8 @@ import { upstreamRequest } from './upstream-request.js';
  * finishing statement (store/finishing.ts) that charges it, releases the rest
  * of its reservation, records outputs and events and deletes its job.
  */
+
+/** What a run of a generation came to (runner.ts, and the finishes below). */
 export interface RunResult {
   outcome: 'finished' | 'lost_lease' | 'not_runnable';
   /** The generation as this run left it, when this run finished it. */
