@@ -1,13 +1,20 @@
-/** The resources of the public /v1 API that the dashboard reads (contract §3–§8 and docs/contract-addenda.md). */
+import type * as SDK from '@mmgen/sdk';
 
-export const MODALITY_IDS = ['image', 'video', 'voice', 'music', 'avatar', 'chat', '3d', 'upscale'] as const;
-export type Modality = (typeof MODALITY_IDS)[number];
+/**
+ * The dashboard's names for the resources of the public /v1 API: aliases of the SDK's types, which are
+ * generated from /v1/openapi.json, so the dashboard cannot drift from what the server sends. Only the
+ * list envelope and the error envelope are spelled out here, and the orders the dashboard shows lists in.
+ */
 
-export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
-export type Role = (typeof ROLES)[number];
+export type Modality = SDK.Modality;
+/** In the order the dashboard shows them; `satisfies` keeps the list within the API's modalities. */
+export const MODALITY_IDS = ['image', 'video', 'voice', 'music', 'avatar', 'chat', '3d', 'upscale'] as const satisfies readonly Modality[];
 
-export type Mode = 'live' | 'test';
-export type Plan = 'free' | 'pro' | 'studio' | 'team';
+export type Role = SDK.ApiKey['role'];
+export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const satisfies readonly Role[];
+
+export type Mode = SDK.ApiKey['mode'];
+export type Plan = SDK.Organization['plan'];
 
 export interface List<T> {
   object: 'list';
@@ -15,123 +22,30 @@ export interface List<T> {
   has_more: boolean;
 }
 
-export interface ApiKey {
-  id: string;
-  object: 'api_key';
-  name: string;
-  mode: Mode;
-  role: Role;
-  scopes: string[];
-  ipAllowlist: string[];
-  monthly_budget_usd: number | null;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-}
-export interface CreatedApiKey extends ApiKey {
-  key: string;
-}
+export type ApiKey = SDK.ApiKey;
+export type CreatedApiKey = SDK.CreatedApiKey;
 
-export interface Organization {
-  id: string;
-  object: 'organization';
-  name: string;
-  plan: Plan;
-  enterprise: boolean;
-  paused: boolean;
-  created_at: string;
-}
+export type Organization = SDK.Organization;
 
-export interface Wallet {
-  object: 'wallet';
-  balance_credits: number;
-  held_credits: number;
-  available_credits: number;
-}
+export type Wallet = SDK.Wallet;
 
-export type PricingUnit = 'image' | 'second' | '1k_characters' | 'output_token' | 'mesh';
+export type PricingUnit = SDK.Model['pricing']['unit'];
 
-export interface Model {
-  id: string;
-  object: 'model';
-  slug: string;
-  provider: string;
-  display_name: string;
-  modality: Modality;
-  capabilities: string[];
-  pricing: { unit_cost_usd: number; unit: PricingUnit | string };
-  status: 'active' | 'delisted';
-}
+export type Model = SDK.Model;
 
-export type GenerationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+export type GenerationStatus = SDK.GenerationStatus;
 export const TERMINAL: readonly GenerationStatus[] = ['succeeded', 'failed', 'canceled'];
 
-export interface GenerationOutput {
-  id: string;
-  type: 'image' | 'video' | 'audio' | 'thumbnail' | 'mesh';
-  mime: string;
-  width: number | null;
-  height: number | null;
-  duration_s: string | null;
-  url: string;
-  moderation_status: 'pending' | 'approved' | 'flagged' | 'blocked';
-}
+export type GenerationOutput = SDK.GenerationOutput;
 
-export interface Generation {
-  id: string;
-  object: 'generation';
-  status: GenerationStatus;
-  modality: Modality;
-  model: string;
-  prompt: string | null;
-  params: Record<string, unknown>;
-  reserved_credits: number;
-  charged_credits: number;
-  refunded_credits: number;
-  cache_hit: boolean;
-  outputs: GenerationOutput[];
-  error: { type: string; code: string; message: string } | null;
-  comparison_id: string | null;
-  livemode: boolean;
-  created_at: string;
-  completed_at: string | null;
-  message?: { role: 'assistant'; content: string } | null;
-  usage?: { input_tokens: number; output_tokens: number } | null;
-}
+export type Generation = SDK.Generation;
 
-export interface Comparison {
-  id: string;
-  object: 'comparison';
-  status: 'queued' | 'running' | 'completed';
-  modality: Modality;
-  prompt: string | null;
-  models: string[];
-  generations: Generation[];
-  reserved_credits: number;
-  created_at: string;
-  completed_at: string | null;
-}
+export type Comparison = SDK.Comparison;
 
-export interface UsageNumbers {
-  generations: number;
-  charged_credits: number;
-  refunded_credits: number;
-  cost_usd: number;
-}
-export interface UsageLine extends UsageNumbers {
-  key: string;
-  breakdown?: UsageLine[];
-}
-export type UsageGroup = 'day' | 'model' | 'api_key' | 'modality';
-export interface Usage {
-  object: 'usage';
-  group_by: UsageGroup;
-  breakdown?: UsageGroup;
-  start: string;
-  end: string;
-  data: UsageLine[];
-  totals: UsageNumbers;
-}
+export type UsageLine = SDK.Usage['data'][number];
+export type UsageNumbers = Pick<UsageLine, 'generations' | 'charged_credits' | 'refunded_credits' | 'cost_usd'>;
+export type UsageGroup = NonNullable<SDK.UsageParams['group_by']>;
+export type Usage = SDK.Usage;
 
 export const WEBHOOK_EVENTS = [
   'generation.completed',
@@ -139,56 +53,18 @@ export const WEBHOOK_EVENTS = [
   'comparison.completed',
   'usage.budget_threshold',
   'usage.anomaly_detected',
-] as const;
+] as const satisfies readonly SDK.Webhook['events'][number][];
 
-export interface Webhook {
-  id: string;
-  object: 'webhook';
-  url: string;
-  events: string[];
-  enabled: boolean;
-  mode: Mode;
-  created_at: string;
-}
-export interface CreatedWebhook extends Webhook {
-  secret: string;
-}
+export type Webhook = SDK.Webhook;
+export type CreatedWebhook = SDK.CreatedWebhook;
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
-export interface Delivery {
-  id: string;
-  object: 'webhook_delivery';
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_response_status: number | null;
-  last_error: string | null;
-  replay_of: string | null;
-  created_at: string;
-  updated_at: string;
-}
-export interface DeliveryAttempt {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  response_status: number | null;
-  error: string | null;
-}
-export interface DeliveryWithAttempts extends Delivery {
-  attempt_log: DeliveryAttempt[];
-}
+export type DeliveryWithAttempts = SDK.WebhookDelivery;
+export type Delivery = Omit<DeliveryWithAttempts, 'attempt_log'>;
+export type DeliveryStatus = Delivery['status'];
+export type DeliveryAttempt = DeliveryWithAttempts['attempt_log'][number];
 
-export interface Upload {
-  id: string;
-  object: 'upload';
-  status: 'pending' | 'uploaded';
-  upload_url?: string;
-  method?: string;
-  headers?: Record<string, string>;
-}
+export type Upload = SDK.Upload;
+export type CreatedUpload = SDK.CreatedUpload;
 
 export interface ErrorBody {
   error: { type: string; code: string; message: string; param?: string; request_id?: string };

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { ApiError } from '../api/client.js';
-import type { Upload } from '../api/types.js';
+import type { CreatedUpload } from '../api/types.js';
 import { useSession } from '../session.js';
 import { Button, describedBy, ErrorNotice } from './ui.js';
 
@@ -46,7 +46,7 @@ export function ImageInput({
     }
     setBusy(true);
     try {
-      const up = await api.post<Upload>('/v1/uploads', { content_type: file.type, size_bytes: file.size });
+      const up = await api.post<CreatedUpload>('/v1/uploads', { content_type: file.type, size_bytes: file.size });
       // The presigned URL is the credential of this PUT: no API key is sent with it.
       const res = await fetch(up.upload_url!, { method: 'PUT', headers: up.headers ?? { 'Content-Type': file.type }, body: file, credentials: 'omit' });
       if (!res.ok) {
