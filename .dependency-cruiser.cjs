@@ -27,6 +27,13 @@ module.exports = {
       to: { path: '^src/store/', reachable: true },
     },
     {
+      name: 'media-knows-no-simulator',
+      comment: 'src/media/ holds the production media utilities; the simulator renderers build on them, never the reverse.',
+      severity: 'error',
+      from: { path: '^src/media/' },
+      to: { path: '^src/providers/' },
+    },
+    {
       name: 'web-only-through-sdk-or-v1',
       comment: 'The dashboard talks to the server only over /v1 (or through the SDK): it imports no server, test or bench code.',
       severity: 'error',

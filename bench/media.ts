@@ -4,15 +4,8 @@
  * ffmpeg capability probe), which is what the first request after boot pays.
  */
 import { cpus } from 'node:os';
-import {
-  clearMediaCache,
-  ffmpegCapabilities,
-  mediaCacheStats,
-  renderImage,
-  renderMesh,
-  renderVideo,
-  upscaleImage,
-} from '../src/media/index.js';
+import { ffmpegCapabilities } from '../src/media/index.js';
+import { clearMediaCache, mediaCacheStats, renderImage, renderMesh, renderVideo, upscaleImage } from '../src/providers/simulator/render/index.js';
 
 async function time<T>(label: string, fn: () => Promise<T>, detail: (v: T) => string = () => ''): Promise<T> {
   const t0 = performance.now();

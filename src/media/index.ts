@@ -1,55 +1,12 @@
 /**
- * Synthetic media for the built-in simulator provider: real, valid files that
- * are deterministic in their inputs and cached, so test-mode traffic costs
- * almost nothing after the first request for a given input.
- *
- * Buffers returned by the render functions are shared with the cache: treat
- * them as read-only.
+ * Media utilities of the production path: what a file is (magic bytes, MIME,
+ * a safe decode), its size and duration, a video's thumbnail, and ffmpeg.
+ * The simulator's synthetic renderers are in src/providers/simulator/render/.
  */
-export { renderImage, probeImage, upscaleImage, sniffImageMime, IMAGE_MIN_SIDE, IMAGE_MAX_SIDE, PROBE_MAX_PIXELS, UPSCALE_MAX_OUTPUT_PIXELS } from './image.js';
-export type { ImageFormat, ImageMime, RenderedImage, RenderImageOptions, UpscaleOptions, ProbeOptions } from './image.js';
+export { probeImage, sniffImageMime, PROBE_MAX_PIXELS, UPSCALE_MAX_OUTPUT_PIXELS } from './image-probe.js';
+export type { ImageMime, ProbeOptions } from './image-probe.js';
 
-export {
-  renderAudio,
-  speechDurationS,
-  formatDurationMs,
-  parseDurationMs,
-  encodeWav,
-  AUDIO_SAMPLE_RATE,
-  AUDIO_MIN_MS,
-  AUDIO_MAX_MS,
-  SPEECH_CHARS_PER_SECOND,
-  SPEECH_MIN_S,
-} from './audio.js';
-export type { AudioFormat, RenderedAudio, RenderAudioOptions } from './audio.js';
-
-export {
-  renderVideo,
-  VIDEO_DEFAULT_WIDTH,
-  VIDEO_DEFAULT_HEIGHT,
-  VIDEO_DEFAULT_FPS,
-  VIDEO_MAX_FPS,
-  VIDEO_MIN_SIDE,
-  VIDEO_MAX_SIDE,
-  VIDEO_MIN_MS,
-  VIDEO_MAX_MS,
-} from './video.js';
-export type { RenderVideoOptions, RenderedVideo } from './video.js';
-
-export { renderMesh, validateGlb, MESH_THUMBNAIL_SIZE } from './mesh.js';
-export type { RenderMeshOptions, RenderedMesh, MeshShape, GlbValidation } from './mesh.js';
-
-export {
-  chatReply,
-  streamChatReply,
-  countTokens,
-  countInputTokens,
-  TOKENS_PER_MESSAGE,
-  TOKENS_REPLY_PRIMING,
-  TOKENS_PER_NON_TEXT_PART,
-  CHAT_MAX_TOKENS,
-} from './chat.js';
-export type { ChatMessage, ChatContentPart, ChatReply, ChatReplyOptions, ChatStreamEvent, ChatStreamOptions } from './chat.js';
+export { formatDurationMs, parseDurationMs, speechDurationS, SPEECH_CHARS_PER_SECOND, SPEECH_MIN_S } from './durations.js';
 
 export { mimeToOutputType, extensionForMime } from './mime.js';
 export type { OutputType } from './mime.js';
@@ -64,20 +21,3 @@ export type { Seed } from './errors.js';
 
 export { configureFfmpeg, ffmpegCapabilities } from './ffmpeg.js';
 export type { FfmpegCapabilities } from './ffmpeg.js';
-
-import { renderCache, type CacheLimits, type CacheStats } from './cache.js';
-export type { CacheLimits, CacheStats };
-
-/** Resize the shared render cache (evicts at once if it shrank). */
-export function configureMediaCache(limits: Partial<CacheLimits>): void {
-  renderCache.configure(limits);
-}
-
-export function mediaCacheStats(): CacheStats {
-  return renderCache.stats();
-}
-
-/** Drops every cached render and resets the counters (tests, or memory pressure). */
-export function clearMediaCache(): void {
-  renderCache.clear();
-}

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runFfmpeg, withTempDir } from './ffmpeg.js';
-import { sniffImageMime } from './image.js';
+import { sniffImageMime } from './image-probe.js';
 import { parseMp4 } from './mp4.js';
 
 /**

@@ -173,6 +173,8 @@ describe('the container image, built from the Dockerfile and run as docker-compo
       await podman(['rm', '--force', '--time', '0', n.container]).catch(() => undefined);
     }
     await s3?.close();
+    // Earlier builds' layers and the build stages, no longer tagged: without this, each run leaves about 1 GB behind.
+    await podman(['image', 'prune', '--force']).catch(() => undefined);
     if (dbName) {
       const admin = new pg.Client({ connectionString: ADMIN_URL });
       await admin.connect();

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { renderAudio, renderImage, renderMesh, renderVideo } from '../../src/media/index.js';
+import { renderAudio, renderImage, renderMesh, renderVideo } from '../../src/providers/simulator/render/index.js';
 
 /**
  * Real files for the fakes to hand out, made by mmgen's own synthetic media

@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getWallet, ledgerSums } from '../../src/billing/credits.js';
-import { parseMp4, validateGlb } from '../../src/media/index.js';
+import { parseMp4 } from '../../src/media/index.js';
+import { validateGlb } from '../../src/providers/simulator/render/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';
 

@@ -2,30 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { describe, it, expect, beforeAll } from 'vitest';
-import {
-  AUDIO_SAMPLE_RATE,
-  MediaInputError,
-  chatReply,
-  clearMediaCache,
-  configureFfmpeg,
-  countInputTokens,
-  countTokens,
-  ffmpegCapabilities,
-  mediaCacheStats,
-  mimeToOutputType,
-  parseMp4,
-  probeImage,
-  renderAudio,
-  renderImage,
-  renderMesh,
-  renderVideo,
-  speechDurationS,
-  streamChatReply,
-  upscaleImage,
-  validateGlb,
-  type ChatMessage,
-} from '../../src/media/index.js';
-import { RenderCache } from '../../src/media/cache.js';
+import { MediaInputError, configureFfmpeg, ffmpegCapabilities, mimeToOutputType, parseMp4, probeImage, speechDurationS } from '../../src/media/index.js';
+import { AUDIO_SAMPLE_RATE, chatReply, clearMediaCache, countInputTokens, countTokens, mediaCacheStats, renderAudio, renderImage, renderMesh, renderVideo, streamChatReply, upscaleImage, validateGlb, type ChatMessage } from '../../src/providers/simulator/render/index.js';
+import { RenderCache } from '../../src/providers/simulator/render/cache.js';
 
 const ffmpegPath = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
 

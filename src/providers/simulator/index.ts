@@ -1,17 +1,7 @@
 import { MODALITIES } from '../../catalog/index.js';
 import { newId } from '../../ids.js';
-import {
-  chatReply,
-  renderAudio,
-  renderImage,
-  renderMesh,
-  renderVideo,
-  speechDurationS,
-  streamChatReply,
-  upscaleImage,
-  MediaInputError,
-  type ChatMessage,
-} from '../../media/index.js';
+import { speechDurationS, MediaInputError } from '../../media/index.js';
+import { chatReply, renderAudio, renderImage, renderMesh, renderVideo, streamChatReply, upscaleImage, type ChatMessage } from './render/index.js';
 import type { SimulatorJobs } from './jobs.js';
 import {
   ProviderError,

@@ -2,8 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { renderCache } from './cache.js';
-import { MediaError, MediaInputError, seedKey, type Seed } from './errors.js';
-import { ffmpegCapabilities, runFfmpeg, withTempDir } from './ffmpeg.js';
+import { formatDurationMs, parseDurationMs, speechDurationS } from '../../../media/durations.js';
+import { MediaError, MediaInputError, seedKey, type Seed } from '../../../media/errors.js';
+import { ffmpegCapabilities, runFfmpeg, withTempDir } from '../../../media/ffmpeg.js';
 import { digestHex, rngFor, type Rng } from './hash.js';
 
 /**
@@ -15,10 +16,6 @@ import { digestHex, rngFor, type Rng } from './hash.js';
 export const AUDIO_SAMPLE_RATE = 24_000;
 export const AUDIO_MIN_MS = 100;
 export const AUDIO_MAX_MS = 600_000;
-
-/** Speaking rate used to derive a voice clip's length from its text. */
-export const SPEECH_CHARS_PER_SECOND = 15;
-export const SPEECH_MIN_S = 0.5;
 
 export type AudioFormat = 'wav' | 'mp3';
 
@@ -39,36 +36,6 @@ export interface RenderAudioOptions {
   /** Seconds (number or decimal string), rounded to the millisecond. Defaults to speechDurationS(text). */
   durationS?: number | string;
   format?: AudioFormat;
-}
-
-/** Milliseconds → "12.48" (no float noise, no trailing zeros). */
-export function formatDurationMs(ms: number): string {
-  const whole = Math.floor(ms / 1000);
-  const frac = ms % 1000;
-  return frac === 0 ? String(whole) : `${whole}.${String(frac).padStart(3, '0').replace(/0+$/, '')}`;
-}
-
-/** Parses seconds given as a number or decimal string into whole milliseconds. */
-export function parseDurationMs(value: number | string, min: number, max: number, name = 'durationS'): number {
-  const n = typeof value === 'number' ? value : /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
-  const ms = Math.round(n * 1000);
-  if (!Number.isFinite(ms) || ms < min || ms > max) {
-    throw new MediaInputError(`${name} must be from ${min / 1000} to ${max / 1000} seconds, got ${String(value)}`);
-  }
-  return ms;
-}
-
-/**
- * How long a voice clip of this text lasts: SPEECH_CHARS_PER_SECOND characters
- * (Unicode code points, whitespace runs counted once) per second, rounded to
- * the centisecond, never under SPEECH_MIN_S. Returned as a decimal string so it
- * can go straight into exact (decimal) billing arithmetic.
- */
-export function speechDurationS(text: string): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim()).length;
-  // Integer arithmetic: centiseconds = chars * 100 / 15, rounded half up.
-  const cs = Math.max(SPEECH_MIN_S * 100, Math.floor((chars * 100 * 2 + SPEECH_CHARS_PER_SECOND) / (SPEECH_CHARS_PER_SECOND * 2)));
-  return formatDurationMs(cs * 10);
 }
 
 interface Note {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Document, NodeIO } from '@gltf-transform/core';
 import sharp from 'sharp';
 import { renderCache } from './cache.js';
-import { MediaInputError, seedKey, type Seed } from './errors.js';
+import { MediaInputError, seedKey, type Seed } from '../../../media/errors.js';
 import { digestHex, rngFor, type Rng } from './hash.js';
 import type { RenderedImage } from './image.js';
 import { hex, makePalette, type Rgb } from './palette.js';

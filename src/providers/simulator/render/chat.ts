@@ -1,4 +1,4 @@
-import { MediaInputError, seedKey, type Seed } from './errors.js';
+import { MediaInputError, seedKey, type Seed } from '../../../media/errors.js';
 import { digest, Rng } from './hash.js';
 
 /**

@@ -1,12 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatDurationMs, parseDurationMs, renderAudio } from './audio.js';
+import { formatDurationMs, parseDurationMs } from '../../../media/durations.js';
+import { renderAudio } from './audio.js';
 import { renderCache } from './cache.js';
-import { MediaError, MediaInputError, requireInt, seedKey, type Seed } from './errors.js';
-import { chooseVideoCodec, ffmpegCapabilities, runFfmpeg, withTempDir } from './ffmpeg.js';
+import { MediaError, MediaInputError, requireInt, seedKey, type Seed } from '../../../media/errors.js';
+import { chooseVideoCodec, ffmpegCapabilities, runFfmpeg, withTempDir } from '../../../media/ffmpeg.js';
 import { digestHex, rngFor, type Rng } from './hash.js';
 import { rgbToJpeg, type RenderedImage } from './image.js';
-import { parseMp4 } from './mp4.js';
+import { parseMp4 } from '../../../media/mp4.js';
 import { makePalette, type Rgb } from './palette.js';
 
 export const VIDEO_DEFAULT_WIDTH = 512;
