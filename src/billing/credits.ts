@@ -1,16 +1,13 @@
 import { Decimal } from 'decimal.js';
 import { ApiError } from '../errors.js';
 import type { Queryable } from '../store/db.js';
-import {
-  addToWalletBalance,
-  applyPendingSettlements,
-  holdIfAvailable,
-  insertLedgerEntry,
-  type LedgerEntry,
-  selectOrganizationsWithPending,
-  selectWalletWithPending,
-  sumLedger,
-  type WalletRow,
+import { addToWalletBalance, applyPendingSettlements, holdIfAvailable, insertLedgerEntry, type LedgerEntry, selectWalletWithPending, type WalletRow } from '../store/ledger.js';
+
+// The wallet's reads and settling are single statements, used as the store has them.
+export {
+  applyPendingSettlements as settlePending,
+  selectOrganizationsWithPending as organizationsWithPending,
+  sumLedger as ledgerSums,
 } from '../store/ledger.js';
 
 /**
@@ -70,21 +67,6 @@ export async function getWallet(q: Queryable, organizationId: string): Promise<W
 }
 
 /**
- * Applies an organization's pending settlements to its wallet row and usage
- * rollups, in one statement; returns how many it applied. Settlers may run
- * concurrently on any node: each pending row is deleted, hence applied, once
- * (a second settler waits on the rows the first holds, then skips them).
- */
-export async function settlePending(q: Queryable, organizationId: string): Promise<number> {
-  return applyPendingSettlements(q, organizationId);
-}
-
-/** The organizations with pending settlements (for the periodic sweep that covers a process lost before it settled). */
-export async function organizationsWithPending(q: Queryable): Promise<string[]> {
-  return selectOrganizationsWithPending(q);
-}
-
-/**
  * Runs a reservation; if it is refused for want of credits, settles the
  * organization's pending settlements (which may free credits) and runs it once
  * more. So a 402 always reflects the settled wallet.
@@ -95,7 +77,7 @@ export async function retryAfterSettling<T>(q: Queryable, organizationId: string
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== 'insufficient_credits') throw err;
     // Settled here or, a moment ago, by another settler: either way the wallet row may now have room.
-    await settlePending(q, organizationId);
+    await applyPendingSettlements(q, organizationId);
     return reserveOnce();
   }
 }
@@ -129,9 +111,4 @@ export async function reserve(q: Queryable, m: Movement & { credits: number }): 
     // The caller's transaction rolls back, taking the ledger row with it.
     throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${m.credits} credits.`);
   }
-}
-
-/** The wallet recomputed from the ledger; equal at all times to the wallet as getWallet reads it (its row plus pending settlements). */
-export async function ledgerSums(q: Queryable, organizationId: string): Promise<WalletRow> {
-  return sumLedger(q, organizationId);
 }

@@ -9,7 +9,6 @@ import {
   keyHasFingerprint,
   keyIpAllowlist,
   listActiveKeys,
-  recordKeyUsed,
   revokeKey,
   updateKeySettings,
   type ApiKeyRow,
@@ -42,11 +41,6 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-/** The table keeps scopes as plain text[]; only scopes the API accepted (SCOPES) are ever written. */
-function scopesOf(r: ApiKeyRow): Scope[] {
-  return r.scopes as Scope[];
-}
-
 export function toApiKeyView(r: ApiKeyRow): ApiKeyView {
   return {
     id: r.id,
@@ -54,7 +48,7 @@ export function toApiKeyView(r: ApiKeyRow): ApiKeyView {
     name: r.name,
     mode: r.mode,
     role: r.role,
-    scopes: scopesOf(r),
+    scopes: r.scopes,
     ipAllowlist: r.ip_allowlist,
     monthly_budget_usd: r.monthly_budget_usd === null ? null : Number(r.monthly_budget_usd),
     prefix: r.prefix,
@@ -167,7 +161,7 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
       organizationId: row.organization_id,
       mode: row.mode,
       role: row.role,
-      scopes: scopesOf(row),
+      scopes: row.scopes,
       plan: row.plan,
       enterprise: row.enterprise,
       paused: row.paused,
@@ -200,9 +194,7 @@ export async function confirmCachedPrincipal(q: Queryable, principal: Principal)
 }
 
 /** last_used_at is written at most once a minute per key, to keep the hot path read-only. */
-export async function touchKey(q: Queryable, keyId: string): Promise<void> {
-  await recordKeyUsed(q, keyId);
-}
+export { recordKeyUsed as touchKey } from '../store/api-keys.js';
 
 async function loadKey(q: Queryable, caller: Principal, id: string): Promise<ApiKeyRow> {
   const row = await findActiveKey(q, id, caller.organizationId, caller.mode);
@@ -299,7 +291,7 @@ export interface UpdateKeyRequest {
 export async function updateApiKey(q: Queryable, caller: Principal, id: string, req: UpdateKeyRequest): Promise<ApiKeyView> {
   const row = await loadKey(q, caller, id);
   assertCanManage(caller, row);
-  const scopes = req.scopes !== undefined ? dedupe(req.scopes) : scopesOf(row);
+  const scopes = req.scopes !== undefined ? dedupe(req.scopes) : row.scopes;
   if (req.scopes !== undefined) assertCanGrant(caller, row.role, scopes);
   const ipAllowlist = req.ipAllowlist !== undefined ? normalizeAllowlist(req.ipAllowlist) : row.ip_allowlist;
   if (req.ipAllowlist !== undefined) {

@@ -3,7 +3,6 @@ import { newId } from '../ids.js';
 import type { Db, Queryable } from '../store/db.js';
 import { insertWallet } from '../store/ledger.js';
 import {
-  countOrganizationRows,
   insertOrganizationRow,
   insertUser,
   type OrganizationRow,
@@ -89,6 +88,4 @@ export async function setPaused(q: Queryable, id: string, paused: boolean): Prom
   return toView(await updateOrganizationPaused(q, id, paused), id);
 }
 
-export async function countOrganizations(q: Queryable): Promise<number> {
-  return countOrganizationRows(q);
-}
+export { countOrganizationRows as countOrganizations } from '../store/organizations.js';

@@ -1,8 +1,7 @@
 import type { AppDeps } from '../deps.js';
 import { finishFailed } from '../domain/generations/finish.js';
-import { deleteJobIfTerminal } from '../domain/generations/lease.js';
 import { runGeneration } from '../domain/generations/runner.js';
-import { claimDueJobs } from '../store/jobs.js';
+import { claimDueJobs, deleteJobIfTerminal } from '../store/jobs.js';
 import { loadGeneration } from '../domain/generations/store.js';
 import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';
 import { Scheduler } from './scheduler.js';
@@ -70,7 +69,7 @@ export class Worker {
     if (job.claims > MAX_CLAIMS) {
       const g = await loadGeneration(this.deps.db, job.generation_id);
       if (g) await finishFailed(this.deps, g, `mmgen could not process this generation after ${MAX_CLAIMS} attempts.`);
-      await deleteJobIfTerminal(this.deps, job.generation_id);
+      await deleteJobIfTerminal(this.deps.db, job.generation_id);
       return;
     }
     await runGeneration(this.deps, job.generation_id);

@@ -1,9 +1,5 @@
+import type { Mode, Plan, Role, Scope } from '../domain/access.js';
 import type { Queryable } from './db.js';
-
-/** The values the table's CHECK constraints allow. */
-export type KeyMode = 'live' | 'test';
-export type KeyRole = 'owner' | 'admin' | 'developer' | 'viewer';
-export type OrganizationPlan = 'free' | 'pro' | 'studio' | 'team';
 
 export interface ApiKeyRow {
   id: string;
@@ -11,10 +7,10 @@ export interface ApiKeyRow {
   organization_id: string;
   user_id: string;
   name: string;
-  mode: KeyMode;
-  role: KeyRole;
-  /** Unchecked by the table: it holds what the API accepted. */
-  scopes: string[];
+  mode: Mode;
+  role: Role;
+  /** Unchecked by the table: only scopes the API accepted (SCOPES) are ever written. */
+  scopes: Scope[];
   ip_allowlist: string[];
   /** numeric: its text, e.g. "12.50". */
   monthly_budget_usd: string | null;
@@ -27,7 +23,7 @@ export interface ApiKeyRow {
 /** A key with what authorization reads of its organization. */
 export interface KeyWithOrganizationRow extends ApiKeyRow {
   secret_sha256: string;
-  plan: OrganizationPlan;
+  plan: Plan;
   enterprise: boolean;
   paused: boolean;
   fingerprint: string;
@@ -38,8 +34,8 @@ export interface NewApiKeyRow {
   organizationId: string;
   userId: string;
   name: string;
-  mode: KeyMode;
-  role: KeyRole;
+  mode: Mode;
+  role: Role;
   scopes: readonly string[];
   ipAllowlist: readonly string[];
   monthlyBudgetUsd: number | null;
@@ -115,7 +111,7 @@ export async function recordKeyUsed(q: Queryable, keyId: string): Promise<void> 
 }
 
 /** An unrevoked key of this organization and mode. */
-export async function findActiveKey(q: Queryable, id: string, organizationId: string, mode: KeyMode): Promise<ApiKeyRow | null> {
+export async function findActiveKey(q: Queryable, id: string, organizationId: string, mode: Mode): Promise<ApiKeyRow | null> {
   const r = await q.query<ApiKeyRow>(
     'SELECT * FROM api_keys WHERE id = $1 AND organization_id = $2 AND mode = $3 AND revoked_at IS NULL',
     [id, organizationId, mode],
@@ -147,7 +143,7 @@ export async function revokeKey(q: Queryable, id: string): Promise<void> {
 export async function listActiveKeys(
   q: Queryable,
   organizationId: string,
-  mode: KeyMode,
+  mode: Mode,
   beforeSeq: number,
   limit: number,
 ): Promise<ApiKeyRow[]> {

@@ -1,3 +1,4 @@
+import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
@@ -34,7 +35,7 @@ export interface NewDelivery {
   eventId: string;
   eventType: string;
   organizationId: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   replayOf: string | null;
 }
 
@@ -47,7 +48,7 @@ export interface ClaimedDelivery {
   webhook_id: string;
   attempts: number;
   replay_of: string | null;
-  mode: 'live' | 'test';
+  mode: Mode;
   event_id: string;
   event_type: string;
   event_data: unknown;

@@ -1,3 +1,4 @@
+import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
 
 export interface NewEvent {
@@ -19,7 +20,7 @@ export async function insertEvent(q: Queryable, e: NewEvent): Promise<void> {
 export interface UnfannedEvent {
   id: string;
   organization_id: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   type: string;
   created_at: Date;
 }

@@ -34,6 +34,9 @@ export async function selectWalletWithPending(q: Queryable, organizationId: stri
 /**
  * Deletes an organization's pending settlements and adds them to its wallet
  * row and usage rollups, in one statement; returns how many it applied.
+ * Settlers may run concurrently on any node: each pending row is deleted,
+ * hence applied, once (a second settler waits on the rows the first holds,
+ * then skips them).
  */
 export async function applyPendingSettlements(q: Queryable, organizationId: string): Promise<number> {
   const r = await q.query<{ n: number }>(
@@ -59,6 +62,7 @@ export async function applyPendingSettlements(q: Queryable, organizationId: stri
   return r.rows[0]?.n ?? 0;
 }
 
+/** The organizations with pending settlements (for the periodic sweep that covers a process lost before it settled). */
 export async function selectOrganizationsWithPending(q: Queryable): Promise<string[]> {
   const r = await q.query<{ organization_id: string }>('SELECT DISTINCT organization_id FROM wallet_pending');
   return r.rows.map((x) => x.organization_id);
@@ -109,6 +113,7 @@ export async function holdIfAvailable(q: Queryable, organizationId: string, cred
   return r.rowCount === 1;
 }
 
+/** The wallet recomputed from the ledger; equal at all times to the wallet row plus its pending settlements. */
 export async function sumLedger(q: Queryable, organizationId: string): Promise<WalletRow> {
   const r = await q.query<{ balance: string | null; held: string | null }>(
     'SELECT sum(balance_delta) AS balance, sum(held_delta) AS held FROM ledger_entries WHERE organization_id = $1',

@@ -1,12 +1,10 @@
+import type { Plan } from '../domain/access.js';
 import type { Queryable } from './db.js';
-
-/** The plans the `organizations.plan` column holds. */
-export type PlanName = 'free' | 'pro' | 'studio' | 'team';
 
 export interface OrganizationRow {
   id: string;
   name: string;
-  plan: PlanName;
+  plan: Plan;
   enterprise: boolean;
   paused: boolean;
   created_at: Date;
@@ -17,7 +15,7 @@ export async function selectOrganization(q: Queryable, id: string): Promise<Orga
   return r.rows[0];
 }
 
-export async function insertOrganizationRow(q: Queryable, o: { id: string; name: string; plan: PlanName; enterprise: boolean }): Promise<void> {
+export async function insertOrganizationRow(q: Queryable, o: { id: string; name: string; plan: Plan; enterprise: boolean }): Promise<void> {
   await q.query('INSERT INTO organizations (id, name, plan, enterprise) VALUES ($1, $2, $3, $4)', [o.id, o.name, o.plan, o.enterprise]);
 }
 
@@ -26,7 +24,7 @@ export async function insertUser(q: Queryable, u: { id: string; organizationId: 
 }
 
 /** Sets the plan, and the enterprise flag unless it is null (then it stays as it was). */
-export async function updateOrganizationPlan(q: Queryable, id: string, plan: PlanName, enterprise: boolean | null): Promise<OrganizationRow | undefined> {
+export async function updateOrganizationPlan(q: Queryable, id: string, plan: Plan, enterprise: boolean | null): Promise<OrganizationRow | undefined> {
   const r = await q.query<OrganizationRow>(
     'UPDATE organizations SET plan = $2, enterprise = coalesce($3, enterprise) WHERE id = $1 RETURNING *',
     [id, plan, enterprise],

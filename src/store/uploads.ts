@@ -1,9 +1,10 @@
+import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
 
 export interface UploadRow {
   id: string;
   organization_id: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   content_type: 'image/png' | 'image/jpeg' | 'image/webp';
   size_bytes: number;
   status: 'pending' | 'uploaded';

@@ -1,3 +1,4 @@
+import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
 
 /** A webhook endpoint: one organization's subscription, in one mode, delivered to one URL. */
@@ -5,7 +6,7 @@ export interface WebhookRow {
   id: string;
   seq: number;
   organization_id: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   url: string;
   events: string[];
   enabled: boolean;
@@ -17,7 +18,7 @@ export interface WebhookRow {
 export interface NewWebhook {
   id: string;
   organizationId: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   url: string;
   events: string[];
   enabled: boolean;
@@ -34,7 +35,7 @@ export interface WebhookSettings {
 export type SubscribedWebhook = Pick<WebhookRow, 'id' | 'organization_id' | 'mode' | 'events' | 'created_at'>;
 
 /** The organization's webhook in that mode, unless deleted. */
-export async function findWebhook(q: Queryable, organizationId: string, mode: 'live' | 'test', id: string): Promise<WebhookRow | null> {
+export async function findWebhook(q: Queryable, organizationId: string, mode: Mode, id: string): Promise<WebhookRow | null> {
   const r = await q.query<WebhookRow>(
     'SELECT * FROM webhooks WHERE id = $1 AND organization_id = $2 AND mode = $3 AND deleted_at IS NULL',
     [id, organizationId, mode],
@@ -55,7 +56,7 @@ export async function insertWebhook(q: Queryable, w: NewWebhook): Promise<Webhoo
 export async function listWebhooksBefore(
   q: Queryable,
   organizationId: string,
-  mode: 'live' | 'test',
+  mode: Mode,
   beforeSeq: number,
   limit: number,
 ): Promise<WebhookRow[]> {

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.js';
-import { deleteJobIfTerminal as deleteTerminalJob, renewJobLease } from '../../store/jobs.js';
+import { renewJobLease } from '../../store/jobs.js';
 
 /** Extends this node's lease on the job; false when the job is gone or another node owns it. */
 function renewLease(deps: AppDeps, generationId: string): Promise<boolean> {
@@ -28,9 +28,4 @@ export function leaseHeartbeat(deps: AppDeps, generationId: string): { stop(): v
       return lost;
     },
   };
-}
-
-/** Deletes a job only once its generation is terminal: a retry may have queued a new one meanwhile. */
-export async function deleteJobIfTerminal(deps: AppDeps, generationId: string): Promise<void> {
-  await deleteTerminalJob(deps.db, generationId);
 }

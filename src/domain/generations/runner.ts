@@ -4,7 +4,8 @@ import { markRunning, recordUpstreamId, setRunnerNode } from '../../store/genera
 import type { EarlyDispatch } from './early-dispatch.js';
 import { firstRouteThatTakes, moveToProvider } from './fallback.js';
 import { finishFailed, finishWith, type RunResult } from './finish.js';
-import { deleteJobIfTerminal, leaseHeartbeat } from './lease.js';
+import { deleteJobIfTerminal } from '../../store/jobs.js';
+import { leaseHeartbeat } from './lease.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
 import { clientRef, upstreamModelFor, upstreamRequest } from './upstream-request.js';
@@ -87,7 +88,7 @@ async function run(deps: AppDeps, generationId: string, opts: RunOptions, heartb
   let g = opts.row ?? (await loadGeneration(deps.db, generationId));
   if (!g) return { outcome: 'not_runnable' };
   if (isTerminal(g.status)) {
-    await deleteJobIfTerminal(deps, generationId);
+    await deleteJobIfTerminal(deps.db, generationId);
     return { outcome: 'finished' };
   }
   let fresh = opts.fresh === true;

@@ -1,19 +1,13 @@
 import { ApiError, notFound } from '../../errors.js';
 import type { Queryable } from '../../store/db.js';
-import { generationSeq, selectGeneration, selectGenerationPage, selectOutputs, type GenerationRow, type OutputRow } from '../../store/generations.js';
+import { generationSeq, selectGeneration, selectGenerationPage, type GenerationRow } from '../../store/generations.js';
 import type { Principal } from '../access.js';
 
-/** Reads of generations, always scoped to the caller's organization and mode. */
-export async function loadGeneration(q: Queryable, id: string, lock = false): Promise<GenerationRow | null> {
-  return selectGeneration(q, id, lock);
-}
+export { selectGeneration as loadGeneration, selectOutputs as loadOutputs } from '../../store/generations.js';
 
-export async function loadOutputs(q: Queryable, generationIds: string[]): Promise<Map<string, OutputRow[]>> {
-  return selectOutputs(q, generationIds);
-}
-
+/** A generation of the caller's organization and mode, else 404. */
 export async function generationOf(q: Queryable, principal: Principal, id: string, lock = false): Promise<GenerationRow> {
-  const g = await loadGeneration(q, id, lock);
+  const g = await selectGeneration(q, id, lock);
   if (!g || g.organization_id !== principal.organizationId || g.mode !== principal.mode) throw notFound('generation', id);
   return g;
 }
