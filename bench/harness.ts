@@ -115,12 +115,17 @@ export async function rawPgRate(url: string, seconds = 3): Promise<number> {
  * measure of what this PostgreSQL does on this machine, to divide
  * generations/s by. Its tables are made and dropped here; null without pgbench.
  */
+/** Runs pgbench with these arguments; the transactions per second it reports. */
+export async function pgbenchTps(args: string[]): Promise<number | null> {
+  const { stdout } = await run('pgbench', args);
+  const m = /tps = ([\d.]+)/.exec(stdout);
+  return m ? Math.round(Number(m[1])) : null;
+}
+
 export async function pgbenchTpcbRate(url: string, seconds = 5): Promise<number | null> {
   try {
     await run('pgbench', ['-i', '-q', '-s', '8', url]);
-    const { stdout } = await run('pgbench', ['-b', 'tpcb-like', '-c', '8', '-j', '2', '-T', String(seconds), url]);
-    const m = /tps = ([\d.]+)/.exec(stdout);
-    return m ? Math.round(Number(m[1])) : null;
+    return await pgbenchTps(['-b', 'tpcb-like', '-c', '8', '-j', '2', '-T', String(seconds), url]);
   } catch {
     return null; // pgbench not installed
   } finally {

@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cannon, CONNECTIONS, createOrg, pgbenchTpcbRate, rawPgRate, scratchDatabase, SECONDS, startServe, startWorkerProcess, stop, type HttpResult } from './harness.js';
+import { cannon, CONNECTIONS, createOrg, pgbenchTpcbRate, pgbenchTps, rawPgRate, scratchDatabase, SECONDS, startServe, startWorkerProcess, stop, type HttpResult } from './harness.js';
 
 const run = promisify(execFile);
 
@@ -91,10 +91,9 @@ async function pgbenchRate(url: string): Promise<number | null> {
     const script = join(dir, 'insert.sql');
     writeFileSync(script, 'INSERT INTO bench_tx (x) VALUES (1);\n');
     await run('psql', [url, '-qc', 'CREATE TABLE IF NOT EXISTS bench_tx (id bigserial PRIMARY KEY, x int)']);
-    const { stdout } = await run('pgbench', ['-n', '-f', script, '-c', '8', '-j', '2', '-T', '3', url]);
+    const tps = await pgbenchTps(['-n', '-f', script, '-c', '8', '-j', '2', '-T', '3', url]);
     await run('psql', [url, '-qc', 'DROP TABLE bench_tx']);
-    const m = /tps = ([\d.]+)/.exec(stdout);
-    return m ? Math.round(Number(m[1])) : null;
+    return tps;
   } catch {
     return null; // pgbench or psql not installed
   } finally {

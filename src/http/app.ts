@@ -151,9 +151,10 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   });
   // A response sent while the node drains closes its connection. Kept alive, the socket would
   // go idle after the drain began, and only the grace period's cut would close it.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // Callback style: no promise per response on the hot path.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (deps.lifecycle.draining) void reply.header('Connection', 'close');
-    return payload;
+    done(null, payload);
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? '(unmatched)';
