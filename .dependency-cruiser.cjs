@@ -27,6 +27,18 @@ module.exports = {
       to: { path: '^src/store/', reachable: true },
     },
     {
+      name: 'store-imports-only-leaves',
+      comment:
+        'The store owns the SQL and knows no use case: besides its own modules it imports only the access types ' +
+        '(a leaf), the catalog, ids, and the simulator-jobs port it implements.',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(store/|domain/access[.]ts$|catalog/|ids[.]ts$|providers/simulator/jobs[.]ts$)',
+      },
+    },
+    {
       name: 'media-knows-no-simulator',
       comment: 'src/media/ holds the production media utilities; the simulator renderers build on them, never the reverse.',
       severity: 'error',

@@ -57,7 +57,7 @@ export interface Config {
   settleSweepMs: number;
   /**
    * A chat completion's provider call starts alongside its reservation when the organization was last seen with
-   * this many times its price free (domain/generations/early-dispatch.ts); 0 turns early dispatch off.
+   * this many times its price free (generations/early-dispatch.ts); 0 turns early dispatch off.
    */
   earlyDispatchHeadroom: number;
   anomaly: {

@@ -11,8 +11,8 @@ import type { Batcher } from './jobs/batcher.js';
 import type { Settler } from './billing/settler.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
-import type { Headroom } from './domain/generations/headroom.js';
-import type { Finishing, GenerationRow } from './domain/generations/model.js';
+import type { Headroom } from './generations/headroom.js';
+import type { Finishing, GenerationRow } from './generations/model.js';
 
 /** What the rest of the process sees of its webhook dispatcher (jobs/webhooks.ts). */
 export interface WebhookDispatching {

@@ -22,7 +22,7 @@ import { Batcher } from './jobs/batcher.js';
 import { finishAttempts, MAX_FINISH_BATCH } from './store/finishing.js';
 import { releaseNodeLeases } from './store/jobs.js';
 import { Settler } from './billing/settler.js';
-import { Headroom } from './domain/generations/headroom.js';
+import { Headroom } from './generations/headroom.js';
 import { Lifecycle } from './lifecycle.js';
 import { createLogger as createPinoLogger } from './log.js';
 import { Metrics } from './metrics.js';

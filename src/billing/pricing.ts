@@ -1,12 +1,12 @@
 import type { Decimal } from 'decimal.js';
 import type { CatalogModel, Modality } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
-import { MODALITIES, type ProducedWork } from '../domain/generations/modalities.js';
+import { MODALITIES, type ProducedWork } from '../generations/modalities.js';
 import type { GenerationRow } from '../store/generations.js';
 import { costInCredits } from './credits.js';
 
 /**
- * What a generation costs: its modality's units (domain/generations/modalities.ts)
+ * What a generation costs: its modality's units (generations/modalities.ts)
  * times its model's unit price (catalog/models.ts), in whole credits. The
  * reservation is the price of what the request asks for; the charge is the
  * price of what the attempt produced, never more than the reservation.

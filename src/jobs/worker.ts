@@ -1,8 +1,8 @@
 import type { AppDeps } from '../deps.js';
-import { finishFailed } from '../domain/generations/finish.js';
-import { runGeneration } from '../domain/generations/runner.js';
+import { finishFailed } from '../generations/finish.js';
+import { runGeneration } from '../generations/runner.js';
 import { claimDueJobs, deleteJobIfTerminal } from '../store/jobs.js';
-import { loadGeneration } from '../domain/generations/store.js';
+import { loadGeneration } from '../generations/store.js';
 import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';
 import { Scheduler } from './scheduler.js';
 import { settledWithin } from './inflight.js';

@@ -5,7 +5,7 @@ import type { ImageInput, OutputKind, UpstreamOutput } from './types.js';
  * Output and input files as job APIs (Replicate, fal) describe them: a
  * result is arbitrary JSON in which files appear as URL strings or as
  * `{url, content_type, width, height, …}` objects. mmgen downloads the URLs
- * it keeps into its own store (src/domain/generations/outputs.ts); here they
+ * it keeps into its own store (src/generations/outputs.ts); here they
  * are only found and sorted.
  */
 

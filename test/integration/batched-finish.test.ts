@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { settlePending } from '../../src/billing/credits.js';
-import type { GenerationRow } from '../../src/domain/generations/model.js';
+import type { GenerationRow } from '../../src/generations/model.js';
 import { finishAttempts, finishStatement } from '../../src/store/finishing.js';
-import { loadGeneration } from '../../src/domain/generations/store.js';
+import { loadGeneration } from '../../src/generations/store.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectWalletMatchesLedger, type WalletAndLedger } from '../helpers/money.js';

@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { findKeyBySecret } from '../../src/domain/api-keys.js';
 import { getWallet, reserve, settlePending } from '../../src/billing/credits.js';
-import { acceptStatement, prepareGeneration } from '../../src/domain/generations/accept.js';
-import { loadGeneration } from '../../src/domain/generations/store.js';
+import { acceptStatement, prepareGeneration } from '../../src/generations/accept.js';
+import { loadGeneration } from '../../src/generations/store.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 
 /**
- * Early dispatch (src/domain/generations/early-dispatch.ts): a plain chat
+ * Early dispatch (src/generations/early-dispatch.ts): a plain chat
  * completion's provider call starts alongside the statement that reserves its
  * credits. Whatever refuses the reservation (credits spent elsewhere, a key
  * revoked elsewhere) aborts the call and answers the refusal, with nothing

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getWallet, ledgerSums, reserve, settlePending, topUp } from '../../src/billing/credits.js';
 import { actualCredits } from '../../src/billing/pricing.js';
-import { loadGeneration } from '../../src/domain/generations/store.js';
+import { loadGeneration } from '../../src/generations/store.js';
 import { finishAttempts } from '../../src/store/finishing.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEADROOM_TTL_MS, Headroom } from '../../src/domain/generations/headroom.js';
+import { HEADROOM_TTL_MS, Headroom } from '../../src/generations/headroom.js';
 
 describe('the headroom that early dispatch may claim (early-dispatch.ts)', () => {
   it('claims factor × price of what was last seen free, and no more while earlier claims are open', () => {

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { submitGeneration } from '../../domain/generations/accept.js';
-import { EarlyDispatch } from '../../domain/generations/early-dispatch.js';
-import { finishFailed } from '../../domain/generations/finish.js';
-import type { GenerationRow } from '../../domain/generations/model.js';
-import { runStreamed } from '../../domain/generations/run-stream.js';
-import { finishSynchronously } from '../../domain/generations/run-sync.js';
+import { submitGeneration } from '../../generations/accept.js';
+import { EarlyDispatch } from '../../generations/early-dispatch.js';
+import { finishFailed } from '../../generations/finish.js';
+import type { GenerationRow } from '../../generations/model.js';
+import { runStreamed } from '../../generations/run-stream.js';
+import { finishSynchronously } from '../../generations/run-sync.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';

@@ -10,7 +10,7 @@ import { makeAjv, validationError } from '../validation.js';
 import { defineRoute } from '../route.js';
 import { IdParams, Nullable, Timestamp } from '../schemas.js';
 import { MODALITY_SPECS } from './generation-route.js';
-import { MODALITIES } from '../../domain/generations/modalities.js';
+import { MODALITIES } from '../../generations/modalities.js';
 import { Generation, Simulate } from './generation-schema.js';
 
 const Comparison = Type.Object(

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { isTerminal } from '../../domain/generations/model.js';
-import { generationOf, loadGeneration } from '../../domain/generations/store.js';
+import { isTerminal } from '../../generations/model.js';
+import { generationOf, loadGeneration } from '../../generations/store.js';
 import { generationWatch } from '../../jobs/generation-watch.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';

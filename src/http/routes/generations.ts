@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { MODALITIES } from '../../catalog/index.js';
-import { cancelGeneration, retryGeneration } from '../../domain/generations/control.js';
-import { toGenerationView } from '../../domain/generations/model.js';
-import { generationOf, listGenerations, loadOutputs } from '../../domain/generations/store.js';
+import { cancelGeneration, retryGeneration } from '../../generations/control.js';
+import { toGenerationView } from '../../generations/model.js';
+import { generationOf, listGenerations, loadOutputs } from '../../generations/store.js';
 import { defineRoute } from '../route.js';
 import { IdParams, ListOf, PageQuery } from '../schemas.js';
 import { generationView } from './generation-route.js';

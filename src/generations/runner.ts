@@ -1,11 +1,11 @@
-import type { AppDeps } from '../../deps.js';
-import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../../providers/types.js';
-import { markRunning, recordUpstreamId, setRunnerNode } from '../../store/generations.js';
+import type { AppDeps } from '../deps.js';
+import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
+import { markRunning, recordUpstreamId, setRunnerNode } from '../store/generations.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import { firstRouteThatTakes, moveToProvider } from './fallback.js';
 import { finishFailed, finishWith, type RunResult } from './finish.js';
-import { deleteJobIfTerminal } from '../../store/jobs.js';
-import { leaseHeartbeat } from './lease.js';
+import { deleteJobIfTerminal } from '../store/jobs.js';
+import { watchRun, type RunWatch } from './run-watch.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
 import { clientRef, upstreamModelFor, upstreamRequest } from './upstream-request.js';
@@ -74,17 +74,17 @@ async function submitWithFallback(
 const MAX_POLL_ERRORS = 10;
 
 export async function runGeneration(deps: AppDeps, generationId: string, opts: RunOptions = {}): Promise<RunResult> {
-  const heartbeat = leaseHeartbeat(deps, generationId);
+  const watch = watchRun(deps, generationId);
   try {
-    return await run(deps, generationId, opts, heartbeat);
+    return await run(deps, generationId, opts, watch);
   } finally {
-    heartbeat.stop();
+    watch.stop();
     // An early provider call this run did not take up (it found the generation finished, canceled, …) is stopped.
     opts.early?.abort();
   }
 }
 
-async function run(deps: AppDeps, generationId: string, opts: RunOptions, heartbeat: { readonly lost: boolean }): Promise<RunResult> {
+async function run(deps: AppDeps, generationId: string, opts: RunOptions, watch: RunWatch): Promise<RunResult> {
   let g = opts.row ?? (await loadGeneration(deps.db, generationId));
   if (!g) return { outcome: 'not_runnable' };
   if (isTerminal(g.status)) {
@@ -193,12 +193,10 @@ async function run(deps: AppDeps, generationId: string, opts: RunOptions, heartb
     delay = Math.min(delay * 2, maxDelay);
     // Shut down past its grace period: the job goes back to the queue with its upstream id recorded.
     if (deps.lifecycle.halted) return { outcome: 'lost_lease' };
-    const current = await loadGeneration(deps.db, generationId);
-    if (!current || current.status !== 'running' || current.attempt !== g.attempt) {
-      if (current?.status === 'canceled') await adapter.cancel(upstreamId).catch(() => {});
-      return { outcome: 'finished' };
-    }
-    if (heartbeat.lost) return { outcome: 'lost_lease' };
+    const stop = await watch.check(g.attempt);
+    if (stop === 'canceled') await adapter.cancel(upstreamId).catch(() => {});
+    if (stop === 'lost_lease') return { outcome: 'lost_lease' };
+    if (stop) return { outcome: 'finished' };
   }
 }
 

@@ -1,6 +1,6 @@
-import type { Modality } from '../../catalog/index.js';
-import type { ImageInput } from '../../providers/types.js';
-import type { Principal } from '../access.js';
+import type { Modality } from '../catalog/index.js';
+import type { ImageInput } from '../providers/types.js';
+import type { Principal } from '../domain/access.js';
 
 /** A generation ready to be written: model and provider chosen, priced, input stored. */
 export interface PreparedGeneration {

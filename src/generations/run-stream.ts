@@ -1,9 +1,9 @@
-import type { AppDeps } from '../../deps.js';
-import { ApiError } from '../../errors.js';
-import { ProviderError, type ChatStreamChunk } from '../../providers/types.js';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { ProviderError, type ChatStreamChunk } from '../providers/types.js';
 import { firstRouteThatTakes, moveToProvider } from './fallback.js';
 import { finishFailed, finishSucceeded } from './finish.js';
-import { leaseHeartbeat } from './lease.js';
+import { watchRun } from './run-watch.js';
 import type { GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
 import { upstreamRequest } from './upstream-request.js';
@@ -25,20 +25,8 @@ export async function runStreamed(deps: AppDeps, accepted: GenerationRow, onDelt
   const req = await upstreamRequest(deps, g);
   // The routes in order, the one the generation was accepted with first: a provider that fails before its first byte hands over to the next.
   const routes = deps.providers.routes(g.mode, req.model, g.provider);
-  const abort = new AbortController();
-  const heartbeat = leaseHeartbeat(deps, g.id);
-  let canceled = false;
-  const watch = setInterval(() => {
-    loadGeneration(deps.db, g.id).then(
-      (now) => {
-        if (now && now.status !== 'running') {
-          canceled = now.status === 'canceled';
-          abort.abort();
-        }
-      },
-      () => {},
-    );
-  }, 250);
+  // No polls here to notice a cancel between: the watch looks every 250 ms and aborts the upstream stream.
+  const watch = watchRun(deps, g.id, { ms: 250, attempt: g.attempt });
   let final: Extract<ChatStreamChunk, { type: 'done' }> | undefined;
   try {
     let started = false;
@@ -49,8 +37,8 @@ export async function runStreamed(deps: AppDeps, accepted: GenerationRow, onDelt
         routes,
         async (route) => {
           if (!route.adapter.streamChat) throw new Error('adapter cannot stream');
-          for await (const c of route.adapter.streamChat({ ...req, upstreamModel: route.upstreamModel }, abort.signal)) {
-            if (abort.signal.aborted) break;
+          for await (const c of route.adapter.streamChat({ ...req, upstreamModel: route.upstreamModel }, watch.signal)) {
+            if (watch.signal.aborted) break;
             if (!started) {
               started = true;
               g = await moveToProvider(deps, g, route.adapter.name);
@@ -60,20 +48,19 @@ export async function runStreamed(deps: AppDeps, accepted: GenerationRow, onDelt
           }
         },
         // Once text reached the client, or the stream was stopped, no other provider may take over.
-        { logMessage: 'provider failed before streaming; trying the next route', mayMoveOn: () => !started && !abort.signal.aborted },
+        { logMessage: 'provider failed before streaming; trying the next route', mayMoveOn: () => !started && !watch.signal.aborted },
       );
     }
   } catch (err) {
-    if (!abort.signal.aborted) {
+    if (!watch.signal.aborted) {
       await finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider stream failed.');
       throw err instanceof ApiError ? err : new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
     }
   } finally {
-    clearInterval(watch);
-    heartbeat.stop();
+    watch.stop();
   }
-  if (abort.signal.aborted) {
-    if (canceled) throw new ApiError('generation_canceled', `The generation ${g.id} was canceled; nothing was charged.`);
+  if (watch.signal.aborted) {
+    if (watch.stopped === 'canceled') throw new ApiError('generation_canceled', `The generation ${g.id} was canceled; nothing was charged.`);
     throw new ApiError('upstream_error', `The generation ${g.id} ended while it was streaming.`);
   }
   if (!final) {

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
-import type { Modality } from '../../catalog/index.js';
-import { ApiError } from '../../errors.js';
-import { speechDurationS } from '../../media/index.js';
+import type { Modality } from '../catalog/index.js';
+import { ApiError } from '../errors.js';
+import { speechDurationS } from '../media/index.js';
 
 /**
  * What differs between the eight modalities, as data: one entry per modality,

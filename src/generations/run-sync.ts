@@ -1,6 +1,6 @@
-import type { AppDeps } from '../../deps.js';
-import { ApiError } from '../../errors.js';
-import type { UpstreamStatus } from '../../providers/types.js';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import type { UpstreamStatus } from '../providers/types.js';
 import { cacheEntryKey } from './accept.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import { finishFailed, type RunResult } from './finish.js';

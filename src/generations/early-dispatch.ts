@@ -31,8 +31,8 @@
  * - claim: the headroom an early call holds (factor × its price) until its
  *   reservation commits or it is aborted.
  */
-import type { AppDeps } from '../../deps.js';
-import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../../providers/types.js';
+import type { AppDeps } from '../deps.js';
+import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../providers/types.js';
 import { MODALITIES } from './modalities.js';
 import { requestFor } from './upstream-request.js';
 import type { PreparedGeneration } from './prepared.js';

@@ -1,8 +1,8 @@
-import type { AppDeps } from '../../deps.js';
-import { newId } from '../../ids.js';
-import type { UpstreamRequest, UpstreamStatus } from '../../providers/types.js';
-import { finishAttempts } from '../../store/finishing.js';
-import { actualCredits } from '../../billing/pricing.js';
+import type { AppDeps } from '../deps.js';
+import { newId } from '../ids.js';
+import type { UpstreamRequest, UpstreamStatus } from '../providers/types.js';
+import { finishAttempts } from '../store/finishing.js';
+import { actualCredits } from '../billing/pricing.js';
 import type { AttemptEnd, GenerationRow, OutputRow } from './model.js';
 import { materializeOutputs, OutputError } from './outputs.js';
 import { upstreamRequest } from './upstream-request.js';

@@ -1,6 +1,6 @@
-import type { AppDeps } from '../../deps.js';
-import { probeImage } from '../../media/index.js';
-import type { UpstreamRequest } from '../../providers/types.js';
+import type { AppDeps } from '../deps.js';
+import { probeImage } from '../media/index.js';
+import type { UpstreamRequest } from '../providers/types.js';
 import type { GenerationRow } from './model.js';
 
 /** The client reference of an attempt, sent with every submission so that a lost answer can be found again. */

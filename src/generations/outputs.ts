@@ -1,9 +1,9 @@
 import sharp from 'sharp';
 import { MODALITIES } from './modalities.js';
-import type { AppDeps } from '../../deps.js';
-import { FetchFailed, FetchRefused, safeFetch } from '../../files/safe-fetch.js';
-import { formatDurationMs, mimeToOutputType, probeAudioVideo, probeImage, sniffMime, videoThumbnail } from '../../media/index.js';
-import type { OutputKind, UpstreamOutput, UpstreamRequest } from '../../providers/types.js';
+import type { AppDeps } from '../deps.js';
+import { FetchFailed, FetchRefused, safeFetch } from '../files/safe-fetch.js';
+import { formatDurationMs, mimeToOutputType, probeAudioVideo, probeImage, sniffMime, videoThumbnail } from '../media/index.js';
+import type { OutputKind, UpstreamOutput, UpstreamRequest } from '../providers/types.js';
 
 /**
  * Turns what a provider handed over into files mmgen keeps: output URLs are

@@ -1,10 +1,10 @@
-import { extensionForMime } from '../../media/index.js';
-import type { FileLinks } from '../../files/links.js';
+import { extensionForMime } from '../media/index.js';
+import type { FileLinks } from '../files/links.js';
 import { MODALITIES } from './modalities.js';
-import type { GenerationRow, GenerationStatus, OutputRow } from '../../store/generations.js';
+import type { GenerationRow, GenerationStatus, OutputRow } from '../store/generations.js';
 
-export type { GenerationRow, GenerationStatus, OutputRow } from '../../store/generations.js';
-export type { AttemptEnd, Finishing } from '../../store/finishing.js';
+export type { GenerationRow, GenerationStatus, OutputRow } from '../store/generations.js';
+export type { AttemptEnd, Finishing } from '../store/finishing.js';
 
 /**
  * Generation glossary

@@ -1,7 +1,7 @@
-import type { AppDeps } from '../../deps.js';
-import type { Route } from '../../providers/registry.js';
-import { ProviderError } from '../../providers/types.js';
-import { setAttemptProvider } from '../../store/generations.js';
+import type { AppDeps } from '../deps.js';
+import type { Route } from '../providers/registry.js';
+import { ProviderError } from '../providers/types.js';
+import { setAttemptProvider } from '../store/generations.js';
 import type { GenerationRow } from './model.js';
 
 /**

@@ -1,12 +1,12 @@
-import type { AppDeps } from '../../deps.js';
-import { ApiError } from '../../errors.js';
-import type { Principal } from '../access.js';
-import { reserve, retryAfterSettling } from '../../billing/credits.js';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import type { Principal } from '../domain/access.js';
+import { reserve, retryAfterSettling } from '../billing/credits.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { finish } from './finish.js';
 import { clientRef } from './upstream-request.js';
-import { requeueForAttempt } from '../../store/generations.js';
-import { enqueueJob } from '../../store/jobs.js';
+import { requeueForAttempt } from '../store/generations.js';
+import { enqueueJob } from '../store/jobs.js';
 import { generationOf, loadGeneration } from './store.js';
 
 /**
