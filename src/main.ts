@@ -23,6 +23,7 @@ import { finishAttempts, MAX_FINISH_BATCH } from './store/finishing.js';
 import { releaseNodeLeases } from './store/jobs.js';
 import { Settler } from './billing/settler.js';
 import { Headroom } from './generations/headroom.js';
+import { NodeLiveness } from './node-liveness.js';
 import { Lifecycle } from './lifecycle.js';
 import { createLogger as createPinoLogger } from './log.js';
 import { Metrics } from './metrics.js';
@@ -83,10 +84,14 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     headroom: new Headroom(),
     finishes: new Batcher((items) => finishAttempts(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
   };
+  // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.
+  const liveness = new NodeLiveness(db, nodeId, log);
+  await liveness.start();
   return {
     deps,
     close: async () => {
       await deps.finishes.flush();
+      await liveness.stop();
       await deps.settler.stop();
       await rateLimiter.close();
       await providers.close();

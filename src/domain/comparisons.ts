@@ -4,7 +4,8 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ImageInput, SimulateOptions } from '../providers/types.js';
 import type { Plan, Principal } from './access.js';
-import { acceptStatement, prepareGeneration, withStoredInputs } from '../generations/accept.js';
+import { acceptStatement, claimLost, prepareGeneration, withStoredInputs } from '../generations/accept.js';
+import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
 import { toGenerationView } from '../generations/model.js';
 import { loadOutputs } from '../generations/store.js';
 import { insertComparison, selectComparison, type ComparisonRow } from '../store/comparisons.js';
@@ -43,7 +44,7 @@ export function assertPlanWidth(plan: Plan, count: number): void {
 export async function createComparison(
   deps: AppDeps,
   principal: Principal,
-  c: { modality: Modality; prompt: string | null; params: Record<string, unknown>; children: ComparisonChild[]; simulate?: SimulateOptions | undefined; image?: ImageInput | undefined },
+  c: { modality: Modality; prompt: string | null; params: Record<string, unknown>; children: ComparisonChild[]; simulate?: SimulateOptions | undefined; image?: ImageInput | undefined; claim?: IdempotencyClaim | undefined },
 ): Promise<ComparisonRow> {
   const id = newId('cmp');
   const prepared = await Promise.all(
@@ -56,6 +57,8 @@ export async function createComparison(
   );
   const reserved = prepared.reduce((sum, p) => sum + p.price, 0);
   const row = await withStoredInputs(deps, prepared, () => retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
+    // The Idempotency-Key and the comparison are one fact (store/idempotency.ts), written in this transaction.
+    if (c.claim && !(await linkIdempotencyClaim(q, c.claim, id))) throw claimLost();
     const cmp = await insertComparison(q, {
       id, organizationId: principal.organizationId, apiKeyId: principal.keyId, mode: principal.mode, modality: c.modality,
       prompt: c.prompt, models: prepared.map((p) => p.model), params: c.params, reservedCredits: reserved,

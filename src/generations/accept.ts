@@ -14,6 +14,7 @@ import { MODALITIES } from './modalities.js';
 import { loadGeneration, loadOutputs } from './store.js';
 import { acceptGeneration } from '../store/accepting.js';
 import { insertCacheCopy, selectCacheSource } from '../store/generations.js';
+import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import type { PreparedGeneration } from './prepared.js';
 import { verifyAudioUrl } from '../files/audio-input.js';
@@ -32,6 +33,17 @@ export interface CreateGenerationInput {
   comparisonId?: string | undefined;
   /** Set by a route that may start the provider call alongside the reservation (early-dispatch.ts). */
   early?: EarlyDispatch | undefined;
+  /** The request's Idempotency-Key claim, which the acceptance names the generation on (store/idempotency.ts). */
+  claim?: IdempotencyClaim | undefined;
+}
+
+/** A request whose claim went to another request (its node was judged dead meanwhile) must accept nothing. */
+export function claimLost(): ApiError {
+  return new ApiError(
+    'idempotency_key_in_use',
+    'Another request with this Idempotency-Key took it over while this one was being processed; nothing was accepted here. Retry to get its answer.',
+    'Idempotency-Key',
+  );
 }
 
 /** Same organization, mode, model and parameters with an explicit seed: the same result (contract §4). */
@@ -111,7 +123,7 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
   try {
     row = await withStoredInputs(deps, [prepared], () =>
       retryAfterSettling(deps.db, principal.organizationId, async () => {
-        const accepted = await acceptStatement(deps.db, deps, prepared);
+        const accepted = await acceptStatement(deps.db, deps, prepared, input.claim);
         if (!accepted) throw refused();
         return accepted;
       }),
@@ -132,14 +144,14 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
  * not cover it. Keeps this node's view of the organization's free credits
  * (early dispatch) up to date either way.
  */
-export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGeneration): Promise<GenerationRow | null> {
+export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGeneration, claim?: IdempotencyClaim): Promise<GenerationRow | null> {
   const paramsJson = JSON.stringify(a.params);
   const resultJson = a.result ? JSON.stringify(a.result) : null;
   const outcome = await acceptGeneration(q, {
     id: a.id, organizationId: a.principal.organizationId, apiKeyId: a.principal.keyId, mode: a.principal.mode,
     modality: a.modality, model: a.model, sync: a.sync, prompt: a.prompt, paramsJson, price: a.price, cacheKey: a.cacheKey,
     provider: a.provider, resultJson, comparisonId: a.comparisonId, nodeId: deps.nodeId, leaseSeconds: deps.config.jobLeaseMs / 1000,
-    keyFingerprint: a.principal.unconfirmedFingerprint,
+    keyFingerprint: a.principal.unconfirmedFingerprint, claim,
   });
   if (outcome.written) {
     if (outcome.walletFree !== null) deps.headroom.record(a.principal.organizationId, outcome.walletFree);
@@ -148,6 +160,7 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
     return insertedRow(deps, a, outcome.createdAt, paramsJson, resultJson);
   }
   if (outcome.reason === 'key_changed') throw new StaleAuthentication();
+  if (outcome.reason === 'claim_lost') throw claimLost();
   if (outcome.reason === 'insufficient_credits') deps.headroom.refused(a.principal.organizationId);
   return null;
 }
@@ -187,8 +200,10 @@ async function cachedCopy(
   const outputs = (await loadOutputs(deps.db, [source.id])).get(source.id) ?? [];
   const id = newId('gen');
   // The files are shared: the copy's outputs point at the same blobs.
-  await deps.db.tx((q) =>
-    insertCacheCopy(
+  await deps.db.tx(async (q) => {
+    // Free, but still one generation per key: the copy is named on the claim like any acceptance.
+    if (input.claim && !(await linkIdempotencyClaim(q, input.claim, id))) throw claimLost();
+    await insertCacheCopy(
       q,
       {
         id, organizationId: principal.organizationId, apiKeyId: principal.keyId, mode: principal.mode, modality: input.modality,
@@ -196,8 +211,8 @@ async function cachedCopy(
       },
       source,
       outputs,
-    ),
-  );
+    );
+  });
   deps.metrics.generationsAccepted.inc({ modality: input.modality, cache_hit: 'true' });
   deps.metrics.generationsFinished.inc({ modality: input.modality, status: 'succeeded' });
   return (await loadGeneration(deps.db, id))!;
@@ -211,8 +226,7 @@ export async function submitGeneration(
   b: Record<string, unknown>,
   prompt: string | null,
   imageRule?: 'optional' | 'required',
-  comparisonId?: string,
-  early?: EarlyDispatch,
+  extra: Pick<CreateGenerationInput, 'early' | 'claim'> = {},
 ): Promise<GenerationRow> {
   const { model, simulate, cache, ...params } = b as { model: string; simulate?: SimulateOptions; cache?: boolean } & Record<string, unknown>;
   deps.catalog.resolve(model, modality);
@@ -233,7 +247,7 @@ export async function submitGeneration(
       throw new ApiError('parameter_invalid', `${image.width}×${image.height} × ${scale} would exceed the ${UPSCALE_MAX_OUTPUT_PIXELS}-pixel output limit; use a smaller image or scale.`, 'scale');
     }
   }
-  const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, comparisonId, early });
+  const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, ...extra });
   // A synchronous generation runs in this request (its job is leased to this process): no worker needs waking.
   if (!g.sync) deps.jobsAvailable?.();
   return g;

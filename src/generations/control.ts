@@ -7,6 +7,8 @@ import { finish } from './finish.js';
 import { clientRef } from './upstream-request.js';
 import { requeueForAttempt } from '../store/generations.js';
 import { enqueueJob } from '../store/jobs.js';
+import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
+import { claimLost } from './accept.js';
 import { generationOf, loadGeneration } from './store.js';
 
 /**
@@ -40,8 +42,10 @@ export async function cancelGeneration(deps: AppDeps, principal: Principal, id: 
  * earlier attempts' upstream jobs and adopts one that finished, so the caller
  * pays once.
  */
-export async function retryGeneration(deps: AppDeps, principal: Principal, id: string): Promise<GenerationRow> {
+export async function retryGeneration(deps: AppDeps, principal: Principal, id: string, claim?: IdempotencyClaim): Promise<GenerationRow> {
   await retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
+    // The Idempotency-Key names the retried generation in the retry's own transaction (store/idempotency.ts).
+    if (claim && !(await linkIdempotencyClaim(q, claim, id))) throw claimLost();
     const g = await generationOf(q, principal, id, true);
     if (g.status !== 'failed' || g.sync) {
       throw new ApiError(

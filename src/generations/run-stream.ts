@@ -17,8 +17,10 @@ import { upstreamRequest } from './upstream-request.js';
  */
 export async function runStreamed(deps: AppDeps, accepted: GenerationRow, onDelta: (text: string) => void, onStart: () => void): Promise<GenerationRow> {
   let g = accepted;
+  if (g.status === 'canceled') throw new ApiError('generation_canceled', `The generation ${g.id} was canceled; nothing was charged.`);
   onStart();
-  if (g.cache_hit) {
+  // A cache hit, or the finished reply of an earlier request with the same Idempotency-Key: replayed, not asked again.
+  if (g.cache_hit || g.status === 'succeeded') {
     for (const piece of (g.result?.message?.content ?? '').match(/\S+\s*|\s+/g) ?? []) onDelta(piece);
     return g;
   }

@@ -1,10 +1,12 @@
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { UpstreamStatus } from '../providers/types.js';
+import type { Principal } from '../domain/access.js';
 import { cacheEntryKey } from './accept.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import { finishFailed, type RunResult } from './finish.js';
 import type { GenerationRow, OutputRow } from './model.js';
+import { resumedGeneration } from './resume.js';
 import { runGeneration } from './runner.js';
 import { loadGeneration, loadOutputs } from './store.js';
 
@@ -48,8 +50,24 @@ export async function finishSynchronously(
     row = run.row ?? (await loadGeneration(deps.db, g.id))!;
     outputs = run.row ? run.outputs : undefined;
   }
+  return answered(deps, row, outputs);
+}
+
+/**
+ * A synchronous endpoint's answer for a generation an earlier request with the same Idempotency-Key accepted
+ * (resume.ts): the same as that request's, once the generation is finished.
+ */
+export async function resumeSynchronously(
+  deps: AppDeps,
+  principal: Principal,
+  id: string,
+): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
+  return answered(deps, await resumedGeneration(deps, principal, id, { untilTerminal: true }));
+}
+
+async function answered(deps: AppDeps, row: GenerationRow, outputs?: OutputRow[]): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
   if (row.status === 'failed') {
-    throw new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded: ${row.error?.message ?? 'unknown error'}`);
+    throw new ApiError('upstream_error', `The generation ${row.id} failed at the provider and was refunded: ${row.error?.message ?? 'unknown error'}`);
   }
   return { row, outputs: outputs ?? (await loadOutputs(deps.db, [row.id])).get(row.id) ?? [] };
 }

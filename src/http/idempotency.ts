@@ -4,14 +4,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { Db } from '../store/db.js';
+import { NODE_DEAD_AFTER_S } from '../node-liveness.js';
 import {
   completeIdempotencyClaim,
+  deleteExpiredIdempotencyKey,
   deleteExpiredIdempotencyKeys,
-  deleteExpiredOrStaleIdempotencyKey,
   findIdempotencyKey,
   insertIdempotencyClaim,
   releaseIdempotencyClaim,
   renewIdempotencyClaim,
+  takeOverIdempotencyClaim,
   type IdempotencyClaim,
   type IdempotencyKeyRow,
   type NewIdempotencyClaim,
@@ -28,8 +30,16 @@ import type { Authenticator } from './auth.js';
  * requests with one key, on any number of nodes, exactly one executes. The
  * others see the row: a different request → 422, still running → 409,
  * finished → the stored response again. onSend then keeps the response (2xx
- * and 402) or deletes the claim (anything else), before the client sees it,
+ * and 402) or lets the claim go (anything else), before the client sees it,
  * so a retry right after a response never meets a stale in-flight claim.
+ *
+ * Across crashes (docs/contract-addenda.md, "Idempotency across crashes"):
+ * the accepting transaction names its generation (or comparison) on the
+ * claim, so the key and its effect are one fact. A claim whose node stopped
+ * beating (node-liveness.ts), or whose request stopped renewing it, is an
+ * orphan: the next request with the key takes it over, and is answered from
+ * what the dead request accepted (`resume`, with Idempotent-Replayed), or, if
+ * it accepted nothing, runs as the first request would have.
  */
 
 declare module 'fastify' {
@@ -39,6 +49,8 @@ declare module 'fastify' {
 }
 
 interface Claim extends IdempotencyClaim {
+  /** What an earlier request with this key accepted before it died: the route answers from it instead of accepting. */
+  resume: string | null;
   /** Set once the response has been kept or the claim released. */
   settled: boolean;
   heartbeat: NodeJS.Timeout;
@@ -47,10 +59,13 @@ interface Claim extends IdempotencyClaim {
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 /** Headers of the first response that a replay repeats; the rest (request id, rate limits) belong to the replay itself. */
 const KEPT_HEADERS = ['content-type', 'cache-control', 'location'];
-// A request renews its claim while it runs; a claim not renewed for STALE_AFTER_S
-// was left by a process that died mid-request, and the key becomes usable again.
-const HEARTBEAT_MS = 30_000;
-const STALE_AFTER_S = 120;
+// A request renews its claim while it runs; a claim not renewed for STALE_AFTER_S was left by a request that
+// is gone (its node may still live: a response that could not be recorded), and is an orphan. A dead node's
+// claims are orphans sooner, after NODE_DEAD_AFTER_S. Neither bound decides money: an orphan is answered
+// from what it accepted.
+const HEARTBEAT_MS = 5_000;
+const STALE_AFTER_S = 20;
+const ORPHANS = { nodeDeadAfterSeconds: NODE_DEAD_AFTER_S, staleAfterSeconds: STALE_AFTER_S };
 const SWEEP_EVERY_MS = 10 * 60_000;
 /**
  * A bound on what is held in memory while a hijacked response streams. The
@@ -106,38 +121,47 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps, authent
       path: (request.url.split('?')[0] ?? '').replace(/(.)\/+$/, '$1'),
       requestSha256: createHash('sha256').update(canonicalJson(request.body ?? {})).digest('hex'),
       requestId: request.id,
+      nodeId: deps.nodeId,
     };
     const found = await claim(deps.db, fingerprint);
-    if (found === 'claimed') {
+    if ('claimed' in found) {
       const c: Claim = {
         apiKeyId: fingerprint.apiKeyId,
         key,
         requestId: request.id,
+        resume: found.resume,
         settled: false,
         heartbeat: setInterval(() => {
           renew(deps.db, c).catch((err: unknown) => request.log.warn({ err }, 'could not renew an idempotency claim'));
         }, HEARTBEAT_MS).unref(),
       };
       request.idempotency = c;
+      if (c.resume) {
+        // The answer is the dead request's, as a replay is (a streamed one too: the raw header reaches writeHead).
+        void reply.header('Idempotent-Replayed', 'true');
+        reply.raw.setHeader('Idempotent-Replayed', 'true');
+        request.log.info({ resume: c.resume }, 'answering from what an earlier request with this Idempotency-Key accepted');
+      }
       captureHijackedResponse(deps, request, reply, c);
       return;
     }
-    if (found.method !== fingerprint.method || found.path !== fingerprint.path) {
+    const row = found.row;
+    if (row.method !== fingerprint.method || row.path !== fingerprint.path) {
       throw new ApiError(
         'idempotency_key_reused',
-        `This Idempotency-Key was already used for ${found.method} ${found.path}. Use a new key for a different request.`,
+        `This Idempotency-Key was already used for ${row.method} ${row.path}. Use a new key for a different request.`,
         'Idempotency-Key',
       );
     }
-    if (found.request_sha256 !== fingerprint.requestSha256) {
+    if (row.request_sha256 !== fingerprint.requestSha256) {
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body. Use a new key for a different request.', 'Idempotency-Key');
     }
-    if (found.state === 'in_flight') {
+    if (row.state === 'in_flight') {
       throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key is still being processed. Retry once it has completed.', 'Idempotency-Key');
     }
     // A stored answer goes only to a key that is still what it was (the cache may hold a revoked one).
     await authenticator.confirm(request);
-    return replay(request, reply, found);
+    return replay(request, reply, row);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -154,15 +178,26 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps, authent
   });
 }
 
-/** Claims the key, or returns the row that holds it (expired rows and claims of dead processes are cleared first). */
-async function claim(db: Db, f: NewIdempotencyClaim): Promise<'claimed' | IdempotencyKeyRow> {
+/**
+ * Claims the key, taking over an orphaned claim of the same request (`resume`: what it accepted), or returns
+ * the row that holds it: a different request, one still being worked on, or a kept answer.
+ */
+async function claim(db: Db, f: NewIdempotencyClaim): Promise<{ claimed: true; resume: string | null } | { row: IdempotencyKeyRow }> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (await insertIdempotencyClaim(db, f)) return 'claimed';
-    const row = await findIdempotencyKey(db, f.apiKeyId, f.key, STALE_AFTER_S);
+    if (await insertIdempotencyClaim(db, f)) return { claimed: true, resume: null };
+    const row = await findIdempotencyKey(db, f.apiKeyId, f.key, ORPHANS);
     // Released by its request between our claim attempt and the lookup: try to claim again.
     if (!row) continue;
-    if (!row.expired && !row.stale) return row;
-    await deleteExpiredOrStaleIdempotencyKey(db, f.apiKeyId, f.key, STALE_AFTER_S);
+    if (row.expired) {
+      await deleteExpiredIdempotencyKey(db, f.apiKeyId, f.key);
+      continue;
+    }
+    // Only the same request takes an orphan over; another one is told it differs (422), whatever the claim's state.
+    const same = row.method === f.method && row.path === f.path && row.request_sha256 === f.requestSha256;
+    if (!row.orphaned || !same) return { row };
+    const resume = await takeOverIdempotencyClaim(db, { apiKeyId: f.apiKeyId, key: f.key, requestId: row.request_id }, f.requestId, f.nodeId);
+    if (resume !== undefined) return { claimed: true, resume };
+    // Another retry took it over first: look again.
   }
   throw new ApiError('idempotency_key_in_use', 'Another request with this Idempotency-Key is being processed. Retry shortly.', 'Idempotency-Key');
 }
@@ -197,8 +232,8 @@ async function settle(deps: AppDeps, request: FastifyRequest, c: Claim, status: 
       await releaseIdempotencyClaim(deps.db, c);
     }
   } catch (err) {
-    // The response itself is not failed for this: the request has executed. The claim
-    // stays in flight until it goes stale, after which the key can be used again.
+    // The response itself is not failed for this: the request has executed. The claim stays in flight until
+    // it goes stale; then the next request with the key takes it over and is answered from what this one accepted.
     request.log.error({ err, reqId: request.id }, 'could not record the outcome of an idempotent request');
   }
 }

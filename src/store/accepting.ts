@@ -2,6 +2,7 @@ import type { Modality } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
 import { keyUnchangedSql } from './api-keys.js';
 import { errorCode, type Queryable } from './db.js';
+import { claimHeldSql, claimStillHeld, linkClaimSql, type IdempotencyClaim } from './idempotency.js';
 
 /** What the accepting statement writes: a priced generation, its job and, when it costs credits, its hold. */
 export interface Acceptance {
@@ -24,11 +25,13 @@ export interface Acceptance {
   leaseSeconds: number;
   /** A key from a node's cache: nothing is written unless the key still has this fingerprint. */
   keyFingerprint?: string | undefined;
+  /** The request's Idempotency-Key claim: the generation is written with it, and only while the request still holds it. */
+  claim?: IdempotencyClaim | undefined;
 }
 
 export type AcceptOutcome =
   | { written: true; createdAt: Date; walletFree: number | null }
-  | { written: false; reason: 'insufficient_credits' | 'key_changed' | 'not_written' };
+  | { written: false; reason: 'insufficient_credits' | 'key_changed' | 'claim_lost' | 'not_written' };
 
 /**
  * Accepts a generation in ONE statement (one round trip, one commit): the
@@ -42,10 +45,28 @@ export async function acceptGeneration(q: Queryable, a: Acceptance): Promise<Acc
   const charged = a.price > 0;
   // A principal from the key cache is confirmed here, in the same snapshot that reserves: nothing is written unless the key is unchanged.
   const fingerprint = a.keyFingerprint;
-  const keyCheck = fingerprint === undefined
-    ? ''
-    : `k AS (${keyUnchangedSql('$3', '$17')}),`;
-  const gates = fingerprint === undefined ? [] : ['EXISTS (SELECT 1 FROM k)'];
+  const params: unknown[] = [
+    a.id, a.organizationId, a.apiKeyId, a.mode, a.modality, a.model, a.sync, a.prompt,
+    a.paramsJson, a.nodeId, a.price, a.cacheKey, a.provider, a.resultJson,
+    a.comparisonId, a.leaseSeconds,
+  ];
+  const param = (v: unknown): string => `$${params.push(v)}`;
+  const checks: string[] = [];
+  const gates: string[] = [];
+  if (fingerprint !== undefined) {
+    checks.push(`k AS (${keyUnchangedSql('$3', param(fingerprint))}),`);
+    gates.push('EXISTS (SELECT 1 FROM k)');
+  }
+  // The Idempotency-Key and the generation are one fact: the claim names the generation in this statement, and a
+  // request whose claim was taken over (its node was judged dead) accepts nothing.
+  let link = '';
+  if (a.claim) {
+    const claim = [param(a.claim.apiKeyId), param(a.claim.key), param(a.claim.requestId)] as const;
+    checks.push(`ic AS (${claimHeldSql(...claim)}),`);
+    gates.push('EXISTS (SELECT 1 FROM ic)');
+    link = `, ik AS (${linkClaimSql('$1', ...claim, 'EXISTS (SELECT 1 FROM g)')})`;
+  }
+  const keyCheck = checks.join('\n       ');
   // A synchronous generation's acceptance does not wait for its WAL flush: an image or voice answer follows the
   // finishing statement, a synchronous commit that makes it durable too; a chat answer follows the provider's. A
   // PostgreSQL crash in that window loses the acceptance with its uncharged hold (for chat, an answer the caller is
@@ -76,13 +97,10 @@ export async function acceptGeneration(q: Queryable, a: Acceptance): Promise<Acc
              SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END,
                CASE WHEN $7 THEN now() + make_interval(secs => $16) ELSE now() END FROM g
              RETURNING generation_id)
+       ${link}
        ${reserve}
        SELECT g.created_at${charged ? ', (SELECT free FROM w) AS wallet_free' : ''} FROM g ${covered}`,
-      [
-        a.id, a.organizationId, a.apiKeyId, a.mode, a.modality, a.model, a.sync, a.prompt,
-        a.paramsJson, a.nodeId, a.price, a.cacheKey, a.provider, a.resultJson,
-        a.comparisonId, a.leaseSeconds, ...(fingerprint === undefined ? [] : [fingerprint]),
-      ],
+      params,
     );
   } catch (err) {
     if (errorCode(err) === 'MM402') return { written: false, reason: 'insufficient_credits' };
@@ -93,6 +111,8 @@ export async function acceptGeneration(q: Queryable, a: Acceptance): Promise<Acc
     const free = written.wallet_free === undefined || written.wallet_free === null ? null : Number(written.wallet_free);
     return { written: true, createdAt: written.created_at, walletFree: free };
   }
-  // Nothing written and no refusal: the cached key changed (a key that still matches always writes, or fails with MM402).
+  // Nothing written and no refusal: the cached key changed or the claim was taken over (a request that still holds
+  // both always writes, or fails with MM402). Which one is told apart by a read, on this rare path only.
+  if (a.claim && !(await claimStillHeld(q, a.claim))) return { written: false, reason: 'claim_lost' };
   return { written: false, reason: fingerprint !== undefined ? 'key_changed' : 'not_written' };
 }

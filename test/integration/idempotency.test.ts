@@ -3,7 +3,10 @@ import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getWallet, ledgerSums } from '../../src/billing/credits.js';
+import { findKeyBySecret } from '../../src/domain/api-keys.js';
+import { createGeneration } from '../../src/generations/accept.js';
 import { compactSse } from '../../src/http/idempotency.js';
+import { takeOverIdempotencyClaim } from '../../src/store/idempotency.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 type Api = ReturnType<typeof client>;
@@ -228,27 +231,113 @@ describeEachBackend('Idempotency-Key', (backend) => {
       expect(rows.rows[0]!.expires_at.getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
     });
 
-    it('an in-flight claim left by a dead process (not renewed for 2 minutes) is taken over; a live one answers 409', async () => {
+    // Turns a kept row back into the claim a request that died mid-request leaves: in flight, held by `req_dead`
+    // on `node`, last renewed `lockedAgoS` seconds ago, naming what it accepted (or, with `accepted: false`, nothing).
+    const orphan = (key: string, o: { lockedAgoS: number; node?: string; accepted?: boolean }) =>
+      s.db.query(
+        `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_headers = NULL, response_body = NULL,
+           request_id = 'req_dead', locked_at = now() - $2::int * interval '1 second', node_id = coalesce($3, node_id),
+           resource_id = CASE WHEN $4 THEN resource_id END
+         WHERE idempotency_key = $1`,
+        [key, o.lockedAgoS, o.node ?? null, o.accepted !== false],
+      );
+
+    it('a claim whose request accepted a generation and then died (not renewed) is answered from that generation: replayed, charged once', async () => {
+      // Before issue 17 a claim not renewed for 2 minutes was dropped and the request ran again: a second generation
+      // and a second charge for one key. Now the claim names its generation, and the retry gets that one.
       const key = newKey();
       const body = { model: image, prompt: `orphan-${key}`, width: 256, height: 256 };
       const first = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
       expect(first.status).toBe(200);
-      // Turn the kept row back into a claim, as a process that died mid-request would leave it.
-      const reclaim = (lockedAgoS: number) =>
-        s.db.query(
-          `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_headers = NULL, response_body = NULL,
-             request_id = 'req_dead', locked_at = now() - $2::int * interval '1 second' WHERE idempotency_key = $1`,
-          [key, lockedAgoS],
-        );
-      await reclaim(5);
+      await orphan(key, { lockedAgoS: 5 });
+      // Its node is alive and it renewed the claim 5 s ago: still being worked on.
       const busy = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
       expect(busy.status).toBe(409);
       expect(busy.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
-      await reclaim(600);
+      await orphan(key, { lockedAgoS: 600 });
+      const res = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+      expect(res.body.id).toBe(first.body.id);
+      expect(res.body.outputs).toEqual(first.body.outputs);
+      expect(await tally(org.id, body.prompt)).toEqual({ generations: 1, charges: 1, reserves: 1 });
+      // The answer is kept now: the next retry is a plain replay.
+      const again = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.id).toBe(first.body.id);
+      await expectWalletConsistent(org.id);
+    });
+
+    it('a claim held on a node that stopped beating is an orphan at once, however recently it was renewed', async () => {
+      const key = newKey();
+      const body = { model: image, prompt: `dead-node-${key}`, width: 256, height: 256 };
+      const first = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(first.status).toBe(200);
+      await s.db.query(`INSERT INTO node_heartbeats (node_id, beat_at) VALUES ('node-killed', now() - interval '1 minute')`);
+      await orphan(key, { lockedAgoS: 0, node: 'node-killed' });
+      const res = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+      expect(res.body.id).toBe(first.body.id);
+      // A node that never beat (no row at all) is as dead.
+      await orphan(key, { lockedAgoS: 0, node: 'node-never-seen' });
+      const again = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(again.body.id).toBe(first.body.id);
+      expect(await tally(org.id, body.prompt)).toEqual({ generations: 1, charges: 1, reserves: 1 });
+    });
+
+    it('a claim whose request died before accepting anything is free again: the retry runs as the first request would have', async () => {
+      const key = newKey();
+      const body = { model: image, prompt: `unaccepted-${key}`, width: 256, height: 256 };
+      const first = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(first.status).toBe(200);
+      // As if that request had died before its accepting statement: the claim names nothing. (Its generation is
+      // left in the table; the retry is a new one, as it must be when nothing was accepted.)
+      await orphan(key, { lockedAgoS: 0, node: 'node-killed-early', accepted: false });
       const res = await api('POST', '/v1/images', { key: org.live, body, headers: { 'Idempotency-Key': key } });
       expect(res.status).toBe(200);
       expect(res.headers.get('idempotent-replayed')).toBeNull();
       expect(res.body.id).not.toBe(first.body.id);
+    });
+
+    it('an asynchronous generation accepted by a dead request is answered as it is now, still the one generation', async () => {
+      const key = newKey();
+      const body = { model: video, prompt: `orphan-async-${key}`, duration_s: 2 };
+      const first = await api('POST', '/v1/videos', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(first.status).toBe(202);
+      await waitTerminal(org.live, first.body.id);
+      await orphan(key, { lockedAgoS: 0, node: 'node-killed-async' });
+      const res = await api('POST', '/v1/videos', { key: org.live, body, headers: { 'Idempotency-Key': key } });
+      expect(res.status).toBe(202);
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+      expect(res.body).toMatchObject({ id: first.body.id, status: 'succeeded' });
+      expect(await tally(org.id, body.prompt)).toEqual({ generations: 1, charges: 1, reserves: 1 });
+    });
+
+    it('a request whose claim was taken over while it ran accepts nothing (409): one key, one generation', async () => {
+      // A node judged dead (a long pause) comes back and reaches its accepting statement after a retry took its
+      // claim over: the statement writes nothing, and the retry's generation is the only one.
+      const key = newKey();
+      const { principal } = (await findKeyBySecret(s.db, org.live))!;
+      const deps = s.runtime.deps;
+      const prompt = `taken-over-${key}`;
+      await s.db.query(
+        `INSERT INTO idempotency_keys (api_key_id, idempotency_key, method, path, request_sha256, state, request_id, node_id)
+         VALUES ($1, $2, 'POST', '/v1/videos', 'x', 'in_flight', 'req_slow', $3)`,
+        [principal.keyId, key, deps.nodeId],
+      );
+      const slowClaim = { apiKeyId: principal.keyId, key, requestId: 'req_slow' };
+      expect(await takeOverIdempotencyClaim(s.db, slowClaim, 'req_retry', deps.nodeId)).toBeNull();
+      const input = { modality: 'video' as const, model: video, prompt, params: { prompt, duration_s: 2 } };
+      await expect(createGeneration(deps, principal, { ...input, claim: slowClaim })).rejects.toMatchObject({ code: 'idempotency_key_in_use' });
+      expect((await tally(org.id, prompt)).generations).toBe(0);
+      // The retry, which holds the claim now, accepts, and the claim names its generation.
+      const g = await createGeneration(deps, principal, { ...input, claim: { ...slowClaim, requestId: 'req_retry' } });
+      const row = (await s.db.query<{ resource_id: string }>('SELECT resource_id FROM idempotency_keys WHERE idempotency_key = $1', [key])).rows[0]!;
+      expect(row.resource_id).toBe(g.id);
+      expect(await tally(org.id, prompt)).toEqual({ generations: 1, charges: 0, reserves: 1 });
+      await expectWalletConsistent(org.id);
     });
   });
 

@@ -4,7 +4,7 @@ import { EarlyDispatch } from '../../generations/early-dispatch.js';
 import { finishFailed } from '../../generations/finish.js';
 import type { GenerationRow } from '../../generations/model.js';
 import { runStreamed } from '../../generations/run-stream.js';
-import { finishSynchronously } from '../../generations/run-sync.js';
+import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
@@ -127,9 +127,15 @@ export const chatCompletions = defineRoute({
     const lastUser = [...(params.messages as Array<{ role: string; content: string }>)].reverse().find((m) => m.role === 'user');
     // A plain completion may reach its provider while its credits are being reserved (early-dispatch.ts).
     const early = b.stream ? undefined : new EarlyDispatch();
-    const g = await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null, undefined, undefined, early);
+    const claim = request.idempotency ?? undefined;
+    // An earlier request with this Idempotency-Key accepted a generation and died: its answer, not a new one.
+    const resume = claim?.resume;
+    const g = resume
+      ? (await resumeSynchronously(deps, principal, resume)).row
+      : await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null, undefined, { early, claim });
     tagRequestLog(request, g.id);
     if (!b.stream) {
+      if (resume) return { status: 200, body: toCompletion(g) };
       // The reply goes back as soon as the provider answers; the charge (covered by the reservation) is written right after.
       const done = await finishSynchronously(deps, g, { replyEarly: true, early });
       const row = done.early ? { ...done.row, result: { ...done.row.result, message: done.early.message, usage: done.early.usage, finish_reason: done.early.finish_reason } } : done.row;

@@ -92,7 +92,10 @@ export const createComparisonRoute = defineRoute({
     ),
     response: { 202: Comparison },
   },
-  handler: async ({ body, principal, deps }) => {
+  handler: async ({ body, principal, deps, request }) => {
+    const claim = request.idempotency ?? undefined;
+    // An earlier request with this Idempotency-Key created the comparison and died: its answer, not a new one.
+    if (claim?.resume) return { status: 202, body: await comparisonView(deps, principal, claim.resume) };
     const params = (body.params ?? {}) as Record<string, unknown>;
     if ('model' in params) throw new ApiError('parameter_invalid', 'Name the models in `models`, not in params.', 'params.model');
     // Check order of the contract: models (404/410), one modality (400), scope (403), plan width (403), then credits.
@@ -130,6 +133,7 @@ export const createComparisonRoute = defineRoute({
       simulate: body.simulate as never,
       image,
       children: models.map((m) => ({ model: m.slug, prompt: spec.prompt(fields), params: childParams })),
+      claim,
     });
     return { status: 202, body: await comparisonView(deps, principal, cmp.id) };
   },

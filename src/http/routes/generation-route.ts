@@ -5,7 +5,8 @@ import type { Scope } from '../../domain/access.js';
 import { submitGeneration } from '../../generations/accept.js';
 import { MODALITIES } from '../../generations/modalities.js';
 import { toGenerationView, type GenerationRow } from '../../generations/model.js';
-import { finishSynchronously } from '../../generations/run-sync.js';
+import { resumedGeneration } from '../../generations/resume.js';
+import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
 import { loadOutputs } from '../../generations/store.js';
 import type { AppDeps } from '../../deps.js';
 import { defineRoute, type RouteDef } from '../route.js';
@@ -80,13 +81,18 @@ export function modalityRoute<P extends TProperties>(o: ModalityRouteOptions<P>)
     handler: async ({ body: raw, principal, deps, request }) => {
       const b = raw as Record<string, unknown>;
       o.check?.(b);
-      const g = await submitGeneration(deps, principal, o.modality, b, o.prompt(b), o.image);
+      const claim = request.idempotency ?? undefined;
+      // An earlier request with this Idempotency-Key accepted a generation and died: its answer, not a new one.
+      const resume = claim?.resume;
+      const g = resume
+        ? await resumedGeneration(deps, principal, resume, { untilTerminal: false })
+        : await submitGeneration(deps, principal, o.modality, b, o.prompt(b), o.image, { claim });
       tagRequestLog(request, g.id);
       if (!sync) {
         const view = await generationView(deps, g);
         return { status: 202, body: o.queuedWithGenerationId ? { ...view, generation_id: g.id } : view };
       }
-      const { row, outputs } = await finishSynchronously(deps, g);
+      const { row, outputs } = resume ? await resumeSynchronously(deps, principal, resume) : await finishSynchronously(deps, g);
       return { status: 200, body: await toGenerationView(row, outputs, deps.links) };
     },
   }) as RouteDef;

@@ -3,6 +3,7 @@ import { MODALITIES } from '../../catalog/index.js';
 import { cancelGeneration, retryGeneration } from '../../generations/control.js';
 import { toGenerationView } from '../../generations/model.js';
 import { generationOf, listGenerations, loadOutputs } from '../../generations/store.js';
+import { resumedGeneration } from '../../generations/resume.js';
 import { defineRoute } from '../route.js';
 import { IdParams, ListOf, PageQuery } from '../schemas.js';
 import { generationView } from './generation-route.js';
@@ -80,8 +81,10 @@ export const retryGenerationRoute = defineRoute({
   auth: { role: 'developer', scope: 'generations:write', consumesCredits: true },
   errors: [402, 409],
   schema: { params: IdParams, response: { 202: Generation } },
-  handler: async ({ params, principal, deps }) => ({
-    status: 202,
-    body: await generationView(deps, await retryGeneration(deps, principal, params.id)),
-  }),
+  handler: async ({ params, principal, deps, request }) => {
+    const claim = request.idempotency ?? undefined;
+    // An earlier request with this Idempotency-Key made the retry and died: the generation as it is now, not a second retry.
+    const g = claim?.resume ? await resumedGeneration(deps, principal, claim.resume, { untilTerminal: false }) : await retryGeneration(deps, principal, params.id, claim);
+    return { status: 202, body: await generationView(deps, g) };
+  },
 });
