@@ -13,14 +13,7 @@ import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
 import type { Headroom } from './generations/headroom.js';
 import type { Finishing, GenerationRow } from './generations/model.js';
-
-/** What the rest of the process sees of its webhook dispatcher (jobs/webhooks.ts). */
-export interface WebhookDispatching {
-  start(): void;
-  /** A delivery was made in this process: look for due work now rather than at the next poll. */
-  notify(): void;
-  stop(graceMs: number): Promise<void>;
-}
+import type { Wakeup } from './wakeup.js';
 
 /** Everything a use case or route may need, built once from config (composition root: main.ts). */
 export interface AppDeps {
@@ -49,8 +42,8 @@ export interface AppDeps {
   finishes: Batcher<Finishing, GenerationRow | null>;
   /** Each organization's free credits as this node last saw them, for early dispatch. */
   headroom: Headroom;
-  /** Tells this process's worker, if it runs one, that a job was enqueued. */
-  jobsAvailable?: () => void;
-  /** This process's webhook dispatcher, where it runs one (with the worker); nudged when a delivery is made here. */
-  webhookDispatcher?: WebhookDispatching;
+  /** A job was enqueued here: wakes this process's worker, if it runs one, instead of its next poll. */
+  jobsAvailable: Wakeup;
+  /** An event or delivery was made here: wakes this process's webhook dispatcher, if it runs one, instead of its next poll. */
+  webhooksDue: Wakeup;
 }

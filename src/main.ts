@@ -30,6 +30,7 @@ import { Metrics } from './metrics.js';
 import { WebhookDispatcher } from './jobs/webhooks.js';
 import { simulatorJobsIn } from './store/simulator-jobs.js';
 import { Worker } from './jobs/worker.js';
+import { Wakeup } from './wakeup.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { advisoryXactLock, openDb, type Db } from './store/db.js';
 import { acquireDataDirLock } from './store/lock.js';
@@ -38,6 +39,8 @@ import { migrate } from './store/migrate.js';
 /** Composition root: config → dependencies → HTTP server (and, later, workers). */
 export interface Runtime {
   deps: AppDeps;
+  /** This process's webhook dispatcher, started with the worker (startWorker); idle until then. */
+  webhooks: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -81,7 +84,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const deps: AppDeps = {
     config, db, catalog: new Catalog(), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
-    headroom: new Headroom(),
+    headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
     finishes: new Batcher((items) => finishAttempts(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
   };
   // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.
@@ -89,6 +92,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   await liveness.start();
   return {
     deps,
+    webhooks: new WebhookDispatcher(deps),
     close: async () => {
       await deps.finishes.flush();
       await liveness.stop();
@@ -133,12 +137,10 @@ export async function releaseLeases(deps: AppDeps): Promise<void> {
 /** Starts a generation worker in this process; `deps.jobsAvailable` then wakes it when a job is enqueued here. */
 export function startWorker(runtime: Runtime): Worker {
   const worker = new Worker(runtime.deps);
-  runtime.deps.jobsAvailable = () => worker.notify();
   worker.start();
   runtime.deps.settler.startSweeping();
   // Webhook deliveries run wherever generations do (serve, and `mmgen worker`).
-  runtime.deps.webhookDispatcher ??= new WebhookDispatcher(runtime.deps);
-  runtime.deps.webhookDispatcher.start();
+  runtime.webhooks.start();
   return worker;
 }
 
@@ -150,7 +152,7 @@ export function startWorker(runtime: Runtime): Worker {
 export async function stopWorker(runtime: Runtime, worker: Worker | null): Promise<void> {
   const { deps } = runtime;
   const grace = deps.config.shutdownGraceMs;
-  await Promise.all([worker?.stop(grace), deps.webhookDispatcher?.stop(grace)]);
+  await Promise.all([worker?.stop(grace), runtime.webhooks.stop(grace)]);
 }
 
 export async function startServer(runtime: Runtime, opts: { port?: number; host?: string; worker?: boolean } = {}): Promise<RunningServer> {

@@ -71,7 +71,7 @@ export async function createComparison(
     return cmp;
   })));
   for (const p of prepared) deps.metrics.generationsAccepted.inc({ modality: p.modality, cache_hit: 'false' });
-  deps.jobsAvailable?.();
+  deps.jobsAvailable.notify();
   return row!;
 }
 

@@ -249,6 +249,6 @@ export async function submitGeneration(
   }
   const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, ...extra });
   // A synchronous generation runs in this request (its job is leased to this process): no worker needs waking.
-  if (!g.sync) deps.jobsAvailable?.();
+  if (!g.sync) deps.jobsAvailable.notify();
   return g;
 }

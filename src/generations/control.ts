@@ -65,6 +65,6 @@ export async function retryGeneration(deps: AppDeps, principal: Principal, id: s
     await requeueForAttempt(q, id, attempt, history);
     await enqueueJob(q, id);
   }));
-  deps.jobsAvailable?.();
+  deps.jobsAvailable.notify();
   return (await loadGeneration(deps.db, id))!;
 }

@@ -77,6 +77,7 @@ export class WebhookDispatcher {
   private wakeFanOut: (() => void) | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private retryAt = Infinity;
+  private unsubscribe: (() => void) | null = null;
   private pool: GuardedPool | null = null;
   private readonly concurrency: number;
   private readonly pollMs: number;
@@ -101,6 +102,7 @@ export class WebhookDispatcher {
     if (!this.stopped) return;
     this.stopped = false;
     this.closed = false;
+    this.unsubscribe = this.deps.webhooksDue.subscribe(() => this.notify());
     this.pool = new GuardedPool(this.deps.config.allowPrivateNetwork, { connectionsPerOrigin: this.concurrency });
     this.loops = [this.fanOutLoop(), this.deliverLoop()];
   }
@@ -118,6 +120,8 @@ export class WebhookDispatcher {
    */
   async stop(graceMs = 10_000): Promise<void> {
     if (this.stopped) return;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     this.stopped = true;
     this.notify();
     await Promise.all(this.loops);

@@ -23,6 +23,7 @@ export class Worker {
   private loop: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private heartbeat: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
   /** Settles once this worker's first heartbeat is written (or failed): from then on every node counts it live. */
   firstBeat: Promise<void> = Promise.resolve();
   /** Budgets and anomaly checks run wherever generations are worked on. */
@@ -35,6 +36,7 @@ export class Worker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.unsubscribe = this.deps.jobsAvailable.subscribe(() => this.notify());
     this.loop = this.run();
     this.scheduler.start();
     // Tells every node (readiness, metrics) that somebody works the queue.
@@ -53,6 +55,8 @@ export class Worker {
   async stop(graceMs = 10_000): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     this.stopped = true;
     this.notify();
     await Promise.all([this.loop, this.scheduler.stop()]);

@@ -256,7 +256,7 @@ describeEachBackend('webhook receivers that misbehave', (backend) => {
          SELECT 'whd_burst' || $3 || g, $4, 'evt_burst' || $3 || g, 'generation.completed', $1, 'test', now() FROM generate_series(1, $2::int) g`,
         [org.id, count, webhookId.slice(4, 14), webhookId],
       );
-      s.runtime.deps.webhookDispatcher?.notify();
+      s.runtime.deps.webhooksDue.notify();
     }
 
     async function onTime(hooks: string[]): Promise<number> {

@@ -213,7 +213,7 @@ export async function updateWebhook(deps: AppDeps, caller: Principal, id: string
     }
     return updated;
   });
-  if (row.enabled) deps.webhookDispatcher?.notify();
+  if (row.enabled) deps.webhooksDue.notify();
   return toWebhookView(row);
 }
 
@@ -274,7 +274,7 @@ export async function replayDelivery(deps: AppDeps, caller: Principal, webhookId
     mode: hook.mode,
     replayOf: d.id,
   });
-  deps.webhookDispatcher?.notify();
+  deps.webhooksDue.notify();
   return toDeliveryView(row);
 }
 
@@ -300,6 +300,6 @@ export async function sendTestEvent(deps: AppDeps, caller: Principal, webhookId:
       replayOf: null,
     });
   });
-  deps.webhookDispatcher?.notify();
+  deps.webhooksDue.notify();
   return toDeliveryView(row);
 }
