@@ -12,6 +12,10 @@ import { insertComparison, selectComparison, type ComparisonRow } from '../store
 import { selectComparisonChildren } from '../store/generations.js';
 import { retryAfterSettling } from '../billing/credits.js';
 
+/** Accepting a comparison: its children are prepared and accepted as generations are. */
+export type CreateComparisonPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'headroom' | 'jobsAvailable' | 'metrics' | 'nodeId' | 'providers'>;
+export type ComparisonViewPorts = Pick<AppDeps, 'db' | 'links'>;
+
 /**
  * Comparison glossary
  * - comparison: one prompt sent to several models of one modality at once, to
@@ -42,7 +46,7 @@ export function assertPlanWidth(plan: Plan, count: number): void {
  * child's credits are reserved, or none are and nothing is created (402).
  */
 export async function createComparison(
-  deps: AppDeps,
+  deps: CreateComparisonPorts,
   principal: Principal,
   c: { modality: Modality; prompt: string | null; params: Record<string, unknown>; children: ComparisonChild[]; simulate?: SimulateOptions | undefined; image?: ImageInput | undefined; claim?: IdempotencyClaim | undefined },
 ): Promise<ComparisonRow> {
@@ -75,7 +79,7 @@ export async function createComparison(
   return row!;
 }
 
-export async function comparisonView(deps: AppDeps, principal: Principal, id: string): Promise<Record<string, unknown>> {
+export async function comparisonView(deps: ComparisonViewPorts, principal: Principal, id: string): Promise<Record<string, unknown>> {
   const cmp = await selectComparison(deps.db, id, principal.organizationId, principal.mode);
   if (!cmp) throw notFound('comparison', id);
   const children = await selectComparisonChildren(deps.db, id);

@@ -6,6 +6,8 @@ import { pauseIfRunning } from '../store/organizations.js';
 import { budgetedKeysSpendSince, chargedSinceByRunningOrganization, insertBudgetNotice, liveChargedBetween } from '../store/spending.js';
 import { USD_PER_CREDIT } from '../billing/credits.js';
 
+export type SpendingPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'settler'>;
+
 /**
  * Spending watch: budgets and the anomaly detector. Both run on a schedule,
  * off the request path, and both are idempotent (unique notices, conditional
@@ -20,7 +22,7 @@ import { USD_PER_CREDIT } from '../billing/credits.js';
  */
 export const BUDGET_THRESHOLDS = [50, 80, 100] as const;
 
-export async function checkBudgets(deps: AppDeps, now: Date = new Date()): Promise<number> {
+export async function checkBudgets(deps: SpendingPorts, now: Date = new Date()): Promise<number> {
   // Spend is read from the rollups: bring them up to date first.
   await deps.settler.sweep();
   const period = now.toISOString().slice(0, 7);
@@ -46,7 +48,7 @@ export async function checkBudgets(deps: AppDeps, now: Date = new Date()): Promi
   return fired;
 }
 
-export async function detectAnomalies(deps: AppDeps, now: Date = new Date()): Promise<string[]> {
+export async function detectAnomalies(deps: SpendingPorts, now: Date = new Date()): Promise<string[]> {
   const { floorUsd, multiplier, windowMinutes, baselineDays } = deps.config.anomaly;
   const windowStart = new Date(now.getTime() - windowMinutes * 60_000);
   const today = now.toISOString().slice(0, 10);

@@ -2,6 +2,8 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
 
+export type AudioInputPorts = Pick<AppDeps, 'config'>;
+
 /** Largest audio file accepted from an audio_url (a minute of 48 kHz stereo WAV is ~11 MB). */
 export const MAX_AUDIO_URL_BYTES = 20 * 1024 * 1024;
 export const AUDIO_URL_TIMEOUT_MS = 15_000;
@@ -29,7 +31,7 @@ export function probeAudio(bytes: Buffer): string | null {
  * is reserved, and a wrong URL fails at once with a 400 rather than minutes
  * later as a failed generation. The URL itself is what the provider is given.
  */
-export async function verifyAudioUrl(deps: AppDeps, url: string): Promise<void> {
+export async function verifyAudioUrl(deps: AudioInputPorts, url: string): Promise<void> {
   const fail = (why: string) => new ApiError('parameter_invalid', `audio_url could not be used: ${why}.`, 'audio_url');
   let res;
   try {

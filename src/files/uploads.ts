@@ -8,6 +8,13 @@ import { findUpload, findUploadOf, insertUpload, lockUpload, markUploaded, type 
 import { incomingUploadKey } from './links.js';
 import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
 
+/** Reading an upload, or an input image by upload or URL; a direct (presigned) upload is completed on first read. */
+export type UploadPorts = Pick<AppDeps, 'blobs' | 'config' | 'db' | 'log'>;
+/** A new upload and the URL it is sent to. */
+export type NewUploadPorts = Pick<AppDeps, 'db' | 'links'>;
+/** An upload's bytes, sent to mmgen's own signed URL. */
+export type ReceiveUploadPorts = Pick<AppDeps, 'blobs' | 'db' | 'signer'>;
+
 /**
  * Uploads glossary
  * - upload: a place for one input image, created by `POST /v1/uploads` with a
@@ -69,7 +76,7 @@ function toView(r: UploadRow): UploadView {
 export const uploadPath = (id: string): string => `/uploads/${id}`;
 
 export async function createUpload(
-  deps: AppDeps,
+  deps: NewUploadPorts,
   principal: Principal,
   input: { content_type: UploadContentType; size_bytes: number },
 ): Promise<CreatedUploadView> {
@@ -87,11 +94,11 @@ export async function createUpload(
   return { ...toView(row), upload_url: target.url, method: 'PUT', headers: target.headers };
 }
 
-function uploadOf(deps: AppDeps, principal: Principal, id: string): Promise<UploadRow | null> {
+function uploadOf(deps: Pick<AppDeps, 'db'>, principal: Principal, id: string): Promise<UploadRow | null> {
   return findUploadOf(deps.db, id, principal.organizationId, principal.mode);
 }
 
-export async function getUpload(deps: AppDeps, principal: Principal, id: string): Promise<UploadView> {
+export async function getUpload(deps: UploadPorts, principal: Principal, id: string): Promise<UploadView> {
   let row = await uploadOf(deps, principal, id);
   if (!row) throw notFound('upload', id);
   if (row.status === 'pending' && directUploads(deps)) {
@@ -105,7 +112,7 @@ export async function getUpload(deps: AppDeps, principal: Principal, id: string)
 }
 
 /** Whether upload PUTs go straight to the blob store (S3 presigned) rather than through mmgen. */
-function directUploads(deps: AppDeps): boolean {
+function directUploads(deps: Pick<AppDeps, 'blobs' | 'config'>): boolean {
   return deps.config.s3?.urls === 'presigned' && deps.blobs.presigner !== undefined;
 }
 
@@ -117,7 +124,7 @@ function directUploads(deps: AppDeps): boolean {
  * presigned URL cannot replace it. Returns the row unchanged while nothing
  * has arrived; throws 400/413 when what arrived is not acceptable.
  */
-async function completeDirectUpload(deps: AppDeps, row: UploadRow): Promise<UploadRow> {
+async function completeDirectUpload(deps: UploadPorts, row: UploadRow): Promise<UploadRow> {
   const incoming = await deps.blobs.get(incomingUploadKey(row.id));
   if (!incoming) return row;
   const { bytes, probe } = await checkUploadBytes(row, incoming.contentType, incoming.bytes);
@@ -127,7 +134,7 @@ async function completeDirectUpload(deps: AppDeps, row: UploadRow): Promise<Uplo
 }
 
 /** Throws 403 signature_invalid unless the query signs `path` and has not expired. */
-export function checkSignature(deps: AppDeps, path: string, query: Record<string, string | undefined>, what: string): void {
+export function checkSignature(deps: Pick<AppDeps, 'signer'>, path: string, query: Record<string, string | undefined>, what: string): void {
   const check = deps.signer.verify(path, query);
   if (check === 'expired') throw new ApiError('signature_invalid', `This ${what} URL has expired.`);
   if (check !== 'ok') throw new ApiError('signature_invalid', `This ${what} URL's signature is missing or invalid.`);
@@ -147,7 +154,7 @@ const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex
  * image content of the declared type (400).
  */
 export async function receiveUpload(
-  deps: AppDeps,
+  deps: ReceiveUploadPorts,
   id: string,
   query: Record<string, string | undefined>,
   contentType: string | undefined,
@@ -189,7 +196,7 @@ async function checkUploadBytes(row: UploadRow, contentType: string | undefined,
 }
 
 /** Stores checked bytes as the upload's file and marks it uploaded; a racing store that came first wins (its row is returned). */
-async function storeUpload(deps: AppDeps, row: UploadRow, bytes: Buffer, probe: ImageProbe): Promise<UploadRow> {
+async function storeUpload(deps: Pick<AppDeps, 'blobs' | 'db'>, row: UploadRow, bytes: Buffer, probe: ImageProbe): Promise<UploadRow> {
   const id = row.id;
   const digest = sha256(bytes);
   const blobKey = `uploads/${id}`;
@@ -221,7 +228,7 @@ export interface ResolvedImage {
  * 4xx naming the field, so a user can tell a bad id from a bad URL.
  */
 export async function resolveImageInput(
-  deps: AppDeps,
+  deps: UploadPorts,
   principal: Principal,
   input: { upload_id?: string | undefined; image_url?: string | undefined },
 ): Promise<ResolvedImage> {
@@ -233,7 +240,7 @@ export async function resolveImageInput(
   throw new ApiError('parameter_missing', 'An input image is needed: upload_id or image_url.', 'upload_id');
 }
 
-async function imageFromUpload(deps: AppDeps, principal: Principal, id: string): Promise<ResolvedImage> {
+async function imageFromUpload(deps: UploadPorts, principal: Principal, id: string): Promise<ResolvedImage> {
   let row = await uploadOf(deps, principal, id);
   if (!row) throw new ApiError('resource_not_found', `No such upload: '${id}'`, 'upload_id');
   if (row.status === 'pending' && directUploads(deps)) {
@@ -258,7 +265,7 @@ async function imageFromUpload(deps: AppDeps, principal: Principal, id: string):
   return { bytes: blob.bytes, mime: row.content_type, width: row.width!, height: row.height! };
 }
 
-async function imageFromUrl(deps: AppDeps, url: string): Promise<ResolvedImage> {
+async function imageFromUrl(deps: UploadPorts, url: string): Promise<ResolvedImage> {
   const fail = (why: string) => new ApiError('parameter_invalid', `image_url could not be used: ${why}.`, 'image_url');
   let res;
   try {

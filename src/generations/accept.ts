@@ -21,6 +21,13 @@ import { verifyAudioUrl } from '../files/audio-input.js';
 import { resolveImageInput } from '../files/uploads.js';
 import { UPSCALE_MAX_OUTPUT_PIXELS } from '../media/index.js';
 
+/** Preparing and accepting a generation, a comparison's children included. */
+export type AcceptPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'headroom' | 'nodeId' | 'providers'>;
+/** One generation, which may also be a cache hit or start its provider call early. */
+export type CreateGenerationPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'headroom' | 'inflight' | 'log' | 'metrics' | 'nodeId' | 'providers'>;
+/** A request's generation, with its input image or audio checked first. */
+export type SubmitPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'headroom' | 'inflight' | 'jobsAvailable' | 'log' | 'metrics' | 'nodeId' | 'providers'>;
+
 export interface CreateGenerationInput {
   modality: Modality;
   model: string;
@@ -54,7 +61,7 @@ function cacheKeyOf(modelSlug: string, params: Record<string, unknown>): string 
 }
 
 /** Resolves the model and provider (404/410/400/503 before anything is written) and prices the request. */
-export async function prepareGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
+export async function prepareGeneration(deps: AcceptPorts, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
   const model = deps.catalog.resolve(input.model, input.modality);
   const { adapter } = deps.providers.choose(principal.mode, model);
   if (input.simulate && !deps.providers.simulates(principal.mode)) {
@@ -87,7 +94,7 @@ export async function prepareGeneration(deps: AppDeps, principal: Principal, inp
  * leave no files behind. The image is stored first because a worker may pick
  * the job up the moment it is committed.
  */
-export async function withStoredInputs<T>(deps: AppDeps, prepared: PreparedGeneration[], accept: () => Promise<T | null>): Promise<T | null> {
+export async function withStoredInputs<T>(deps: AcceptPorts, prepared: PreparedGeneration[], accept: () => Promise<T | null>): Promise<T | null> {
   const stored = prepared.filter((p) => p.image && p.result?.input_blob);
   await Promise.all(stored.map((p) => deps.blobs.put(p.result!.input_blob as string, p.image!.bytes, p.image!.mime)));
   const cleanUp = () => Promise.all(stored.map((p) => deps.blobs.delete(p.result!.input_blob as string).catch(() => {})));
@@ -106,7 +113,7 @@ export async function withStoredInputs<T>(deps: AppDeps, prepared: PreparedGener
  * statement reserves the credits and writes the generation and its job. A
  * cache hit is answered at once with the earlier outputs and costs nothing.
  */
-export async function createGeneration(deps: AppDeps, principal: Principal, input: CreateGenerationInput): Promise<GenerationRow> {
+export async function createGeneration(deps: CreateGenerationPorts, principal: Principal, input: CreateGenerationInput): Promise<GenerationRow> {
   const prepared = await prepareGeneration(deps, principal, input);
   if (prepared.cacheKey && !input.comparisonId) {
     // A reply handed back before its finish committed (chat completions) is the cache entry an immediate repeat on
@@ -144,7 +151,7 @@ export async function createGeneration(deps: AppDeps, principal: Principal, inpu
  * not cover it. Keeps this node's view of the organization's free credits
  * (early dispatch) up to date either way.
  */
-export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGeneration, claim?: IdempotencyClaim): Promise<GenerationRow | null> {
+export async function acceptStatement(q: Queryable, deps: AcceptPorts, a: PreparedGeneration, claim?: IdempotencyClaim): Promise<GenerationRow | null> {
   const paramsJson = JSON.stringify(a.params);
   const resultJson = a.result ? JSON.stringify(a.result) : null;
   const outcome = await acceptGeneration(q, {
@@ -170,7 +177,7 @@ export async function acceptStatement(q: Queryable, deps: AppDeps, a: PreparedGe
  * reading back and parsing all its columns made the statement's round trip a third slower (0.36 against 0.26 ms
  * on a quiet machine). test/integration/early-dispatch.test.ts compares it with the stored row.
  */
-function insertedRow(deps: AppDeps, a: PreparedGeneration, createdAt: Date, paramsJson: string, resultJson: string | null): GenerationRow {
+function insertedRow(deps: Pick<AppDeps, 'nodeId'>, a: PreparedGeneration, createdAt: Date, paramsJson: string, resultJson: string | null): GenerationRow {
   return {
     id: a.id, organization_id: a.principal.organizationId, api_key_id: a.principal.keyId, mode: a.principal.mode,
     modality: a.modality, model: a.model, status: a.sync ? 'running' : 'queued', sync: a.sync, prompt: a.prompt,
@@ -188,7 +195,7 @@ export function cacheEntryKey(organizationId: string, mode: string, cacheKey: st
 }
 
 async function cachedCopy(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'metrics'>,
   principal: Principal,
   input: CreateGenerationInput,
   modelSlug: string,
@@ -220,7 +227,7 @@ async function cachedCopy(
 
 /** Validates the model and the input image, then accepts the generation. */
 export async function submitGeneration(
-  deps: AppDeps,
+  deps: SubmitPorts,
   principal: Principal,
   modality: Modality,
   b: Record<string, unknown>,

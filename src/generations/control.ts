@@ -11,13 +11,15 @@ import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotenc
 import { claimLost } from './accept.js';
 import { generationOf, loadGeneration } from './store.js';
 
+export type ControlPorts = Pick<AppDeps, 'db' | 'finishes' | 'jobsAvailable' | 'log' | 'metrics' | 'providers' | 'settler'>;
+
 /**
  * Cancel: a queued or running generation becomes canceled and its whole
  * reservation is refunded at once, by the same one-statement finish that
  * success and failure use (so a cancel racing a finish can never both
  * happen); then the upstream job is told to stop.
  */
-export async function cancelGeneration(deps: AppDeps, principal: Principal, id: string): Promise<GenerationRow> {
+export async function cancelGeneration(deps: ControlPorts, principal: Principal, id: string): Promise<GenerationRow> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const g = await generationOf(deps.db, principal, id);
     if (isTerminal(g.status)) {
@@ -42,7 +44,7 @@ export async function cancelGeneration(deps: AppDeps, principal: Principal, id: 
  * earlier attempts' upstream jobs and adopts one that finished, so the caller
  * pays once.
  */
-export async function retryGeneration(deps: AppDeps, principal: Principal, id: string, claim?: IdempotencyClaim): Promise<GenerationRow> {
+export async function retryGeneration(deps: ControlPorts, principal: Principal, id: string, claim?: IdempotencyClaim): Promise<GenerationRow> {
   await retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
     // The Idempotency-Key names the retried generation in the retry's own transaction (store/idempotency.ts).
     if (claim && !(await linkIdempotencyClaim(q, claim, id))) throw claimLost();

@@ -37,6 +37,8 @@ import { MODALITIES } from './modalities.js';
 import { requestFor } from './upstream-request.js';
 import type { PreparedGeneration } from './prepared.js';
 
+export type EarlyDispatchPorts = Pick<AppDeps, 'catalog' | 'config' | 'headroom' | 'log' | 'providers'>;
+
 type Submitted = { upstreamId: string; status?: UpstreamStatus };
 /** A provider call under way: where it went, what it asked, its answer to come, and how to stop it. */
 type StartedCall = { adapter: ProviderAdapter; req: UpstreamRequest; answer: Promise<Submitted>; abort: AbortController };
@@ -58,7 +60,7 @@ export class EarlyDispatch {
    * round trips, so it goes out first. The pool writes it on a nextTick queued after this one, so the start is put
    * one tick further; not on setImmediate, which let the statement's answer (a refusal) arrive first at times.
    */
-  startAfterThisStep(deps: AppDeps, p: PreparedGeneration): void {
+  startAfterThisStep(deps: EarlyDispatchPorts, p: PreparedGeneration): void {
     process.nextTick(() =>
       process.nextTick(() => {
         try {
@@ -72,7 +74,7 @@ export class EarlyDispatch {
     );
   }
 
-  private start(deps: AppDeps, p: PreparedGeneration): void {
+  private start(deps: EarlyDispatchPorts, p: PreparedGeneration): void {
     if (this.closed) return;
     const factor = deps.config.earlyDispatchHeadroom;
     if (factor <= 0 || !p.sync || !MODALITIES[p.modality].earlyDispatch || p.cacheKey || p.image || p.comparisonId) return;

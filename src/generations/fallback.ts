@@ -4,6 +4,8 @@ import { ProviderError } from '../providers/types.js';
 import { setAttemptProvider } from '../store/generations.js';
 import type { GenerationRow } from './model.js';
 
+export type FallbackPorts = Pick<AppDeps, 'db' | 'log'>;
+
 /**
  * Tries a model's routes in order (the one the generation was accepted with
  * first): a retryable failure before the provider accepted any work
@@ -13,7 +15,7 @@ import type { GenerationRow } from './model.js';
  * move that the error alone would allow (a stream that already sent text).
  */
 export async function firstRouteThatTakes<T>(
-  deps: AppDeps,
+  deps: FallbackPorts,
   generationId: string,
   routes: readonly Route[],
   tryRoute: (route: Route, index: number) => Promise<T>,
@@ -32,7 +34,7 @@ export async function firstRouteThatTakes<T>(
 }
 
 /** Records which provider serves the attempt now, when routing moved it (fallback, or a job adopted from another provider). */
-export async function moveToProvider(deps: AppDeps, g: GenerationRow, provider: string): Promise<GenerationRow> {
+export async function moveToProvider(deps: FallbackPorts, g: GenerationRow, provider: string): Promise<GenerationRow> {
   if (g.provider === provider) return g;
   await setAttemptProvider(deps.db, g.id, g.attempt, provider);
   return { ...g, provider };

@@ -7,6 +7,11 @@ import type { AttemptEnd, GenerationRow, OutputRow } from './model.js';
 import { materializeOutputs, OutputError } from './outputs.js';
 import { upstreamRequest } from './upstream-request.js';
 
+/** Ending an attempt with what is already known (a failure, a cancel, outputs already stored). */
+export type FinishPorts = Pick<AppDeps, 'db' | 'finishes' | 'log' | 'metrics' | 'settler'>;
+/** Ending an attempt as the provider reported it: a success's outputs are fetched, stored and priced first. */
+export type FinishWithPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'settler'>;
+
 /**
  * How an attempt ends: its outputs stored in mmgen's blob store, then one
  * finishing statement (store/finishing.ts) that charges it, releases the rest
@@ -26,12 +31,12 @@ export interface RunResult {
   early?: { status: UpstreamStatus; settled: Promise<RunResult> };
 }
 
-export function finishWith(deps: AppDeps, g: GenerationRow, status: UpstreamStatus, upstreamId: string, req: UpstreamRequest, batched = false): Promise<RunResult> {
+export function finishWith(deps: FinishWithPorts, g: GenerationRow, status: UpstreamStatus, upstreamId: string, req: UpstreamRequest, batched = false): Promise<RunResult> {
   if (status.state === 'succeeded') return finishSucceeded(deps, g, status, upstreamId, req, batched);
   return finishFailed(deps, g, status.error?.message ?? `The upstream job ended as ${status.state}.`, upstreamId);
 }
 
-async function storeOutputs(deps: AppDeps, g: GenerationRow, status: UpstreamStatus, req: UpstreamRequest): Promise<OutputRow[]> {
+async function storeOutputs(deps: Pick<AppDeps, 'blobs' | 'config' | 'log'>, g: GenerationRow, status: UpstreamStatus, req: UpstreamRequest): Promise<OutputRow[]> {
   const files = await materializeOutputs(deps, req, status.outputs ?? []);
   const stored: OutputRow[] = [];
   try {
@@ -62,7 +67,7 @@ async function storeOutputs(deps: AppDeps, g: GenerationRow, status: UpstreamSta
 }
 
 /** What follows a finished attempt in this process: its settlement is scheduled, metrics and the log. */
-function afterFinish(deps: AppDeps, row: GenerationRow, charged: number): void {
+function afterFinish(deps: FinishPorts, row: GenerationRow, charged: number): void {
   deps.settler.pending(row.organization_id);
   deps.metrics.settled(row, charged);
   deps.log.info(
@@ -71,7 +76,7 @@ function afterFinish(deps: AppDeps, row: GenerationRow, charged: number): void {
   );
 }
 
-export async function finish(deps: AppDeps, g: GenerationRow, end: AttemptEnd, opts: { batched?: boolean } = {}): Promise<RunResult> {
+export async function finish(deps: FinishPorts, g: GenerationRow, end: AttemptEnd, opts: { batched?: boolean } = {}): Promise<RunResult> {
   const [row] = opts.batched ? [await deps.finishes.add({ g, end })] : await finishAttempts(deps.db, [{ g, end }]);
   if (!row) return { outcome: 'finished' };
   afterFinish(deps, row, end.charged);
@@ -79,7 +84,7 @@ export async function finish(deps: AppDeps, g: GenerationRow, end: AttemptEnd, o
 }
 
 export async function finishSucceeded(
-  deps: AppDeps,
+  deps: FinishWithPorts,
   g: GenerationRow,
   status: UpstreamStatus,
   upstreamId: string | null = null,
@@ -110,14 +115,14 @@ export async function finishSucceeded(
   return done;
 }
 
-async function deleteBlobs(deps: AppDeps, outputs: OutputRow[]): Promise<void> {
+async function deleteBlobs(deps: Pick<AppDeps, 'blobs' | 'log'>, outputs: OutputRow[]): Promise<void> {
   await Promise.all(
     outputs.map((o) => deps.blobs.delete(o.blob_key).catch((err: unknown) => deps.log.warn({ err, key: o.blob_key }, 'could not delete an unrecorded output file'))),
   );
 }
 
 /** Fails an attempt (refunded); an upstream id is kept so that a retry can ask about that job. */
-export async function finishFailed(deps: AppDeps, g: GenerationRow, message: string, upstreamId: string | null = null): Promise<RunResult> {
+export async function finishFailed(deps: FinishPorts, g: GenerationRow, message: string, upstreamId: string | null = null): Promise<RunResult> {
   return finish(deps, g, {
     status: 'failed', charged: 0, result: null, upstreamId, outputs: [],
     error: { type: 'upstream_error', code: 'upstream_error', message },

@@ -5,6 +5,8 @@ import { FetchFailed, FetchRefused, safeFetch } from '../files/safe-fetch.js';
 import { formatDurationMs, mimeToOutputType, probeAudioVideo, probeImage, sniffMime, videoThumbnail } from '../media/index.js';
 import type { OutputKind, UpstreamOutput, UpstreamRequest } from '../providers/types.js';
 
+export type OutputPorts = Pick<AppDeps, 'config'>;
+
 /**
  * Turns what a provider handed over into files mmgen keeps: output URLs are
  * downloaded at once (bounded in size and time, under the same address guard
@@ -32,7 +34,7 @@ export interface MaterializedOutput {
 
 const DATA_URI = /^data:([^;,]*)(;base64)?,(.*)$/is;
 
-async function bytesOf(deps: AppDeps, out: UpstreamOutput): Promise<{ bytes: Buffer; declared: string }> {
+async function bytesOf(deps: OutputPorts, out: UpstreamOutput): Promise<{ bytes: Buffer; declared: string }> {
   if (out.bytes) return { bytes: out.bytes, declared: out.mime };
   if (!out.url) throw new OutputError('the provider returned an output with neither bytes nor a URL');
   const limit = deps.config.upstream.downloadMaxBytes;
@@ -62,7 +64,7 @@ function seconds(s: number): string {
   return formatDurationMs(Math.round(s * 1000));
 }
 
-async function identify(deps: AppDeps, out: UpstreamOutput): Promise<MaterializedOutput> {
+async function identify(deps: OutputPorts, out: UpstreamOutput): Promise<MaterializedOutput> {
   const { bytes, declared } = await bytesOf(deps, out);
   if (bytes.length === 0) throw new OutputError('the provider returned an empty file');
   const mime = sniffMime(bytes) ?? (declared || 'application/octet-stream');
@@ -97,7 +99,7 @@ async function finishUpscale(out: MaterializedOutput, req: UpstreamRequest): Pro
   return { ...out, bytes, mime: 'image/jpeg', width, height };
 }
 
-export async function materializeOutputs(deps: AppDeps, req: UpstreamRequest, outputs: UpstreamOutput[]): Promise<MaterializedOutput[]> {
+export async function materializeOutputs(deps: OutputPorts, req: UpstreamRequest, outputs: UpstreamOutput[]): Promise<MaterializedOutput[]> {
   const files = await Promise.all(outputs.map((o) => identify(deps, o)));
   const rules = MODALITIES[req.modality].outputs;
   if (rules.fitToScale) {

@@ -8,6 +8,8 @@ import type { GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
 import { upstreamRequest } from './upstream-request.js';
 
+export type RunStreamPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
+
 /**
  * Streams a chat generation from its provider, calling `onDelta` per piece,
  * then settles it like any other generation. A cache hit replays the stored
@@ -15,7 +17,7 @@ import { upstreamRequest } from './upstream-request.js';
  * the generation (the provider bills the whole reply, so mmgen does); a
  * cancel does: the upstream stream is aborted and nothing is charged.
  */
-export async function runStreamed(deps: AppDeps, accepted: GenerationRow, onDelta: (text: string) => void, onStart: () => void): Promise<GenerationRow> {
+export async function runStreamed(deps: RunStreamPorts, accepted: GenerationRow, onDelta: (text: string) => void, onStart: () => void): Promise<GenerationRow> {
   let g = accepted;
   if (g.status === 'canceled') throw new ApiError('generation_canceled', `The generation ${g.id} was canceled; nothing was charged.`);
   onStart();

@@ -10,13 +10,15 @@ import { resumedGeneration } from './resume.js';
 import { runGeneration } from './runner.js';
 import { loadGeneration, loadOutputs } from './store.js';
 
+export type RunSyncPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'inflight' | 'lifecycle' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
+
 /**
  * Runs a synchronous generation in the request; a failure at the provider is a 502 (it was refunded).
  * With `replyEarly`, a file-less reply (chat) comes back as soon as the provider answers (`early`), and
  * its settlement runs on, tracked under the generation id (a GET of it on this node waits for it).
  */
 export async function finishSynchronously(
-  deps: AppDeps,
+  deps: RunSyncPorts,
   g: GenerationRow,
   opts: { replyEarly?: boolean; early?: EarlyDispatch } = {},
 ): Promise<{ row: GenerationRow; outputs: OutputRow[]; early?: UpstreamStatus }> {
@@ -58,14 +60,14 @@ export async function finishSynchronously(
  * (resume.ts): the same as that request's, once the generation is finished.
  */
 export async function resumeSynchronously(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'db' | 'config'>,
   principal: Principal,
   id: string,
 ): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
   return answered(deps, await resumedGeneration(deps, principal, id, { untilTerminal: true }));
 }
 
-async function answered(deps: AppDeps, row: GenerationRow, outputs?: OutputRow[]): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
+async function answered(deps: Pick<AppDeps, 'db'>, row: GenerationRow, outputs?: OutputRow[]): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
   if (row.status === 'failed') {
     throw new ApiError('upstream_error', `The generation ${row.id} failed at the provider and was refunded: ${row.error?.message ?? 'unknown error'}`);
   }

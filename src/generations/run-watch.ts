@@ -2,6 +2,8 @@ import type { AppDeps } from '../deps.js';
 import { renewJobLease } from '../store/jobs.js';
 import { loadGeneration } from './store.js';
 
+export type RunWatchPorts = Pick<AppDeps, 'config' | 'db' | 'nodeId'>;
+
 /** Why a run must stop before it reaches an end of its own. */
 export type RunStop =
   /** The generation was canceled: the upstream work must stop and nothing is charged. */
@@ -30,7 +32,7 @@ export interface RunWatch {
  * mode, which has no polls, has it look every `every.ms`.
  */
 export function watchRun(
-  deps: Pick<AppDeps, 'db' | 'nodeId' | 'config'>,
+  deps: RunWatchPorts,
   generationId: string,
   every?: { ms: number; attempt: number },
 ): RunWatch {

@@ -10,6 +10,8 @@ import { isTerminal, type GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
 import { clientRef, upstreamModelFor, upstreamRequest } from './upstream-request.js';
 
+export type RunPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'lifecycle' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
+
 /**
  * Runs one generation to a terminal state. Every step is safe to repeat, so a
  * worker that dies anywhere leaves a job that the next worker resumes:
@@ -46,7 +48,7 @@ interface Placement {
 
 /** Submits to the first route that takes the work (fallback.ts), or takes the early call's answer for the first. */
 async function submitWithFallback(
-  deps: AppDeps,
+  deps: RunPorts,
   g: GenerationRow,
   req: UpstreamRequest,
   early?: ReturnType<EarlyDispatch['take']>,
@@ -73,7 +75,7 @@ async function submitWithFallback(
 /** Consecutive failed polls (network, unknown errors) before the generation is failed and refunded. */
 const MAX_POLL_ERRORS = 10;
 
-export async function runGeneration(deps: AppDeps, generationId: string, opts: RunOptions = {}): Promise<RunResult> {
+export async function runGeneration(deps: RunPorts, generationId: string, opts: RunOptions = {}): Promise<RunResult> {
   const watch = watchRun(deps, generationId);
   try {
     return await run(deps, generationId, opts, watch);
@@ -84,7 +86,7 @@ export async function runGeneration(deps: AppDeps, generationId: string, opts: R
   }
 }
 
-async function run(deps: AppDeps, generationId: string, opts: RunOptions, watch: RunWatch): Promise<RunResult> {
+async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch: RunWatch): Promise<RunResult> {
   let g = opts.row ?? (await loadGeneration(deps.db, generationId));
   if (!g) return { outcome: 'not_runnable' };
   if (isTerminal(g.status)) {
@@ -207,7 +209,7 @@ async function run(deps: AppDeps, generationId: string, opts: RunOptions, watch:
  * wait), each on the provider that served it. An upstream job that succeeded
  * or is still running is adopted instead of paying twice.
  */
-async function reconcile(deps: AppDeps, g: GenerationRow, req: UpstreamRequest): Promise<(Placement & { upstreamId: string }) | null> {
+async function reconcile(deps: RunPorts, g: GenerationRow, req: UpstreamRequest): Promise<(Placement & { upstreamId: string }) | null> {
   for (let attempt = g.attempt; attempt >= 1; attempt--) {
     const earlier = g.upstream_history.find((h) => h.attempt === attempt);
     const provider = attempt === g.attempt ? g.provider : (earlier?.provider ?? null);

@@ -3,6 +3,8 @@ import { probeImage } from '../media/index.js';
 import type { UpstreamRequest } from '../providers/types.js';
 import type { GenerationRow } from './model.js';
 
+export type UpstreamRequestPorts = Pick<AppDeps, 'blobs' | 'catalog'>;
+
 /** The client reference of an attempt, sent with every submission so that a lost answer can be found again. */
 export function clientRef(generationId: string, attempt: number): string {
   return `${generationId}#${attempt}`;
@@ -20,7 +22,7 @@ export function requestFor(
 }
 
 /** What the provider is asked for the generation's current attempt, with its stored input image. */
-export async function upstreamRequest(deps: AppDeps, g: GenerationRow): Promise<UpstreamRequest> {
+export async function upstreamRequest(deps: UpstreamRequestPorts, g: GenerationRow): Promise<UpstreamRequest> {
   const model = deps.catalog.find(g.model)!;
   let image: UpstreamRequest['image'];
   if (g.result?.input_blob) {

@@ -5,6 +5,8 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AuthSpec } from './route.js';
 
+export type AuthPorts = Pick<AppDeps, 'db' | 'rateLimiter'>;
+
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 const KEY_SHAPE = /^sk_(live|test)_[0-9A-Za-z]{20,200}$/;
 
@@ -63,7 +65,7 @@ export interface Authenticator {
  * → paused organization 403 → the key's rate limit 429. Public routes (no
  * `auth` in their definition) skip it.
  */
-export function createAuthenticator(deps: AppDeps): Authenticator {
+export function createAuthenticator(deps: AuthPorts): Authenticator {
   const cache = new KeyCache();
 
   // Failed authentications per client address: a brute-force brake that never
@@ -159,7 +161,7 @@ export function createAuthenticator(deps: AppDeps): Authenticator {
  * raw response too, because streaming routes write their own head after
  * hijacking the reply and would otherwise drop them.
  */
-async function limitRate(deps: AppDeps, reply: FastifyReply, principal: Principal): Promise<void> {
+async function limitRate(deps: AuthPorts, reply: FastifyReply, principal: Principal): Promise<void> {
   const d = await deps.rateLimiter.consume(principal.keyId, principal.plan);
   if (!d) return;
   const headers: Record<string, string> = {

@@ -20,6 +20,8 @@ import {
 } from '../store/idempotency.js';
 import type { Authenticator } from './auth.js';
 
+export type IdempotencyPorts = Pick<AppDeps, 'db' | 'nodeId'>;
+
 /**
  * Idempotency-Key on credit-consuming POSTs (contract §8; decisions in
  * docs/contract-addenda.md, "Idempotency and rate limits").
@@ -97,7 +99,7 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-export function registerIdempotency(app: FastifyInstance, deps: AppDeps, authenticator: Authenticator): void {
+export function registerIdempotency(app: FastifyInstance, deps: IdempotencyPorts, authenticator: Authenticator): void {
   app.decorateRequest('idempotency', null);
   let lastSweep = 0;
 
@@ -221,7 +223,7 @@ function replay(request: FastifyRequest, reply: FastifyReply, row: IdempotencyKe
   return reply.send(body);
 }
 
-async function settle(deps: AppDeps, request: FastifyRequest, c: Claim, status: number, headers: Record<string, string>, body: string | null): Promise<void> {
+async function settle(deps: IdempotencyPorts, request: FastifyRequest, c: Claim, status: number, headers: Record<string, string>, body: string | null): Promise<void> {
   if (c.settled) return;
   c.settled = true;
   clearInterval(c.heartbeat);
@@ -250,7 +252,7 @@ async function renew(db: Db, c: Claim): Promise<void> {
  * retrying the moment its stream ends finds the response kept, not in flight.
  * Nothing is recorded for normal replies: onSend settles those first.
  */
-function captureHijackedResponse(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, c: Claim): void {
+function captureHijackedResponse(deps: IdempotencyPorts, request: FastifyRequest, reply: FastifyReply, c: Claim): void {
   const res = reply.raw;
   const chunks: Buffer[] = [];
   let size = 0;

@@ -2,6 +2,8 @@ import type { AppDeps } from '../deps.js';
 import type { Queryable } from '../store/db.js';
 import { generationVersions } from '../store/generations.js';
 
+export type GenerationWatchPorts = Pick<AppDeps, 'db'>;
+
 interface Waiter {
   after: number;
   done: (changed: boolean) => void;
@@ -78,10 +80,10 @@ export class GenerationWatch {
   }
 }
 
-const watches = new WeakMap<AppDeps, GenerationWatch>();
+const watches = new WeakMap<GenerationWatchPorts, GenerationWatch>();
 
 /** The watch of this process's runtime (one per set of dependencies). */
-export function generationWatch(deps: AppDeps): GenerationWatch {
+export function generationWatch(deps: GenerationWatchPorts): GenerationWatch {
   let w = watches.get(deps);
   if (!w) watches.set(deps, (w = new GenerationWatch(deps.db)));
   return w;

@@ -1,12 +1,14 @@
 import type { AppDeps } from '../deps.js';
 import { checkBudgets, detectAnomalies } from '../domain/spending.js';
 
+export type SchedulerPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'settler'>;
+
 /** Periodic checks that belong to no request: budgets and spending anomalies. */
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly deps: AppDeps) {}
+  constructor(private readonly deps: SchedulerPorts) {}
 
   start(): void {
     if (this.timer) return;

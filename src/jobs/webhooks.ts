@@ -19,6 +19,8 @@ import { findEnabledWebhooks } from '../store/webhooks.js';
 import { ReceiverLanes } from './receiver-lanes.js';
 import { settledWithin } from './inflight.js';
 
+export type DispatcherPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'metrics' | 'nodeId' | 'webhooksDue'>;
+
 /** Service spec §6: after the sixth failed attempt a delivery is exhausted. */
 export const MAX_ATTEMPTS = 6;
 /** Receivers are told to answer at once; whatever they write back beyond this is not read. */
@@ -85,7 +87,7 @@ export class WebhookDispatcher {
   private readonly leaseSeconds: number;
 
   constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: DispatcherPorts,
     opts: DispatcherOptions = {},
   ) {
     this.concurrency = opts.concurrency ?? 32;

@@ -7,6 +7,8 @@ import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';
 import { Scheduler } from './scheduler.js';
 import { settledWithin } from './inflight.js';
 
+export type WorkerPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'jobsAvailable' | 'lifecycle' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
+
 /** Claims of one job before it is failed as unprocessable (each claim is a run that died or crashed). */
 const MAX_CLAIMS = 5;
 
@@ -29,7 +31,7 @@ export class Worker {
   /** Budgets and anomaly checks run wherever generations are worked on. */
   readonly scheduler: Scheduler;
 
-  constructor(private readonly deps: AppDeps) {
+  constructor(private readonly deps: WorkerPorts) {
     this.scheduler = new Scheduler(deps);
   }
 

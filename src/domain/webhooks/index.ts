@@ -19,6 +19,8 @@ import { findWebhook, insertWebhook, listWebhooksBefore, markWebhookDeleted, upd
 import type { Mode, Principal } from '../access.js';
 import { TEST_EVENT_TYPE } from './events.js';
 
+export type WebhookPorts = Pick<AppDeps, 'config' | 'db' | 'webhooksDue'>;
+
 /**
  * Webhooks glossary
  * - event: one row of the outbox (`events`, prefix evt_), written by the state
@@ -157,7 +159,7 @@ export interface CreateWebhookRequest {
   enabled?: boolean | undefined;
 }
 
-export async function createWebhook(deps: AppDeps, caller: Principal, req: CreateWebhookRequest): Promise<WebhookView & { secret: string }> {
+export async function createWebhook(deps: WebhookPorts, caller: Principal, req: CreateWebhookRequest): Promise<WebhookView & { secret: string }> {
   const url = validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork);
   const secret = `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`;
   const row = await insertWebhook(deps.db, {
@@ -172,12 +174,12 @@ export async function createWebhook(deps: AppDeps, caller: Principal, req: Creat
   return { ...toWebhookView(row), secret };
 }
 
-export async function getWebhook(deps: AppDeps, caller: Principal, id: string): Promise<WebhookView> {
+export async function getWebhook(deps: WebhookPorts, caller: Principal, id: string): Promise<WebhookView> {
   return toWebhookView(await loadWebhook(deps.db, caller, id));
 }
 
 export async function listWebhooks(
-  deps: AppDeps,
+  deps: WebhookPorts,
   caller: Principal,
   page: { limit: number; startingAfter?: string | undefined },
 ): Promise<{ object: 'list'; data: WebhookView[]; has_more: boolean }> {
@@ -195,7 +197,7 @@ export interface UpdateWebhookRequest {
   enabled?: boolean | undefined;
 }
 
-export async function updateWebhook(deps: AppDeps, caller: Principal, id: string, req: UpdateWebhookRequest): Promise<WebhookView> {
+export async function updateWebhook(deps: WebhookPorts, caller: Principal, id: string, req: UpdateWebhookRequest): Promise<WebhookView> {
   const url = req.url !== undefined ? validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork) : undefined;
   const row = await deps.db.tx(async (q) => {
     const current = await loadWebhook(q, caller, id);
@@ -218,7 +220,7 @@ export async function updateWebhook(deps: AppDeps, caller: Principal, id: string
 }
 
 /** Deleting stops every delivery not yet made; the deliveries stay on record. */
-export async function deleteWebhook(deps: AppDeps, caller: Principal, id: string): Promise<{ id: string; object: 'webhook'; deleted: true }> {
+export async function deleteWebhook(deps: WebhookPorts, caller: Principal, id: string): Promise<{ id: string; object: 'webhook'; deleted: true }> {
   await deps.db.tx(async (q) => {
     await loadWebhook(q, caller, id);
     await markWebhookDeleted(q, id);
@@ -228,7 +230,7 @@ export async function deleteWebhook(deps: AppDeps, caller: Principal, id: string
 }
 
 export async function listDeliveries(
-  deps: AppDeps,
+  deps: WebhookPorts,
   caller: Principal,
   webhookId: string,
   page: { limit: number; startingAfter?: string | undefined; status?: DeliveryStatus | undefined },
@@ -241,7 +243,7 @@ export async function listDeliveries(
 }
 
 export async function getDelivery(
-  deps: AppDeps,
+  deps: WebhookPorts,
   caller: Principal,
   webhookId: string,
   deliveryId: string,
@@ -262,7 +264,7 @@ export async function getDelivery(
 }
 
 /** A new delivery of the same event (same evt_ id), attempted at once, even if the webhook is disabled. */
-export async function replayDelivery(deps: AppDeps, caller: Principal, webhookId: string, deliveryId: string): Promise<DeliveryView> {
+export async function replayDelivery(deps: WebhookPorts, caller: Principal, webhookId: string, deliveryId: string): Promise<DeliveryView> {
   const hook = await loadWebhook(deps.db, caller, webhookId);
   const d = await loadDelivery(deps.db, webhookId, deliveryId);
   const row = await insertDelivery(deps.db, {
@@ -279,7 +281,7 @@ export async function replayDelivery(deps: AppDeps, caller: Principal, webhookId
 }
 
 /** A `webhook.test` event for this webhook alone (already fanned out, so no other webhook sees it). */
-export async function sendTestEvent(deps: AppDeps, caller: Principal, webhookId: string): Promise<DeliveryView> {
+export async function sendTestEvent(deps: WebhookPorts, caller: Principal, webhookId: string): Promise<DeliveryView> {
   const row = await deps.db.tx(async (q) => {
     const hook = await loadWebhook(q, caller, webhookId);
     const eventId = newId('evt');

@@ -12,6 +12,8 @@ import type { AppDeps } from '../../deps.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { commonFields, Generation, imageInputFields } from './generation-schema.js';
 
+export type GenerationViewPorts = Pick<AppDeps, 'db' | 'links'>;
+
 const INFO_OR_BELOW = new Set(['trace', 'debug', 'info']);
 
 /** Later log lines of this request (its completion line among them) name the generation it created. */
@@ -20,7 +22,7 @@ export function tagRequestLog(request: FastifyRequest, generationId: string): vo
   if (INFO_OR_BELOW.has(request.log.level)) request.log = request.log.child({ generationId });
 }
 
-export async function generationView(deps: AppDeps, g: GenerationRow): Promise<Record<string, unknown>> {
+export async function generationView(deps: GenerationViewPorts, g: GenerationRow): Promise<Record<string, unknown>> {
   const outputs = (await loadOutputs(deps.db, [g.id])).get(g.id) ?? [];
   return toGenerationView(g, outputs, deps.links);
 }

@@ -6,6 +6,8 @@ import { queueStats } from '../../store/queue-stats.js';
 import { ping } from '../../store/db.js';
 import { defineRoute } from '../route.js';
 
+export type ReadinessPorts = Pick<AppDeps, 'blobs' | 'config' | 'db' | 'lifecycle' | 'rateLimiter'>;
+
 export const healthz = defineRoute({
   method: 'GET',
   path: '/healthz',
@@ -51,7 +53,7 @@ const ReadyBody = Type.Object({
  * Redis trouble is `degraded`, not a failure: rate limits then count per
  * node until it is back, so taking every node out of rotation would be worse.
  */
-export async function readiness(deps: AppDeps): Promise<{ ok: boolean; body: Record<string, unknown> }> {
+export async function readiness(deps: ReadinessPorts): Promise<{ ok: boolean; body: Record<string, unknown> }> {
   const checks: Record<string, string> = {};
   const [database, blobs, redis] = await Promise.all([
     within(ping(deps.db)).then(() => 'ok', () => 'unavailable'),
