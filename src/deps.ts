@@ -15,7 +15,11 @@ import type { Headroom } from './generations/headroom.js';
 import type { Finishing, GenerationRow } from './generations/model.js';
 import type { Wakeup } from './wakeup.js';
 
-/** Everything a use case or route may need, built once from config (composition root: main.ts). */
+/**
+ * Everything the composition root (main.ts) builds once from config. Routes get it whole; a use case
+ * declares the part it reaches as a Pick of it beside its code (AcceptPorts, FinishPorts, …), so what
+ * it can touch is in its signature.
+ */
 export interface AppDeps {
   config: Config;
   db: Db;
