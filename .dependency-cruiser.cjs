@@ -39,6 +39,15 @@ module.exports = {
       },
     },
     {
+      name: 'money-only-through-billing',
+      comment:
+        'The statements that move money (the ledger and wallets, the reservation in the accepting statement, the ' +
+        'charge and release in the finishing statement) are reached only through src/billing/.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(billing|store)/' },
+      to: { path: '^src/store/(ledger|accepting|finishing)[.]ts$' },
+    },
+    {
       name: 'media-knows-no-simulator',
       comment: 'src/media/ holds the production media utilities; the simulator renderers build on them, never the reverse.',
       severity: 'error',

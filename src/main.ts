@@ -19,7 +19,7 @@ import { createKeyRateLimiter } from './rate-limit.js';
 import { randomBase62 } from './ids.js';
 import { InflightWork } from './jobs/inflight.js';
 import { Batcher } from './jobs/batcher.js';
-import { finishAttempts, MAX_FINISH_BATCH } from './store/finishing.js';
+import { chargeAndFinish, MAX_FINISH_BATCH } from './billing/statements.js';
 import { releaseNodeLeases } from './store/jobs.js';
 import { Settler } from './billing/settler.js';
 import { Headroom } from './generations/headroom.js';
@@ -85,7 +85,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     config, db, catalog: new Catalog(), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
-    finishes: new Batcher((items) => finishAttempts(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
+    finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
   };
   // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.
   const liveness = new NodeLiveness(db, nodeId, log);

@@ -5,6 +5,7 @@ import { addToWalletBalance, applyPendingSettlements, holdIfAvailable, insertLed
 
 // The wallet's reads and settling are single statements, used as the store has them.
 export {
+  insertWallet as openWallet,
   applyPendingSettlements as settlePending,
   selectOrganizationsWithPending as organizationsWithPending,
   sumLedger as ledgerSums,

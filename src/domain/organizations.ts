@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db, Queryable } from '../store/db.js';
-import { insertWallet } from '../store/ledger.js';
+import { openWallet } from '../billing/credits.js';
 import {
   insertOrganizationRow,
   insertUser,
@@ -65,7 +65,7 @@ export async function insertOrganization(
   const userId = newId('usr');
   await insertOrganizationRow(q, { id: orgId, name: input.name, plan: input.plan, enterprise: input.enterprise });
   await insertUser(q, { id: userId, organizationId: orgId, role: 'owner', name: 'owner' });
-  await insertWallet(q, orgId);
+  await openWallet(q, orgId);
   const keyInput = { organizationId: orgId, userId, role: 'owner' as const, scopes: [], ipAllowlist: [], monthlyBudgetUsd: null };
   const live = await insertApiKey(q, { ...keyInput, name: 'Owner key (live)', mode: 'live' });
   const test = await insertApiKey(q, { ...keyInput, name: 'Owner key (test)', mode: 'test' });

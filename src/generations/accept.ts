@@ -12,7 +12,7 @@ import { priceCredits } from '../billing/pricing.js';
 import type { GenerationRow } from './model.js';
 import { MODALITIES } from './modalities.js';
 import { loadGeneration, loadOutputs } from './store.js';
-import { acceptGeneration } from '../store/accepting.js';
+import { reserveAndAccept } from '../billing/statements.js';
 import { insertCacheCopy, selectCacheSource } from '../store/generations.js';
 import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
 import type { EarlyDispatch } from './early-dispatch.js';
@@ -154,7 +154,7 @@ export async function createGeneration(deps: CreateGenerationPorts, principal: P
 export async function acceptStatement(q: Queryable, deps: AcceptPorts, a: PreparedGeneration, claim?: IdempotencyClaim): Promise<GenerationRow | null> {
   const paramsJson = JSON.stringify(a.params);
   const resultJson = a.result ? JSON.stringify(a.result) : null;
-  const outcome = await acceptGeneration(q, {
+  const outcome = await reserveAndAccept(q, {
     id: a.id, organizationId: a.principal.organizationId, apiKeyId: a.principal.keyId, mode: a.principal.mode,
     modality: a.modality, model: a.model, sync: a.sync, prompt: a.prompt, paramsJson, price: a.price, cacheKey: a.cacheKey,
     provider: a.provider, resultJson, comparisonId: a.comparisonId, nodeId: deps.nodeId, leaseSeconds: deps.config.jobLeaseMs / 1000,

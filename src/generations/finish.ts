@@ -1,7 +1,7 @@
 import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
 import type { UpstreamRequest, UpstreamStatus } from '../providers/types.js';
-import { finishAttempts } from '../store/finishing.js';
+import { chargeAndFinish } from '../billing/statements.js';
 import { actualCredits } from '../billing/pricing.js';
 import type { AttemptEnd, GenerationRow, OutputRow } from './model.js';
 import { materializeOutputs, OutputError } from './outputs.js';
@@ -77,7 +77,7 @@ function afterFinish(deps: FinishPorts, row: GenerationRow, charged: number): vo
 }
 
 export async function finish(deps: FinishPorts, g: GenerationRow, end: AttemptEnd, opts: { batched?: boolean } = {}): Promise<RunResult> {
-  const [row] = opts.batched ? [await deps.finishes.add({ g, end })] : await finishAttempts(deps.db, [{ g, end }]);
+  const [row] = opts.batched ? [await deps.finishes.add({ g, end })] : await chargeAndFinish(deps.db, [{ g, end }]);
   if (!row) return { outcome: 'finished' };
   afterFinish(deps, row, end.charged);
   return { outcome: 'finished', row, outputs: end.outputs };

@@ -4,7 +4,7 @@ import { MODALITIES } from './modalities.js';
 import type { GenerationRow, GenerationStatus, OutputRow } from '../store/generations.js';
 
 export type { GenerationRow, GenerationStatus, OutputRow } from '../store/generations.js';
-export type { AttemptEnd, Finishing } from '../store/finishing.js';
+export type { AttemptEnd, Finishing } from '../billing/statements.js';
 
 /**
  * Generation glossary
