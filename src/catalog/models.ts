@@ -550,18 +550,9 @@ export const CATALOG: readonly CatalogModel[] = [
     unit_cost_usd: '0.08', // 480p
     status: 'active',
   },
-  {
-    slug: 'lipsync-2',
-    display_name: 'Sync Lipsync 2',
-    modality: 'avatar',
-    routes: [
-      { provider: 'fal', upstream: 'fal-ai/sync-lipsync/v2' },
-      { provider: 'replicate', upstream: 'sync/lipsync-2' },
-    ],
-    capabilities: ['lipsync', 'audio-driven', 'video-to-video'],
-    unit_cost_usd: '0.05', // $3 per minute
-    status: 'active',
-  },
+  // lipsync-2 (sync/lipsync-2, fal-ai/sync-lipsync/v2) was here: both endpoints need a source video, which no mmgen
+  // request supplies (avatars take an image), so every request would have failed upstream. It returns when avatar
+  // requests can carry a video (docs/contract-addenda.md, "Providers").
   {
     slug: 'wav2lip',
     display_name: 'Wav2Lip',

@@ -220,6 +220,8 @@ export interface ResolvedImage {
   mime: string;
   width: number;
   height: number;
+  /** The caller's `image_url`, when the image came from one. */
+  url?: string | undefined;
 }
 
 /**
@@ -288,5 +290,5 @@ async function imageFromUrl(deps: UploadPorts, url: string): Promise<ResolvedIma
   // The bytes decide the type; a Content-Type header from the other server proves nothing.
   const probe = await probeImage(res.body);
   if (!probe) throw fail('the response is not a valid PNG, JPEG or WebP image');
-  return { bytes: res.body, mime: probe.mime, width: probe.width, height: probe.height };
+  return { bytes: res.body, mime: probe.mime, width: probe.width, height: probe.height, url };
 }

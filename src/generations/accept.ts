@@ -82,7 +82,8 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
     price: priceCredits(model, principal.mode, input.params),
     cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
     provider: adapter.name,
-    result: inputBlob ? { input_blob: inputBlob } : null,
+    // The caller's image URL is kept beside the stored bytes, for a provider that takes a URL but no long data URI.
+    result: inputBlob ? { input_blob: inputBlob, ...(input.image?.url ? { input_url: input.image.url } : {}) } : null,
     comparisonId: input.comparisonId ?? null,
     image: input.image,
   };

@@ -30,7 +30,7 @@ export async function upstreamRequest(deps: UpstreamRequestPorts, g: GenerationR
     if (blob) {
       // The size was checked when the input was accepted; an upscale's output is held to input × scale.
       const size = await probeImage(blob.bytes, { decode: false });
-      image = { bytes: blob.bytes, mime: blob.contentType, width: size?.width ?? 0, height: size?.height ?? 0 };
+      image = { bytes: blob.bytes, mime: blob.contentType, width: size?.width ?? 0, height: size?.height ?? 0, url: g.result.input_url };
     }
   }
   return requestFor(model, g, upstreamModelFor(model, g.provider), image);

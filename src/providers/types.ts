@@ -29,6 +29,8 @@ export interface ImageInput {
   mime: string;
   width: number;
   height: number;
+  /** The URL the caller gave (`image_url`), for a provider that takes no data URI that long. */
+  url?: string | undefined;
 }
 
 export interface SimulateOptions {

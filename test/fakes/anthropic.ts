@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { recordOf, violations, type Violation } from './schemas.js';
 import { FakeServer, type FakeRequest, type Reply } from './base.js';
 import { words } from './media.js';
 
@@ -37,7 +38,22 @@ export class AnthropicFake extends FakeServer {
     if (req.headers['x-api-key'] !== this.key) return { ...error(401, 'authentication_error', 'invalid x-api-key'), headers };
     if (typeof req.headers['anthropic-version'] !== 'string') return { ...error(400, 'invalid_request_error', 'anthropic-version: header is required'), headers };
     if (req.method !== 'POST' || req.path !== '/v1/messages') return { ...error(404, 'not_found_error', `Not found: ${req.method} ${req.path}`), headers };
-    return { ...this.messages(req.json as Record<string, unknown> | undefined), headers };
+    return { ...(this.checkModel(req.json) ?? this.messages(req.json as Record<string, unknown> | undefined)), headers };
+  }
+
+  /** The requests refused for breaking their model's documented schema, with why. */
+  readonly refused: Array<{ model: string; body: unknown; violations: Violation[] }> = [];
+
+  /** As Anthropic does: an unknown (or retired) model is a 404, a body outside the model's documented request a 400. */
+  private checkModel(body: unknown): Reply | null {
+    const b = body as Record<string, unknown> | undefined;
+    if (!b || typeof b.model !== 'string') return null;
+    const record = recordOf('anthropic', b.model);
+    if (!record) return error(404, 'not_found_error', `model: ${b.model}`);
+    const bad = violations(record, b);
+    if (bad.length === 0) return null;
+    this.refused.push({ model: b.model, body: b, violations: bad });
+    return error(400, 'invalid_request_error', bad.map((v) => `${v.field || 'body'}: ${v.message}`).join('; '));
   }
 
   private messages(b: Record<string, unknown> | undefined): Reply {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { FakeServer, type FakeRequest, type Reply } from './base.js';
+import { recordOf, violations, type Violation } from './schemas.js';
 import { fakeMp3 } from './media.js';
 
 /**
@@ -25,6 +26,20 @@ export class ElevenLabsFake extends FakeServer {
     return this.url;
   }
 
+  /** The requests refused for breaking their model's documented schema, with why. */
+  readonly refused: Array<{ model: string; body: unknown; violations: Violation[] }> = [];
+
+  /** As ElevenLabs does: an unknown model_id is a 400, a body outside the model's documented request a 422 (FastAPI-style detail). */
+  private checkModel(b: Record<string, unknown> | undefined): Reply | null {
+    if (!b || typeof b.model_id !== 'string') return null;
+    const record = recordOf('elevenlabs', b.model_id);
+    if (!record) return detail(400, 'model_not_found', `A model with model ID ${b.model_id} does not exist.`);
+    const bad = violations(record, b);
+    if (bad.length === 0) return null;
+    this.refused.push({ model: b.model_id, body: b, violations: bad });
+    return { status: 422, body: { detail: bad.map((v) => ({ loc: ['body', ...(v.field ? v.field.split('.') : [])], msg: v.message, type: `value_error.${v.keyword}` })) } };
+  }
+
   protected async route(req: FakeRequest): Promise<Reply> {
     const headers = { 'request-id': randomUUID().replace(/-/g, '') };
     if (req.headers['xi-api-key'] !== this.key) return { ...detail(401, 'invalid_api_key', 'Invalid API key'), headers };
@@ -32,6 +47,8 @@ export class ElevenLabsFake extends FakeServer {
     if (!format.startsWith('mp3_')) return { ...detail(400, 'invalid_output_format', 'The fake only answers MP3.'), headers };
     const b = req.json as Record<string, unknown> | undefined;
     const tts = /^\/v1\/text-to-speech\/([^/]+)$/.exec(req.path);
+    const refusal = req.method === 'POST' && (tts || req.path === '/v1/music') ? this.checkModel(b) : null;
+    if (refusal) return { ...refusal, headers };
     if (req.method === 'POST' && tts) {
       if (!/^[A-Za-z0-9]{20}$/.test(tts[1]!)) return { ...detail(404, 'voice_not_found', `A voice with the voice_id ${tts[1]} was not found.`), headers };
       if (!b || typeof b.text !== 'string' || !b.text) return { status: 422, headers, body: { detail: [{ loc: ['body', 'text'], msg: 'field required', type: 'value_error.missing' }] } };

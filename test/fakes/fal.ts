@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { FakeServer, type FakeRequest, type Reply } from './base.js';
+import { recordOf, violations, type Violation } from './schemas.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 
 /**
@@ -40,6 +41,8 @@ const NAMESPACES = new Set(['workflows', 'comfy']);
 
 export class FalFake extends FakeServer {
   readonly queue = new Map<string, QueueRequest>();
+  /** The requests refused for breaking their endpoint's documented schema, with why. */
+  readonly refused: Array<{ endpoint: string; input: Record<string, unknown>; violations: Violation[] }> = [];
   jobMs: number;
   hold = false;
   private failNext: string[] = [];
@@ -86,8 +89,15 @@ export class FalFake extends FakeServer {
     }
     if (req.method !== 'POST') return detail(404, 'Not found');
     const endpoint = req.path.slice(1);
-    if (!endpoint.includes('/')) return detail(404, `Application '${endpoint}' not found`);
+    const record = recordOf('fal', endpoint);
+    if (!endpoint.includes('/') || !record) return detail(404, `Application '${endpoint}' not found`);
     if (typeof req.json !== 'object' || req.json === null) return detail(422, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
+    // As fal does, the input is checked against the endpoint's schema (pydantic-style detail: one entry per fault).
+    const bad = violations(record, req.json);
+    if (bad.length > 0) {
+      this.refused.push({ endpoint, input: req.json as Record<string, unknown>, violations: bad });
+      return detail(422, bad.map((v) => ({ loc: ['body', ...(v.field ? v.field.split('.') : [])], msg: v.message, type: `value_error.${v.keyword}` })));
+    }
     const parts = endpoint.split('/');
     const app = (NAMESPACES.has(parts[0]!) ? parts.slice(0, 3) : parts.slice(0, 2)).join('/');
     const id = randomUUID();
@@ -124,9 +134,9 @@ export class FalFake extends FakeServer {
         return { images, seed: Number(i.seed ?? 42), has_nsfw_concepts: images.map(() => nsfw), prompt, timings: { inference: 0.01 } };
       }
       case 'video':
-        return { video: file(await fakeMp4(prompt, Number(i.duration ?? 1)), 'video/mp4', 'mp4') };
+        return { video: file(await fakeMp4(prompt, parseFloat(String(i.duration ?? 1))), 'video/mp4', 'mp4') };
       case 'audio':
-        return { audio: file(await fakeMp3({ prompt, durationS: Number(i.duration ?? i.seconds_total ?? 2) }), 'audio/mpeg', 'mp3') };
+        return { audio: file(await fakeMp3({ prompt, durationS: parseFloat(String(i.duration ?? i.seconds_total ?? 2)) }), 'audio/mpeg', 'mp3') };
       case 'speech':
         return { audio: file(await fakeMp3({ text: String(i.text ?? 'hello') }), 'audio/mpeg', 'mp3') };
       case 'mesh': {

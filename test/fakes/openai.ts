@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
+import { recordOf, violations, type Violation } from './schemas.js';
 import { fakeMp3, fakePng, words } from './media.js';
 
 /**
@@ -45,12 +46,32 @@ export class OpenAiFake extends FakeServer {
     if (bearer(req) !== this.key) return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     const headers = { 'x-request-id': `req_${randomUUID().replace(/-/g, '')}` };
     let reply: Reply;
-    if (req.method === 'POST' && req.path === '/v1/chat/completions') reply = this.chat(req);
+    const refusal = req.method === 'POST' && req.path !== '/v1/images/edits' ? this.checkModel(req) : null;
+    if (refusal) reply = refusal;
+    else if (req.method === 'POST' && req.path === '/v1/chat/completions') reply = this.chat(req);
     else if (req.method === 'POST' && req.path === '/v1/images/generations') reply = await this.images(req, req.json as Record<string, unknown>);
     else if (req.method === 'POST' && req.path === '/v1/images/edits') reply = await this.edits(req);
     else if (req.method === 'POST' && req.path === '/v1/audio/speech') reply = await this.speech(req);
     else reply = error(404, `Invalid URL (${req.method} ${req.path})`);
     return { ...reply, headers: { ...headers, ...reply.headers } };
+  }
+
+  /** The requests refused for breaking their model's documented schema, with why. */
+  readonly refused: Array<{ model: string; body: unknown; violations: Violation[] }> = [];
+
+  /** As OpenAI does: an unknown model is a 404, a body outside the model's documented parameters a 400 naming one. */
+  private checkModel(req: FakeRequest): Reply | null {
+    const b = req.json as Record<string, unknown> | undefined;
+    if (!b || typeof b.model !== 'string') return null;
+    const record = recordOf('openai', b.model);
+    if (!record) return error(404, `The model \`${b.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', null);
+    const bad = violations(record, b);
+    if (bad.length === 0) return null;
+    this.refused.push({ model: b.model, body: b, violations: bad });
+    const first = bad[0]!;
+    const code = first.keyword === 'additionalProperties' ? 'unknown_parameter' : first.keyword === 'required' ? 'missing_required_parameter' : 'invalid_value';
+    const message = code === 'unknown_parameter' ? `Unknown parameter: '${first.field}'.` : `Invalid '${first.field}': ${first.message}.`;
+    return error(400, message, 'invalid_request_error', code, first.field);
   }
 
   private chat(req: FakeRequest): Reply {

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
+import { recordOf, replicateRecordByVersion, violations, type Violation } from './schemas.js';
+import type { UpstreamModelRecord } from '../../src/providers/upstream-models.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 
 /**
@@ -40,6 +42,8 @@ export interface ReplicateFakeOptions {
 
 export class ReplicateFake extends FakeServer {
   readonly predictions = new Map<string, Prediction>();
+  /** The requests refused for breaking their model's documented schema, with why. */
+  readonly refused: Array<{ model: string; input: Record<string, unknown>; violations: Violation[] }> = [];
   jobMs: number;
   /** While true, predictions stay `processing` (an upstream that takes its time). */
   hold = false;
@@ -64,11 +68,19 @@ export class ReplicateFake extends FakeServer {
       return problem(401, 'Unauthenticated', 'You did not pass a valid authentication token');
     }
     const byModel = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(req.path);
-    if (req.method === 'POST' && byModel) return this.create(req, `${byModel[1]}/${byModel[2]}`, null);
+    if (req.method === 'POST' && byModel) {
+      const model = `${decodeURIComponent(byModel[1]!)}/${decodeURIComponent(byModel[2]!)}`;
+      const record = recordOf('replicate', model);
+      // This endpoint serves official models only: a community model (or one Replicate does not have) is not found here.
+      if (!record || record.call.official === false) return problem(404, 'Not found', 'The requested resource could not be found.');
+      return this.create(req, model, null, record);
+    }
     if (req.method === 'POST' && req.path === '/v1/predictions') {
       const b = req.json as { version?: unknown } | undefined;
       if (typeof b?.version !== 'string') return problem(422, 'Input validation failed', '- version: version is required');
-      return this.create(req, 'community/model', b.version);
+      const record = replicateRecordByVersion(b.version);
+      if (!record) return problem(422, 'Invalid version or not permitted', 'The specified version does not exist (or perhaps you don\'t have permission to use it?)');
+      return this.create(req, record.upstream, b.version, record);
     }
     if (req.method === 'GET' && req.path === '/v1/predictions') {
       const results = await Promise.all([...this.predictions.values()].reverse().slice(0, 100).map((p) => this.view(p)));
@@ -91,10 +103,25 @@ export class ReplicateFake extends FakeServer {
     return problem(404, 'Not found', `No route for ${req.method} ${req.path}`);
   }
 
-  private create(req: FakeRequest, model: string, version: string | null): Reply {
+  private create(req: FakeRequest, model: string, version: string | null, record: UpstreamModelRecord): Reply {
     const b = req.json as { input?: unknown } | undefined;
     if (!b || typeof b.input !== 'object' || b.input === null) return problem(422, 'Input validation failed', '- input: Invalid type. Expected: object, given: null');
     const input = b.input as Record<string, unknown>;
+    // As Replicate does, the input is checked against the model's schema: every fault listed, nothing created.
+    const bad = violations(record, input);
+    if (bad.length > 0) {
+      this.refused.push({ model, input, violations: bad });
+      return {
+        status: 422,
+        headers: { 'content-type': 'application/problem+json' },
+        body: {
+          title: 'Input validation failed',
+          detail: bad.map((v) => `- input${v.field ? `.${v.field}` : ''}: ${v.message}`).join('\n'),
+          status: 422,
+          invalid_fields: bad.map((v) => ({ type: v.keyword, field: `input${v.field ? `.${v.field}` : ''}`, description: v.message })),
+        },
+      };
+    }
     const id = randomBytes(13).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'a').slice(0, 26);
     const prompt = String(input.prompt ?? '');
     const p: Prediction = {
@@ -131,9 +158,9 @@ export class ReplicateFake extends FakeServer {
         return urls;
       }
       case 'video':
-        return this.hostFile(await fakeMp4(prompt, Number(i.duration ?? 1)), 'video/mp4', 'mp4');
+        return this.hostFile(await fakeMp4(prompt, parseFloat(String(i.duration ?? 1))), 'video/mp4', 'mp4');
       case 'audio':
-        return this.hostFile(await fakeMp3({ prompt, durationS: Number(i.duration ?? 2) }), 'audio/mpeg', 'mp3');
+        return this.hostFile(await fakeMp3({ prompt, durationS: parseFloat(String(i.duration ?? 2)) }), 'audio/mpeg', 'mp3');
       case 'speech':
         return this.hostFile(await fakeMp3({ text: String(i.text ?? 'hello') }), 'audio/mpeg', 'mp3');
       case 'mesh': {

@@ -116,27 +116,30 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
     });
 
     it('video (Replicate): MP4 downloaded, thumbnail made by mmgen, charged for the seconds produced', async () => {
-      const res = await api('POST', '/v1/videos', { key: org.live, body: { model: 'kling-v2.1-master', prompt: 'waves at night', duration_s: 1 } });
+      // Kling takes 5 or 10 s (its recorded schema; the strict fake refuses anything else).
+      const res = await api('POST', '/v1/videos', { key: org.live, body: { model: 'kling-v2.1-master', prompt: 'waves at night', duration_s: 5 } });
       expect(res.status).toBe(202);
       expect(res.body.generation_id).toBe(res.body.id);
       const g = await waitTerminal(api, org.live, res.body.id);
       expect(g.status, JSON.stringify(g.error)).toBe('succeeded');
       const video = g.outputs.find((o: any) => o.type === 'video');
       const thumb = g.outputs.find((o: any) => o.type === 'thumbnail');
-      expect(video).toMatchObject({ mime: 'video/mp4', width: 256, height: 144, duration_s: '1' });
+      expect(video).toMatchObject({ mime: 'video/mp4', width: 256, height: 144, duration_s: '5' });
       expect(thumb).toMatchObject({ mime: 'image/jpeg' });
       expect(sniffMime(await fetchBytes(thumb.url))).toBe('image/jpeg');
-      expect(g.charged_credits).toBe(280);
+      expect(g.charged_credits).toBe(5 * 280);
     });
 
     it('avatar (fal): a portrait by image_url speaking text becomes a video', async () => {
-      const res = await api('POST', '/v1/avatars', { key: org.live, body: { model: onlyRoute('fal', 'avatar'), image_url: portraitUrl, text: 'Hello there.' } });
+      // fabric-1.0-text is the text-driven one (the audio-driven avatars require audio_url upstream).
+      const res = await api('POST', '/v1/avatars', { key: org.live, body: { model: 'fabric-1.0-text', image_url: portraitUrl, text: 'Hello there.' } });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
       const g = await waitTerminal(api, org.live, res.body.id);
       expect(g.status, JSON.stringify(g.error)).toBe('succeeded');
       expect(g.outputs.map((o: any) => o.type).sort()).toEqual(['thumbnail', 'video']);
+      // veed documents image_url up to 2,083 characters: the caller's URL goes, not a data URI.
       const submitted = fakes.fal.calls('POST').at(-1)!.json as Record<string, unknown>;
-      expect(String(submitted.image_url)).toMatch(/^data:image\/png;base64,/);
+      expect(submitted).toMatchObject({ image_url: portraitUrl, text: 'Hello there.' });
     });
 
     it('3d (fal): a GLB mesh', async () => {
@@ -265,7 +268,7 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
   it('cancel reaches the provider within seconds', async () => {
     fakes.replicate.hold = true;
     try {
-      const res = await api('POST', '/v1/videos', { key: org.live, body: { model: 'kling-v2.1-master', prompt: 'cancel me', duration_s: 1 } });
+      const res = await api('POST', '/v1/videos', { key: org.live, body: { model: 'kling-v2.1-master', prompt: 'cancel me', duration_s: 5 } });
       let upstream: string | null = null;
       for (let i = 0; i < 100 && !upstream; i++) {
         upstream = (await s.db.query<{ upstream_id: string | null }>('SELECT upstream_id FROM generations WHERE id = $1', [res.body.id])).rows[0]!.upstream_id;
@@ -285,7 +288,7 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
   it('retry after a timed-out wait asks about the same job, uses its result, and bills once', async () => {
     fakes.replicate.hold = true;
     const createsBefore = fakes.replicate.calls('POST', /\/predictions$/).length;
-    const res = await api('POST', '/v1/videos', { key: org.live, body: { model: 'kling-v2.1-master', prompt: 'slow waves', duration_s: 1 } });
+    const res = await api('POST', '/v1/videos', { key: org.live, body: { model: 'kling-v2.1-master', prompt: 'slow waves', duration_s: 5 } });
     const failed = await waitTerminal(api, org.live, res.body.id);
     expect(failed.status).toBe('failed');
     expect(failed.error.message).toMatch(/did not finish this job within/);
@@ -297,7 +300,8 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
     const g = await waitTerminal(api, org.live, res.body.id);
     expect(g.status, JSON.stringify(g.error)).toBe('succeeded');
     expect(fakes.replicate.calls('POST', /\/predictions$/).length - createsBefore).toBe(1);
-    expect(g).toMatchObject({ reserved_credits: 560, charged_credits: 280, refunded_credits: 280 });
+    // Two attempts reserved 5 s each; the adopted job is charged once, the other reservation refunded.
+    expect(g).toMatchObject({ reserved_credits: 2 * 1400, charged_credits: 1400, refunded_credits: 1400 });
     await consistent(org.id);
   });
 

@@ -90,15 +90,18 @@ async function paramsFor(modality: Modality): Promise<{ params: Record<string, u
     case 'image':
       return { params: { prompt: 'a lighthouse', num_outputs: 2, width: 1024, height: 1024 } };
     case 'video':
-      return { params: { prompt: 'waves', duration_s: 1, aspect_ratio: '16:9' } };
+      // The first video model of each job provider is Kling, which takes 5 or 10 s.
+      return { params: { prompt: 'waves', duration_s: 5, aspect_ratio: '16:9' } };
     case 'voice':
       return { params: { text: 'Hello there, general.', language: 'en', speed: 1.1 } };
     case 'music':
       return { params: { prompt: 'lofi beat', duration_s: 5, with_vocals: false } };
     case 'avatar':
-      return { params: { text: 'Hi, I am an avatar.' }, image: await portrait() };
+      // The first avatar model of each job provider is audio-driven (omnihuman): it requires the audio. Never fetched by the fakes.
+      return { params: { text: 'Hi, I am an avatar.', audio_url: 'http://127.0.0.1:9/speech.mp3' }, image: await portrait() };
     case '3d':
-      return { params: { prompt: 'a teapot', format: 'glb' } };
+      // The first 3D model of each job provider is image-to-3D (trellis, hunyuan3d v2).
+      return { params: { prompt: 'a teapot', format: 'glb' }, image: await portrait() };
     case 'upscale':
       return { params: { scale: 2, face_restore: false }, image: await portrait() };
     case 'chat':

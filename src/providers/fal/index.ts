@@ -2,7 +2,7 @@ import type { ProviderCredentials } from '../types.js';
 import { collectFiles, pickOutputs } from '../files.js';
 import { field, isArray, isNonEmptyString, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';
-import { appIdOf, endpointInput } from './mapping.js';
+import { appIdOf, endpointCall } from './mapping.js';
 
 /**
  * fal's queue API (https://docs.fal.ai/model-apis/model-endpoints/queue):
@@ -47,9 +47,10 @@ export class FalAdapter implements ProviderAdapter {
 
   async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     if (req.modality === 'chat') throw providerError(NAME, 'bad_request', 'serves no chat models here');
-    const res = await this.http.json({ method: 'POST', path: req.upstreamModel, json: endpointInput(req), creates: true });
+    const call = endpointCall(req);
+    const res = await this.http.json({ method: 'POST', path: call.endpoint, json: call.input, creates: true });
     const requestId = field(NAME, res.body, 'request_id', isNonEmptyString, true);
-    return { upstreamId: `${appIdOf(req.upstreamModel)}/requests/${requestId}` };
+    return { upstreamId: `${appIdOf(call.endpoint)}/requests/${requestId}` };
   }
 
   async poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus> {

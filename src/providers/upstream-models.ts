@@ -1,0 +1,118 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ProviderName } from '../catalog/index.js';
+
+/**
+ * What each provider documents for each upstream model the catalog routes to,
+ * as data (docs/upstream-models.md): one JSON record per (provider, upstream
+ * model) in `src/providers/<provider>/models/`. The adapters build requests
+ * from it (upstream-input.ts), the strict fakes refuse what its `input`
+ * refuses, and `GET /v1/models` derives each model's `parameters` from it.
+ */
+const Conversion = Type.Union([
+  Type.Literal('string'),
+  Type.Literal('number'),
+  Type.Literal('seconds_suffix'),
+  Type.Literal('times_suffix'),
+  Type.Literal('list'),
+  Type.Literal('image_size'),
+  Type.Literal('aspect_ratio'),
+  Type.Literal('milliseconds'),
+  Type.Literal('negate'),
+  Type.Literal('frames'),
+  Type.Literal('language_name'),
+]);
+export type Conversion = Static<typeof Conversion>;
+
+const Date = Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), Type.Null()]);
+
+export const UpstreamModelRecord = Type.Object(
+  {
+    upstream: Type.String({ minLength: 1 }),
+    call: Type.Object(
+      {
+        official: Type.Optional(Type.Boolean()),
+        version: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+        operation: Type.Optional(Type.String()),
+        // A sibling endpoint (its own record) for requests without an input image, where this one requires one.
+        without_image: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+    sources: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    lifecycle: Type.Object(
+      { deprecated: Date, shutdown: Date, replacement: Type.Union([Type.String(), Type.Null()]), source: Type.Union([Type.String(), Type.Null()]) },
+      { additionalProperties: false },
+    ),
+    pricing: Type.Union([Type.String(), Type.Null()]),
+    input: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: true }),
+    map: Type.Record(Type.String(), Type.Union([
+        Type.String(),
+        Type.Object(
+          {
+            to: Type.String(),
+            as: Type.Optional(Conversion),
+            // `frames`: seconds × fps, rounded to the nearest multiple_of × k + plus (e.g. 24 fps, 4k + 1).
+            fps: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+            multiple_of: Type.Optional(Type.Integer({ minimum: 1 })),
+            plus: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          { additionalProperties: false },
+        ),
+      ])),
+    set: Type.Record(Type.String(), Type.Unknown()),
+    defaults: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    path_and_query: Type.Optional(Type.Unknown()),
+    notes: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+export type UpstreamModelRecord = Static<typeof UpstreamModelRecord>;
+
+/** A JSON Schema object as the records write them: enough structure for the conversions and parameters to read. */
+export interface PropertySchema {
+  type?: string | string[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  default?: unknown;
+  items?: PropertySchema;
+  [k: string]: unknown;
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const validRecord = ajv.compile(UpstreamModelRecord);
+
+function fileNameOf(upstream: string): string {
+  return `${upstream.replaceAll('/', '__')}.json`;
+}
+
+const loaded = new Map<ProviderName, Map<string, UpstreamModelRecord>>();
+
+/** Every record of a provider, by upstream id (read once; a malformed record fails loudly at the first use). */
+export function upstreamModelsOf(provider: ProviderName): ReadonlyMap<string, UpstreamModelRecord> {
+  let byId = loaded.get(provider);
+  if (byId) return byId;
+  byId = new Map();
+  const dir = new URL(`./${provider}/models/`, import.meta.url);
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  } catch {
+    // No records for this provider (the simulator).
+  }
+  for (const file of files) {
+    const record: unknown = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
+    if (!validRecord(record)) throw new Error(`${provider}/models/${file}: ${ajv.errorsText(validRecord.errors)}`);
+    if (fileNameOf(record.upstream) !== file) throw new Error(`${provider}/models/${file} names ${record.upstream}`);
+    byId.set(record.upstream, record);
+  }
+  loaded.set(provider, byId);
+  return byId;
+}
+
+export function upstreamModel(provider: ProviderName, upstream: string): UpstreamModelRecord | undefined {
+  return upstreamModelsOf(provider).get(upstream);
+}
