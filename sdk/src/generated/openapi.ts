@@ -803,6 +803,10 @@ export interface operations {
                             };
                             /** @enum {string} */
                             status: "active" | "delisted";
+                            /** @description JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Declared, not yet enforced: a request outside it still reaches the provider, which refuses it (a 502 or a failed generation, refunded). */
+                            parameters: {
+                                [key: string]: unknown;
+                            };
                         }[];
                         has_more: boolean;
                     };
@@ -890,6 +894,10 @@ export interface operations {
                         };
                         /** @enum {string} */
                         status: "active" | "delisted";
+                        /** @description JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Declared, not yet enforced: a request outside it still reaches the provider, which refuses it (a 502 or a failed generation, refunded). */
+                        parameters: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };

@@ -1,6 +1,10 @@
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { Modality } from '../../catalog/index.js';
+import type { ValidateFunction } from 'ajv';
+import type { CatalogModel, Modality } from '../../catalog/index.js';
+import { ApiError } from '../../errors.js';
+import { modelParameters, type JsonSchemaObject } from '../../providers/parameters.js';
+import { makeAjv, validationError } from '../validation.js';
 import type { Scope } from '../../domain/access.js';
 import { submitGeneration } from '../../generations/accept.js';
 import { MODALITIES } from '../../generations/modalities.js';
@@ -54,6 +58,49 @@ export interface ModalitySpec {
   scope: Scope;
 }
 export const MODALITY_SPECS = new Map<Modality, ModalitySpec>();
+
+/** A model's `parameters` (contract §3a): its modality's request schema narrowed by its routes' records. */
+export function parametersOf(model: CatalogModel): JsonSchemaObject {
+  const spec = MODALITY_SPECS.get(model.modality);
+  if (!spec) return { type: 'object', properties: {} };
+  return modelParameters(model, spec.body as unknown as JsonSchemaObject);
+}
+
+const checkers = new Map<string, ValidateFunction>();
+const ajv = makeAjv(false);
+
+/**
+ * Holds a request to its model's parameters before anything is reserved: the model's own defaults for what the
+ * client did not send (a model taking 6 or 10 s gets 6, not the modality's 5), then 400 for a field the model does
+ * not take, a value outside its enums or ranges, or a missing field it requires (`param` names it).
+ */
+export function enforceParameters(model: CatalogModel, body: Record<string, unknown>, sent: ReadonlySet<string> | null, paramPrefix = ''): void {
+  const parameters = parametersOf(model);
+  for (const [field, schema] of Object.entries(parameters.properties)) {
+    if (schema.default !== undefined && !sent?.has(field)) body[field] = schema.default;
+  }
+  // What the model is held to: what the client sent, and the defaults of the fields the model takes. A modality
+  // default of a field the model does not take stays in the params (pricing reads it) but is never sent upstream.
+  const checked: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    if (field in parameters.properties) checked[field] = value;
+    else if (sent === null || sent.has(field)) {
+      throw new ApiError('parameter_invalid', `The model '${model.slug}' does not take ${field}; GET /v1/models/${model.slug} lists its parameters.`, `${paramPrefix}${field}`);
+    }
+  }
+  if (parameters['x-mmgen-image'] === 'required' && checked.upload_id === undefined && checked.image_url === undefined) {
+    throw new ApiError('parameter_missing', `The model '${model.slug}' needs an input image: upload_id or image_url.`, `${paramPrefix}upload_id`);
+  }
+  let check = checkers.get(model.slug);
+  if (!check) {
+    check = ajv.compile(parameters);
+    checkers.set(model.slug, check);
+  }
+  if (!check(checked)) {
+    const err = validationError(check.errors ?? [], 'body');
+    throw new ApiError(err.code, `${err.message.replace(/\.$/, '')} for the model '${model.slug}'.`, err.param === undefined ? undefined : `${paramPrefix}${err.param}`);
+  }
+}
 
 /**
  * One factory for the eight generation endpoints: they differ in their fields

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { MODALITIES, UNIT_BY_MODALITY } from '../../catalog/index.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
+import { parametersOf } from './generation-route.js';
 import { IdParams } from '../schemas.js';
 
 export const Model = Type.Object(
@@ -18,6 +19,14 @@ export const Model = Type.Object(
       unit: Type.String({ enum: [...new Set(Object.values(UNIT_BY_MODALITY))] }),
     }),
     status: Type.String({ enum: ['active', 'delisted'] }),
+    parameters: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Declared, not yet enforced: a request outside it still reaches the provider, which refuses it (a 502 or a failed generation, refunded).",
+      },
+    ),
   },
   { title: 'Model' },
 );
@@ -44,7 +53,9 @@ export const listModels = defineRoute({
     status: 200,
     body: {
       object: 'list',
-      data: deps.catalog.list({ modality: query.modality as (typeof MODALITIES)[number] | undefined, includeDelisted: query.include_delisted }),
+      data: deps.catalog
+        .list({ modality: query.modality as (typeof MODALITIES)[number] | undefined, includeDelisted: query.include_delisted })
+        .map((v) => ({ ...v, parameters: parametersOf(deps.catalog.find(v.slug)!) })),
       has_more: false,
     },
   }),
@@ -61,6 +72,6 @@ export const getModel = defineRoute({
   handler: async ({ params, deps }) => {
     const m = deps.catalog.find(params.id);
     if (!m) throw new ApiError('model_not_found', `No such model: '${params.id}'.`, 'id');
-    return { status: 200, body: deps.catalog.view(m) };
+    return { status: 200, body: { ...deps.catalog.view(m), parameters: parametersOf(m) } };
   },
 });

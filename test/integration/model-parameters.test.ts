@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CATALOG } from '../../src/catalog/models.js';
+import { enforceParameters } from '../../src/http/routes/generation-route.js';
+import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/**
+ * Each model's `parameters` (contract §3a), derived from its routes' records
+ * (src/providers/parameters.ts): what GET /v1/models declares, and what
+ * enforceParameters holds a request to. Not yet wired into the generation
+ * routes (issue 18: the suite's own requests move onto them first).
+ */
+const model = (slug: string) => CATALOG.find((m) => m.slug === slug)!;
+
+describeEachBackend('model parameters', (backend) => {
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    s = await startTestServer(backend);
+    api = client(s.url);
+    org = await s.createOrg({ credits: 1000 });
+  });
+  afterAll(async () => s?.close());
+
+  it('GET /v1/models carries each model\'s parameters, narrowed by what every one of its routes documents', async () => {
+    const res = await api('GET', '/v1/models?modality=video', { key: org.test });
+    expect(res.status).toBe(200);
+    const bySlug = new Map((res.body.data as Array<{ slug: string; parameters: any }>).map((m) => [m.slug, m.parameters]));
+    // Kling takes 5 or 10 s on Replicate (integers) and on fal (the strings "5" and "10"): both read back as 5 | 10.
+    expect(bySlug.get('kling-v2.1-master')).toMatchObject({ type: 'object', properties: { duration_s: { enum: [5, 10], default: 5 } } });
+    // Hailuo takes 6 or 10: its own default, not the modality's 5.
+    expect(bySlug.get('hailuo-02').properties.duration_s).toMatchObject({ enum: [6, 10], default: 6 });
+    // Veo 3.1 takes "4s" | "6s" | "8s" on fal and 4 | 6 | 8 on Replicate.
+    expect(bySlug.get('veo-3.1').properties.duration_s).toMatchObject({ enum: [4, 6, 8], default: 8 });
+    const one = await api('GET', '/v1/models/trellis', { key: org.test });
+    // Image-to-3D only: no prompt; the image is required.
+    expect(one.body.parameters.properties.prompt).toBeUndefined();
+    expect(one.body.parameters['x-mmgen-image']).toBe('required');
+    // Code-built bodies (OpenAI chat) restrict nothing here: the modality's fields.
+    const chat = await api('GET', '/v1/models/gpt-4o-mini', { key: org.test });
+    expect(Object.keys(chat.body.parameters.properties)).toEqual(expect.arrayContaining(['messages', 'max_tokens', 'temperature']));
+  });
+
+  it('enforceParameters: the model\'s defaults for what was not sent, then 400 naming the field', () => {
+    const body: Record<string, unknown> = { model: 'hailuo-02', prompt: 'waves', duration_s: 5, aspect_ratio: '16:9' };
+    // Only the prompt was sent: the modality's 5 s gives way to the model's 6 (and hailuo takes no aspect ratio: dropped, not refused).
+    enforceParameters(model('hailuo-02'), body, new Set(['model', 'prompt']));
+    expect(body.duration_s).toBe(6);
+    expect(() => enforceParameters(model('kling-v2.1-master'), { model: 'kling-v2.1-master', prompt: 'x', duration_s: 7 }, new Set(['model', 'prompt', 'duration_s']))).toThrow(
+      expect.objectContaining({ code: 'parameter_invalid', param: 'duration_s' }),
+    );
+    expect(() => enforceParameters(model('trellis'), { model: 'trellis', prompt: 'a chair', image_url: 'https://example.com/a.png' }, new Set(['model', 'prompt', 'image_url']))).toThrow(
+      expect.objectContaining({ code: 'parameter_invalid', param: 'prompt' }),
+    );
+    expect(() => enforceParameters(model('trellis'), { model: 'trellis' }, new Set(['model']))).toThrow(expect.objectContaining({ code: 'parameter_missing', param: 'upload_id' }));
+    // Required upstream: minimax music needs lyrics.
+    expect(() => enforceParameters(model('minimax-music-1.5'), { model: 'minimax-music-1.5', prompt: 'a song' }, new Set(['model', 'prompt']))).toThrow(
+      expect.objectContaining({ code: 'parameter_missing', param: 'lyrics' }),
+    );
+    // In a comparison, the field is named where the request has it.
+    expect(() => enforceParameters(model('kling-v2.1-master'), { model: 'kling-v2.1-master', prompt: 'x', duration_s: 3 }, new Set(['duration_s']), 'params.')).toThrow(
+      expect.objectContaining({ param: 'params.duration_s' }),
+    );
+  });
+});
