@@ -6,6 +6,7 @@ import { PostgresDb } from '../../src/store/db.js';
 import { walletAndLedger } from '../helpers/money.js';
 import { mmgen, serve, type ServeProcess } from '../helpers/processes.js';
 import { canRunPrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.js';
+import { seededRandom } from '../helpers/random.js';
 
 /**
  * Faults under traffic (issue 9): the database crashes and restarts, then the
@@ -19,18 +20,6 @@ import { canRunPrivatePostgres, startPrivatePostgres } from '../helpers/private-
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
-
-/** mulberry32: a seeded generator, so a failing run can be replayed (the seed is in the test name). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Outcome {
   status: number | 'network';
@@ -61,7 +50,7 @@ describe.runIf(canRunPrivatePostgres())('faults under traffic', () => {
       node = await serve(env);
       let base = node.url;
 
-      const rand = prng(SEED);
+      const rand = seededRandom(SEED);
       const outcomes: Outcome[] = [];
       const asyncIds: string[] = [];
       const failedIds: string[] = [];
