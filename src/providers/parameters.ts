@@ -154,3 +154,29 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
   cache.set(model.slug, schema);
   return schema;
 }
+
+/** When a model stops being served upstream, from its routes' records (docs/upstream-models.md, `lifecycle`). */
+export interface ModelDeprecation {
+  /** The latest date a route was announced deprecated (YYYY-MM-DD), or null. */
+  deprecated_on: string | null;
+  /** When the last of its routes shuts down (YYYY-MM-DD): null while any route has no announced shutdown. */
+  shutdown_on: string | null;
+  /** What the provider names as the replacement, where it names one. */
+  replacement: string | null;
+  sources: string[];
+}
+
+/** A model's deprecation, or null when none of its routes is deprecated or shutting down. */
+export function modelDeprecation(model: CatalogModel): ModelDeprecation | null {
+  const lifecycles = model.routes.map((r) => upstreamModel(r.provider, r.upstream)?.lifecycle);
+  const announced = lifecycles.filter((l) => l && (l.deprecated || l.shutdown));
+  if (announced.length === 0) return null;
+  const latest = (dates: Array<string | null | undefined>) => dates.filter((d): d is string => !!d).sort().at(-1) ?? null;
+  const everyRouteShuts = lifecycles.every((l) => l?.shutdown);
+  return {
+    deprecated_on: latest(announced.map((l) => l!.deprecated ?? l!.shutdown)),
+    shutdown_on: everyRouteShuts ? latest(lifecycles.map((l) => l!.shutdown)) : null,
+    replacement: announced.map((l) => l!.replacement).find((r) => r) ?? null,
+    sources: [...new Set(announced.map((l) => l!.source).filter((s): s is string => !!s))],
+  };
+}

@@ -42,6 +42,18 @@ describeEachBackend('model parameters', (backend) => {
     expect(Object.keys(chat.body.parameters.properties)).toEqual(expect.arrayContaining(['messages', 'max_tokens', 'temperature']));
   });
 
+  it('GET /v1/models carries each model\'s upstream end of life, from its routes\' records', async () => {
+    const get = async (slug: string) => (await api('GET', `/v1/models/${slug}`, { key: org.test })).body;
+    // One route, shut down upstream on 2026-10-23 (OpenAI's deprecations).
+    expect((await get('gpt-image-1')).deprecation).toMatchObject({ deprecated_on: '2026-04-22', shutdown_on: '2026-10-23' });
+    expect((await get('claude-sonnet-4')).deprecation).toMatchObject({ shutdown_on: '2026-06-15', replacement: 'claude-sonnet-4-6' });
+    // Two routes, one with no announced end: the model is not shutting down, but it is deprecated where one route is.
+    expect((await get('imagen-4')).deprecation).toMatchObject({ deprecated_on: '2026-08-17', shutdown_on: null });
+    expect((await get('flux-schnell')).deprecation).toBeNull();
+    const list = await api('GET', '/v1/models', { key: org.test });
+    expect(list.body.data.every((m: { deprecation: unknown }) => m.deprecation === null || typeof m.deprecation === 'object')).toBe(true);
+  });
+
   it('enforceParameters: the model\'s defaults for what was not sent, then 400 naming the field', () => {
     const body: Record<string, unknown> = { model: 'hailuo-02', prompt: 'waves', duration_s: 5, aspect_ratio: '16:9' };
     // Only the prompt was sent: the modality's 5 s gives way to the model's 6 (and hailuo takes no aspect ratio: dropped, not refused).

@@ -803,6 +803,12 @@ export interface operations {
                             };
                             /** @enum {string} */
                             status: "active" | "delisted";
+                            deprecation: {
+                                deprecated_on: string | null;
+                                shutdown_on: string | null;
+                                replacement: string | null;
+                                sources: string[];
+                            } | null;
                             /** @description JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Declared, not yet enforced: a request outside it still reaches the provider, which refuses it (a 502 or a failed generation, refunded). */
                             parameters: {
                                 [key: string]: unknown;
@@ -894,6 +900,12 @@ export interface operations {
                         };
                         /** @enum {string} */
                         status: "active" | "delisted";
+                        deprecation: {
+                            deprecated_on: string | null;
+                            shutdown_on: string | null;
+                            replacement: string | null;
+                            sources: string[];
+                        } | null;
                         /** @description JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Declared, not yet enforced: a request outside it still reaches the provider, which refuses it (a 502 or a failed generation, refunded). */
                         parameters: {
                             [key: string]: unknown;

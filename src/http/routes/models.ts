@@ -3,7 +3,9 @@ import { MODALITIES, UNIT_BY_MODALITY } from '../../catalog/index.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
 import { parametersOf } from './generation-route.js';
-import { IdParams } from '../schemas.js';
+import { modelDeprecation } from '../../providers/parameters.js';
+import type { CatalogModel, ModelView } from '../../catalog/index.js';
+import { IdParams, Nullable } from '../schemas.js';
 
 export const Model = Type.Object(
   {
@@ -19,6 +21,17 @@ export const Model = Type.Object(
       unit: Type.String({ enum: [...new Set(Object.values(UNIT_BY_MODALITY))] }),
     }),
     status: Type.String({ enum: ['active', 'delisted'] }),
+    deprecation: Nullable(
+      Type.Object(
+        {
+          deprecated_on: Nullable(Type.String({ description: 'YYYY-MM-DD: when a route of this model was announced deprecated upstream.' })),
+          shutdown_on: Nullable(Type.String({ description: 'YYYY-MM-DD: when the last of its routes shuts down upstream; null while one has no announced end.' })),
+          replacement: Nullable(Type.String({ description: "The provider's named replacement, where it names one." })),
+          sources: Type.Array(Type.String()),
+        },
+        { description: "The model's upstream end of life as its providers announced it; null when none is announced." },
+      ),
+    ),
     parameters: Type.Object(
       {},
       {
@@ -30,6 +43,11 @@ export const Model = Type.Object(
   },
   { title: 'Model' },
 );
+
+/** A model's view with what its routes' records say of it: its end of life, and its parameters. */
+function describe(view: ModelView, model: CatalogModel) {
+  return { ...view, deprecation: modelDeprecation(model), parameters: parametersOf(model) };
+}
 
 export const listModels = defineRoute({
   method: 'GET',
@@ -55,7 +73,7 @@ export const listModels = defineRoute({
       object: 'list',
       data: deps.catalog
         .list({ modality: query.modality as (typeof MODALITIES)[number] | undefined, includeDelisted: query.include_delisted })
-        .map((v) => ({ ...v, parameters: parametersOf(deps.catalog.find(v.slug)!) })),
+        .map((v) => describe(v, deps.catalog.find(v.slug)!)),
       has_more: false,
     },
   }),
@@ -72,6 +90,6 @@ export const getModel = defineRoute({
   handler: async ({ params, deps }) => {
     const m = deps.catalog.find(params.id);
     if (!m) throw new ApiError('model_not_found', `No such model: '${params.id}'.`, 'id');
-    return { status: 200, body: { ...deps.catalog.view(m), parameters: parametersOf(m) } };
+    return { status: 200, body: describe(deps.catalog.view(m), m) };
   },
 });
