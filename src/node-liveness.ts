@@ -19,6 +19,8 @@ export const NODE_DEAD_AFTER_S = 10;
  */
 export class NodeLiveness {
   private timer: NodeJS.Timeout | null = null;
+  /** When this node last failed to beat (the database was unreachable), or 0. */
+  private lastFailureAt = 0;
 
   constructor(
     private readonly db: Db,
@@ -43,9 +45,13 @@ export class NodeLiveness {
   private async beat(): Promise<void> {
     try {
       await beatNode(this.db, this.nodeId);
+      // After the database was out of reach, every node's beat is old until each has beaten again: judging them
+      // dead then would take live nodes' work. Wait out one bound first.
+      if (Date.now() - this.lastFailureAt < NODE_DEAD_AFTER_S * 1000) return;
       const handedBack = await releaseDeadNodesLeases(this.db, NODE_DEAD_AFTER_S);
       if (handedBack > 0) this.log.warn({ jobs: handedBack }, 'handed back the jobs of a node that stopped beating');
     } catch (err) {
+      this.lastFailureAt = Date.now();
       this.log.warn({ err }, 'node heartbeat failed');
     }
   }
