@@ -107,6 +107,10 @@ export function upstreamModelsOf(provider: ProviderName): ReadonlyMap<string, Up
     const record: unknown = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
     if (!validRecord(record)) throw new Error(`${provider}/models/${file}: ${ajv.errorsText(validRecord.errors)}`);
     if (fileNameOf(record.upstream) !== file) throw new Error(`${provider}/models/${file} names ${record.upstream}`);
+    // A model's own default is for a field it takes: anything else would be a value it never receives.
+    const mapped = new Set(Object.keys(record.map).flatMap((k) => k.split(',')));
+    const stray = Object.keys((record as UpstreamModelRecord).defaults ?? {}).filter((f) => !mapped.has(f));
+    if (stray.length > 0) throw new Error(`${provider}/models/${file}: defaults for fields it does not map: ${stray.join(', ')}`);
     byId.set(record.upstream, record);
   }
   loaded.set(provider, byId);
