@@ -139,6 +139,8 @@ export function registerIdempotency(app: FastifyInstance, deps: IdempotencyPorts
       };
       request.idempotency = c;
       if (c.resume) {
+        // An answer from what was accepted, like a stored one, goes only to a key that is still what it was.
+        await authenticator.confirm(request);
         // The answer is the dead request's, as a replay is (a streamed one too: the raw header reaches writeHead).
         void reply.header('Idempotent-Replayed', 'true');
         reply.raw.setHeader('Idempotent-Replayed', 'true');

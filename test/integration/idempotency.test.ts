@@ -270,6 +270,20 @@ describeEachBackend('Idempotency-Key', (backend) => {
       await expectWalletConsistent(org.id);
     });
 
+    it('a key revoked since gets 401, not the answer of what its dead request accepted', async () => {
+      const created = await api('POST', '/v1/api-keys', { key: org.live, body: { name: 'short-lived' } });
+      expect(created.status).toBe(201);
+      const key = newKey();
+      const body = { model: image, prompt: `revoked-${key}`, width: 256, height: 256 };
+      const first = await api('POST', '/v1/images', { key: created.body.key, body, headers: { 'Idempotency-Key': key } });
+      expect(first.status).toBe(200);
+      await orphan(key, { lockedAgoS: 600 });
+      expect((await api('DELETE', `/v1/api-keys/${created.body.id}`, { key: org.live })).status).toBe(200);
+      const res = await api('POST', '/v1/images', { key: created.body.key, body, headers: { 'Idempotency-Key': key } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('idempotent-replayed')).toBeNull();
+    });
+
     it('a claim held on a node that stopped beating is an orphan at once, however recently it was renewed', async () => {
       const key = newKey();
       const body = { model: image, prompt: `dead-node-${key}`, width: 256, height: 256 };
