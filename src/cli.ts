@@ -10,6 +10,14 @@ import { bootstrapDefaultOrganization, openRuntime, releaseLeases, startServer, 
 import { DataDirLockedError, lockHolder } from './store/lock.js';
 import { migrate } from './store/migrate.js';
 import { isUserCommand, runUserCommand, USER_USAGE } from './user-cli/index.js';
+import { checkProviders, type CheckReport } from './providers/schema-check.js';
+
+function providersReport(r: CheckReport): string {
+  const lines = [`Checked ${r.checked} published schemas; ${r.lifecycleOnly} routes for lifecycle only (no published per-model schema, or no credentials here).`];
+  for (const f of r.findings) lines.push(`${f.kind.padEnd(13)} ${f.provider} ${f.upstream} (${f.slugs.join(', ')}): ${f.detail}`);
+  if (r.findings.length === 0) lines.push('No differences, and no model near its shutdown.');
+  return lines.join('\n');
+}
 
 const USAGE = `mmgen — multi-modality generation service
 
@@ -23,6 +31,9 @@ Operator commands:
   mmgen org unpause --org ID [--json]
   mmgen wallet topup --org ID --credits C [--reference R] [--json]
   mmgen models list [--modality M] [--include-delisted] [--json]
+  mmgen providers check [--near-days N] [--json]
+                                         each routed model's recorded schema against the one its provider
+                                         publishes (Replicate, fal), and its shutdown date; exits 1 on a finding
 
 Environment: DATABASE_URL (PostgreSQL; default: embedded PGlite in MMGEN_DATA_DIR=./data), PORT,
 MMGEN_PUBLIC_URL, MMGEN_SIMULATE_PROVIDERS, LOG_LEVEL. See README.md for the full table.`;
@@ -201,6 +212,20 @@ export async function main(argv: string[]): Promise<void> {
         args: { modality: str(v.modality) as Modality | undefined, includeDelisted: v['include-delisted'] === true },
       })) as ModelView[];
       return print(result, v.json === true, () => modelTable(result));
+    }
+    case 'providers': {
+      if (sub !== 'check') throw new UsageError(`unknown command: providers ${sub ?? ''}`);
+      const v = parse(rest, { 'near-days': { type: 'string' } });
+      const report = await checkProviders({
+        models: new Catalog().models,
+        credentials: config.providers,
+        falOpenapiUrl: config.upstream.falOpenapiUrl,
+        today: new Date().toISOString().slice(0, 10),
+        nearDays: v['near-days'] === undefined ? 30 : intArg(v['near-days'], 'near-days'),
+      });
+      print(report, v.json === true, () => providersReport(report));
+      if (report.findings.length > 0) process.exitCode = 1;
+      return;
     }
     case undefined:
     case 'help':

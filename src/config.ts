@@ -86,6 +86,8 @@ export interface Config {
     /** Consecutive provider failures that open a provider's circuit, and how long it stays open. */
     circuitFailureThreshold: number;
     circuitCooldownMs: number;
+    /** Where fal publishes each endpoint's OpenAPI document (`mmgen providers check`). */
+    falOpenapiUrl: string;
   };
 }
 
@@ -252,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       downloadTimeoutMs: int(env, 'MMGEN_PROVIDER_DOWNLOAD_TIMEOUT_MS', 120_000, 100, 3_600_000),
       circuitFailureThreshold: int(env, 'MMGEN_CIRCUIT_FAILURE_THRESHOLD', 5, 1, 1000),
       circuitCooldownMs: int(env, 'MMGEN_CIRCUIT_COOLDOWN_MS', 30_000, 100, 3_600_000),
+      falOpenapiUrl: (env.FAL_OPENAPI_URL?.trim() || 'https://fal.ai/api/openapi/queue/openapi.json').replace(/\/+$/, ''),
     },
     rateLimitsPerMinute: {
       free: int(env, 'MMGEN_RATE_LIMIT_FREE', 60, 1, 10_000_000),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FakeServer, type FakeRequest, type Reply } from './base.js';
 import { recordOf, violations, type Violation } from './schemas.js';
+import type { UpstreamModelRecord } from '../../src/providers/upstream-models.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 
 /**
@@ -41,6 +42,8 @@ const NAMESPACES = new Set(['workflows', 'comfy']);
 
 export class FalFake extends FakeServer {
   readonly queue = new Map<string, QueueRequest>();
+  /** What the fake publishes as an endpoint's schema, changed from the record (an upstream change mmgen has not recorded). */
+  readonly drifted = new Map<string, (input: UpstreamModelRecord['input']) => UpstreamModelRecord['input']>();
   /** The requests refused for breaking their endpoint's documented schema, with why. */
   readonly refused: Array<{ endpoint: string; input: Record<string, unknown>; violations: Violation[] }> = [];
   jobMs: number;
@@ -86,6 +89,21 @@ export class FalFake extends FakeServer {
         return { status: 200, body: q.result, headers: { 'x-fal-request-id': q.id } };
       }
       return detail(405, 'Method not allowed');
+    }
+    // fal's per-endpoint OpenAPI document (served at fal.ai/api in production; here beside the queue).
+    if (req.method === 'GET' && req.path === '/openapi/queue/openapi.json') {
+      const endpoint = req.query.get('endpoint_id') ?? '';
+      const record = recordOf('fal', endpoint);
+      if (!record) return detail(404, `Endpoint '${endpoint}' not found`);
+      const input = this.drifted.get(endpoint)?.(structuredClone(record.input)) ?? record.input;
+      return {
+        status: 200,
+        body: {
+          openapi: '3.0.4',
+          paths: { [`/${endpoint}`]: { post: { requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Input' } } } } } } },
+          components: { schemas: { Input: input } },
+        },
+      };
     }
     if (req.method !== 'POST') return detail(404, 'Not found');
     const endpoint = req.path.slice(1);

@@ -58,6 +58,9 @@ export class ReplicateFake extends FakeServer {
     return `${this.url}/v1`;
   }
 
+  /** What the fake publishes as a model's schema, changed from the record (an upstream change mmgen has not recorded). */
+  readonly drifted = new Map<string, (input: UpstreamModelRecord['input']) => UpstreamModelRecord['input']>();
+
   /** The next `n` predictions fail with this error. */
   failNextPredictions(n: number, error = 'CUDA out of memory'): void {
     for (let i = 0; i < n; i++) this.failNext.push(error);
@@ -81,6 +84,16 @@ export class ReplicateFake extends FakeServer {
       const record = replicateRecordByVersion(b.version);
       if (!record) return problem(422, 'Invalid version or not permitted', 'The specified version does not exist (or perhaps you don\'t have permission to use it?)');
       return this.create(req, record.upstream, b.version, record);
+    }
+    // The model's published schema, as Replicate serves it with the model (official) or the version (community).
+    const published = /^\/v1\/models\/([^/]+)\/([^/]+)(?:\/versions\/([0-9a-f]{64}))?$/.exec(req.path);
+    if (req.method === 'GET' && published) {
+      const model = `${published[1]}/${published[2]}`;
+      const record = recordOf('replicate', model);
+      if (!record || (published[3] && record.call.version !== published[3])) return problem(404, 'Not found', 'The requested resource could not be found.');
+      const input = this.drifted.get(model)?.(structuredClone(record.input)) ?? record.input;
+      const version = { id: record.call.version ?? 'a'.repeat(64), openapi_schema: { openapi: '3.0.2', components: { schemas: { Input: input } } } };
+      return { status: 200, body: published[3] ? version : { owner: published[1], name: published[2], latest_version: version } };
     }
     if (req.method === 'GET' && req.path === '/v1/predictions') {
       const results = await Promise.all([...this.predictions.values()].reverse().slice(0, 100).map((p) => this.view(p)));
