@@ -20,22 +20,31 @@ export async function resumedGeneration(
   id: string,
   opts: { untilTerminal: boolean },
 ): Promise<GenerationRow> {
-  let g = await generationOf(deps.db, principal, id);
+  const g = await generationOf(deps.db, principal, id);
   if (!opts.untilTerminal) return g;
-  // Within the request's own bound, so the answer (or this 409) comes before the server cuts the request.
+  const now = await untilTerminal(deps, g);
+  if (!isTerminal(now.status)) {
+    throw new ApiError(
+      'idempotency_key_in_use',
+      `The generation ${id}, accepted by an earlier request with this Idempotency-Key, is still running. Retry to get its answer.`,
+      'Idempotency-Key',
+    );
+  }
+  return now;
+}
+
+/**
+ * The generation once it is terminal, read every 50 ms to 1 s while another runner (a worker) finishes it; as it
+ * is at the request's own bound (so an answer comes before the server cuts the request) if it is still running.
+ */
+export async function untilTerminal(deps: Pick<AppDeps, 'db' | 'config'>, from: GenerationRow): Promise<GenerationRow> {
+  let g = from;
   const deadline = Date.now() + Math.max(1_000, deps.config.requestTimeoutMs - 5_000);
   let delay = WAIT_MIN_MS;
-  while (!isTerminal(g.status)) {
-    if (Date.now() > deadline) {
-      throw new ApiError(
-        'idempotency_key_in_use',
-        `The generation ${id}, accepted by an earlier request with this Idempotency-Key, is still running. Retry to get its answer.`,
-        'Idempotency-Key',
-      );
-    }
+  while (!isTerminal(g.status) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, WAIT_MAX_MS);
-    g = (await loadGeneration(deps.db, id)) ?? g;
+    g = (await loadGeneration(deps.db, g.id)) ?? g;
   }
   return g;
 }

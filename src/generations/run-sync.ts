@@ -5,8 +5,8 @@ import type { Principal } from '../domain/access.js';
 import { cacheEntryKey } from './accept.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import { finishFailed, type RunResult } from './finish.js';
-import type { GenerationRow, OutputRow } from './model.js';
-import { resumedGeneration } from './resume.js';
+import { isTerminal, type GenerationRow, type OutputRow } from './model.js';
+import { resumedGeneration, untilTerminal } from './resume.js';
 import { runGeneration } from './runner.js';
 import { loadGeneration, loadOutputs } from './store.js';
 
@@ -48,9 +48,11 @@ export async function finishSynchronously(
       if (g.cache_key !== null) deps.inflight.track(settled, cacheEntryKey(g.organization_id, g.mode, g.cache_key));
       return { row: { ...g, status: 'succeeded' }, outputs: [], early: run.early.status };
     }
-    // Finished by this run: its state is known. Otherwise (canceled meanwhile, …) read it.
+    // Finished by this run: its state is known. Otherwise (canceled meanwhile, …) read it; a run that lost its lease
+    // (another node took the job) leaves it running: the request waits for that runner, as a resumed one does.
     row = run.row ?? (await loadGeneration(deps.db, g.id))!;
     outputs = run.row ? run.outputs : undefined;
+    if (run.outcome === 'lost_lease' && !isTerminal(row.status) && !deps.lifecycle.halted) row = await untilTerminal(deps, row);
   }
   return answered(deps, row, outputs);
 }
