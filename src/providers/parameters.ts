@@ -115,7 +115,7 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
     for (const record of records) {
       if (imageField) {
         // A text-only sibling serves requests without an image; the record itself says whether it takes one.
-        if (!mappedFields(record).has(IMAGE_FIELD)) out = null;
+        if (!mappedFields(record).has(IMAGE_FIELD) && !record.call.with_image) out = null;
         continue;
       }
       const r = routeLimits(record, field);

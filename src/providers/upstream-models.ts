@@ -37,6 +37,8 @@ export const UpstreamModelRecord = Type.Object(
         operation: Type.Optional(Type.String()),
         // A sibling endpoint (its own record) for requests without an input image, where this one requires one.
         without_image: Type.Optional(Type.String()),
+        // A sibling endpoint (its own record) for requests with an input image, where this one takes none.
+        with_image: Type.Optional(Type.String()),
       },
       { additionalProperties: false },
     ),

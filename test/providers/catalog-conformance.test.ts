@@ -40,8 +40,10 @@ const SAMPLES: Record<string, (i: Inputs) => unknown> = {
   audio_url: (i) => i.speech,
 };
 
-function requestFor(modality: Modality, record: UpstreamModelRecord | undefined, inputs: Inputs): Record<string, unknown> {
-  let body = REQUESTS[modality].body(inputs);
+function requestFor(modality: Modality, route: UpstreamModelRecord | undefined, inputs: Inputs, withImage = false): Record<string, unknown> {
+  let body: Record<string, unknown> = { ...REQUESTS[modality].body(inputs), ...(withImage ? { image_url: inputs.portrait } : {}) };
+  // A request with an image goes to the endpoint's image sibling where it names one (fal's …/image-to-video).
+  const record = withImage && route?.call.with_image ? upstreamModel('fal', route.call.with_image) : route;
   if (!record || Object.keys(record.map).length === 0) return body;
   const mapped = mappedFields(record);
   body = Object.fromEntries(Object.entries(body).filter(([k]) => mapped.has(k) || ((k === 'image_url' || k === 'upload_id') && mapped.has('image'))));
@@ -98,13 +100,20 @@ describe('every active catalog model, through each of its routes, against the st
       });
       afterAll(async () => s?.close());
 
-      for (const { model, upstream } of routesOf(provider)) {
-        it(`${model.slug} → ${upstream}`, async () => {
+      const cases = routesOf(provider).flatMap(({ model, upstream }) => {
+        const record = upstreamModel(provider, upstream);
+        // Image and video models that take an input image (themselves or through a sibling) are also run with one.
+        const takesImage = !!record && (mappedFields(record).has('image') || !!record.call.with_image);
+        const withImage = (model.modality === 'image' || model.modality === 'video') && takesImage;
+        return [{ model, upstream, image: false }, ...(withImage ? [{ model, upstream, image: true }] : [])];
+      });
+      for (const { model, upstream, image } of cases) {
+        it(`${model.slug} → ${upstream}${image ? ' (with an input image)' : ''}`, async () => {
           const record = upstreamModel(provider, upstream);
           const request = REQUESTS[model.modality];
           // A request the model takes: the modality's sample, less the fields this model does not map, plus what it
           // requires that the sample lacks (lyrics, …), with the model's own defaults where the modality's would not do.
-          const body = { model: model.slug, ...requestFor(model.modality, record, inputs) };
+          const body = { model: model.slug, ...requestFor(model.modality, record, inputs, image) };
           const res = await api('POST', request.path, { key: org.live, body });
           // What the fake refused last, with long values (data URIs) cut short.
           const refusedBy = () =>

@@ -13,10 +13,12 @@ import { upstreamModel } from '../upstream-models.js';
 export function endpointCall(req: UpstreamRequest): { endpoint: string; input: Record<string, unknown> } {
   let record = upstreamModel('fal', req.upstreamModel);
   if (!record) throw providerError('fal', 'bad_request', `has no documented schema for ${req.upstreamModel} in mmgen`);
-  // An edit-only endpoint names its text-only sibling: a request without an image goes there.
-  if (!req.image && record.call.without_image) {
-    const sibling = upstreamModel('fal', record.call.without_image);
-    if (!sibling) throw providerError('fal', 'bad_request', `has no documented schema for ${record.call.without_image} in mmgen`);
+  // An edit-only endpoint names its text-only sibling, a text-only one its image sibling (fal's …/image-to-video):
+  // the request goes to the one that takes what it carries.
+  const siblingId = req.image ? record.call.with_image : record.call.without_image;
+  if (siblingId) {
+    const sibling = upstreamModel('fal', siblingId);
+    if (!sibling) throw providerError('fal', 'bad_request', `has no documented schema for ${siblingId} in mmgen`);
     record = sibling;
   }
   return { endpoint: record.upstream, input: upstreamInput(record, req.params, req.image) };
