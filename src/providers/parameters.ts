@@ -1,5 +1,5 @@
 import type { CatalogModel } from '../catalog/index.js';
-import { IMAGE_FIELD, mappedFields, propertyAt } from './upstream-input.js';
+import { IMAGE_FIELD, propertyAt, takesImage } from './upstream-input.js';
 import { upstreamModel, type PropertySchema, type UpstreamModelRecord } from './upstream-models.js';
 
 /**
@@ -115,7 +115,7 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
     for (const record of records) {
       if (imageField) {
         // A text-only sibling serves requests without an image; the record itself says whether it takes one.
-        if (!mappedFields(record).has(IMAGE_FIELD) && !record.call.with_image) out = null;
+        if (!takesImage(record)) out = null;
         continue;
       }
       const r = routeLimits(record, field);

@@ -1,6 +1,8 @@
+import type { ProviderName } from '../catalog/index.js';
 import { dataUri, nearestAspectRatio } from './files.js';
-import type { ImageInput } from './types.js';
-import type { Conversion, PropertySchema, UpstreamModelRecord } from './upstream-models.js';
+import { providerError } from './http.js';
+import type { ImageInput, UpstreamRequest } from './types.js';
+import { upstreamModel, type PropertySchema, type UpstreamModelRecord } from './upstream-models.js';
 
 /**
  * mmgen's request fields as one upstream model's input, from its record's
@@ -74,9 +76,28 @@ function convert(spec: MapSpec, values: unknown[], property: PropertySchema | un
   }
 }
 
+/** Whether a route takes an input image: its record maps one, or names a sibling endpoint for requests with one. */
+export function takesImage(record: UpstreamModelRecord): boolean {
+  return mappedFields(record).has(IMAGE_FIELD) || record.call.with_image !== undefined;
+}
+
 /** The mmgen fields a record maps (the input image as `image`), each joined field name split out. */
 export function mappedFields(record: UpstreamModelRecord): Set<string> {
   return new Set(Object.keys(record.map).flatMap((k) => k.split(',')));
+}
+
+/**
+ * The record a request is sent by: its route's own, or the sibling endpoint that record names for what the
+ * request carries (an edit-only endpoint's text-only sibling, a text-only endpoint's image one).
+ */
+export function recordForRequest(provider: ProviderName, req: Pick<UpstreamRequest, 'upstreamModel' | 'image'>): UpstreamModelRecord {
+  const record = upstreamModel(provider, req.upstreamModel);
+  if (!record) throw providerError(provider, 'bad_request', `has no documented schema for ${req.upstreamModel} in mmgen`);
+  const siblingId = req.image ? record.call.with_image : record.call.without_image;
+  if (!siblingId) return record;
+  const sibling = upstreamModel(provider, siblingId);
+  if (!sibling) throw providerError(provider, 'bad_request', `has no documented schema for ${siblingId} in mmgen`);
+  return sibling;
 }
 
 /** The upstream input for a request's validated fields (and its input image), per the record. */
@@ -84,13 +105,14 @@ export function upstreamInput(record: UpstreamModelRecord, params: Input, image?
   const out: Input = {};
   for (const [key, spec] of Object.entries(record.map)) {
     const t = target(spec);
+    const property = propertyAt(record, t.to);
     if (key === IMAGE_FIELD) {
-      if (image) put(out, t.to, convert(t, [imageReference(image, propertyAt(record, t.to))], propertyAt(record, t.to)));
+      if (image) put(out, t.to, convert(t, [imageReference(image, property)], property));
       continue;
     }
     const values = key.split(',').map((k) => params[k]);
     if (values.some((v) => v === undefined || v === null)) continue;
-    put(out, t.to, convert(t, values, propertyAt(record, t.to)));
+    put(out, t.to, convert(t, values, property));
   }
   for (const [path, value] of Object.entries(record.set)) put(out, path, value);
   return out;

@@ -97,9 +97,9 @@ export async function takeOverIdempotencyClaim(q: Queryable, orphan: Idempotency
  * locks it until the commit, so no takeover can slip in between this check and the link written after the
  * generation (`linkClaimSql`). Parameters: the claim's API key id, key and request id.
  */
-export function claimHeldSql(apiKeyId: string, key: string, requestId: string): string {
+export function claimHeldSql(apiKeyId: string, key: string, requestId: string, lock = true): string {
   return `SELECT 1 FROM idempotency_keys WHERE api_key_id = ${apiKeyId} AND idempotency_key = ${key} AND request_id = ${requestId}
-            AND state = 'in_flight' FOR UPDATE`;
+            AND state = 'in_flight'${lock ? ' FOR UPDATE' : ''}`;
 }
 
 /** For the accepting statement: a CTE body that names the accepted resource on the claim, once `written` holds. */
@@ -110,10 +110,7 @@ export function linkClaimSql(resource: string, apiKeyId: string, key: string, re
 }
 
 export async function claimStillHeld(q: Queryable, c: IdempotencyClaim): Promise<boolean> {
-  const r = await q.query(
-    `SELECT 1 FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND request_id = $3 AND state = 'in_flight'`,
-    [c.apiKeyId, c.key, c.requestId],
-  );
+  const r = await q.query(claimHeldSql('$1', '$2', '$3', false), [c.apiKeyId, c.key, c.requestId]);
   return r.rows.length === 1;
 }
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDERS, type Modality, type ProviderName } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
-import { mappedFields } from '../../src/providers/upstream-input.js';
-import { upstreamModel, type UpstreamModelRecord } from '../../src/providers/upstream-models.js';
+import { mappedFields, recordForRequest, takesImage } from '../../src/providers/upstream-input.js';
+import { upstreamModel } from '../../src/providers/upstream-models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakeMp3, fakePng } from '../fakes/media.js';
 import { expectInvariant, waitTerminal } from '../helpers/generations.js';
@@ -40,10 +40,11 @@ const SAMPLES: Record<string, (i: Inputs) => unknown> = {
   audio_url: (i) => i.speech,
 };
 
-function requestFor(modality: Modality, route: UpstreamModelRecord | undefined, inputs: Inputs, withImage = false): Record<string, unknown> {
+function requestFor(modality: Modality, provider: ProviderName, upstream: string, inputs: Inputs, withImage = false): Record<string, unknown> {
   let body: Record<string, unknown> = { ...REQUESTS[modality].body(inputs), ...(withImage ? { image_url: inputs.portrait } : {}) };
-  // A request with an image goes to the endpoint's image sibling where it names one (fal's …/image-to-video).
-  const record = withImage && route?.call.with_image ? upstreamModel('fal', route.call.with_image) : route;
+  // The record the adapter will send by: the route's own, or the sibling it names for a request with (or without) an image.
+  const image = withImage ? { bytes: Buffer.alloc(0), mime: 'image/png', width: 1, height: 1 } : undefined;
+  const record = upstreamModel(provider, upstream) ? recordForRequest(provider, { upstreamModel: upstream, image }) : undefined;
   if (!record || Object.keys(record.map).length === 0) return body;
   const mapped = mappedFields(record);
   body = Object.fromEntries(Object.entries(body).filter(([k]) => mapped.has(k) || ((k === 'image_url' || k === 'upload_id') && mapped.has('image'))));
@@ -103,8 +104,7 @@ describe('every active catalog model, through each of its routes, against the st
       const cases = routesOf(provider).flatMap(({ model, upstream }) => {
         const record = upstreamModel(provider, upstream);
         // Image and video models that take an input image (themselves or through a sibling) are also run with one.
-        const takesImage = !!record && (mappedFields(record).has('image') || !!record.call.with_image);
-        const withImage = (model.modality === 'image' || model.modality === 'video') && takesImage;
+        const withImage = (model.modality === 'image' || model.modality === 'video') && !!record && takesImage(record);
         return [{ model, upstream, image: false }, ...(withImage ? [{ model, upstream, image: true }] : [])];
       });
       for (const { model, upstream, image } of cases) {
@@ -113,7 +113,7 @@ describe('every active catalog model, through each of its routes, against the st
           const request = REQUESTS[model.modality];
           // A request the model takes: the modality's sample, less the fields this model does not map, plus what it
           // requires that the sample lacks (lyrics, …), with the model's own defaults where the modality's would not do.
-          const body = { model: model.slug, ...requestFor(model.modality, record, inputs, image) };
+          const body = { model: model.slug, ...requestFor(model.modality, provider, upstream, inputs, image) };
           const res = await api('POST', request.path, { key: org.live, body });
           // What the fake refused last, with long values (data URIs) cut short.
           const refusedBy = () =>

@@ -1,7 +1,6 @@
 import { providerError } from '../http.js';
 import type { UpstreamRequest } from '../types.js';
-import { upstreamInput } from '../upstream-input.js';
-import { upstreamModel } from '../upstream-models.js';
+import { recordForRequest, upstreamInput } from '../upstream-input.js';
 
 /**
  * Where and how a prediction is created, from the model's record
@@ -12,13 +11,12 @@ import { upstreamModel } from '../upstream-models.js';
  * mmgen's fields; input images travel as data URIs.
  */
 export function createCall(req: UpstreamRequest): { path: string; json: Record<string, unknown> } {
-  const record = upstreamModel('replicate', req.upstreamModel);
-  if (!record) throw providerError('replicate', 'bad_request', `has no documented schema for ${req.upstreamModel} in mmgen`);
+  const record = recordForRequest('replicate', req);
   const input = upstreamInput(record, req.params, req.image);
   if (record.call.official === false) {
-    if (!record.call.version) throw providerError('replicate', 'bad_request', `has no pinned version for the community model ${req.upstreamModel} in mmgen`);
+    if (!record.call.version) throw providerError('replicate', 'bad_request', `has no pinned version for the community model ${record.upstream} in mmgen`);
     return { path: 'predictions', json: { version: record.call.version, input } };
   }
-  const [owner, name] = req.upstreamModel.split('/');
+  const [owner, name] = record.upstream.split('/');
   return { path: `models/${encodeURIComponent(owner ?? '')}/${encodeURIComponent(name ?? '')}/predictions`, json: { input } };
 }
