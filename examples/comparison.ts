@@ -7,7 +7,7 @@
 import Mmgen, { InsufficientCreditsError } from '@mmgen/sdk';
 
 const mmgen = new Mmgen();
-const models = (process.env.MODELS ?? 'flux-schnell,gpt-image-1,imagen-4').split(',');
+const models = (process.env.MODELS ?? 'flux-schnell,recraft-v3,imagen-4').split(',');
 
 try {
   const comparison = await mmgen.comparisons.create({ models, prompt: 'a red fox in the snow', params: { width: 512, height: 512 } });

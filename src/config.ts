@@ -20,6 +20,11 @@ export interface Config {
   redisKeyPrefix: string;
   publicUrl: string;
   simulateProviders: boolean;
+  /**
+   * The date the catalog is served as of (YYYY-MM-DD), for the upstream shutdown dates in the providers' records;
+   * undefined follows the clock. Pinned, it lets an operator see what a coming shutdown delists, and keeps tests stable.
+   */
+  catalogDate: string | undefined;
   allowPrivateNetwork: boolean;
   /** CIDR ranges whose X-Forwarded-For is believed. Empty: the socket address is the client. */
   trustedProxies: string[];
@@ -137,6 +142,13 @@ function num(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+function isoDate(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || Number.isNaN(Date.parse(`${raw}T00:00:00Z`))) throw new ConfigError(`${name} must be a date as YYYY-MM-DD, got "${raw}"`);
+  return raw;
+}
+
 function bool(env: Env, name: string): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '' || raw === '0' || raw.toLowerCase() === 'false') return false;
@@ -216,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: env.MMGEN_REDIS_KEY_PREFIX ?? 'mmgen:',
     publicUrl: publicUrl.replace(/\/+$/, ''),
     simulateProviders: bool(env, 'MMGEN_SIMULATE_PROVIDERS'),
+    catalogDate: isoDate(env, 'MMGEN_CATALOG_DATE'),
     allowPrivateNetwork: bool(env, 'MMGEN_ALLOW_PRIVATE_NETWORK'),
     trustedProxies: cidrList(env, 'MMGEN_TRUSTED_PROXIES'),
     metricsToken: env.MMGEN_METRICS_TOKEN || undefined,

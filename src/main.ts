@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import { startAdminSocket } from './admin/socket.js';
 import { Catalog } from './catalog/index.js';
+import { CATALOG } from './catalog/models.js';
+import { recordedLifecycle } from './providers/lifecycle.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { countOrganizations, insertOrganization, type CreatedOrganization } from './domain/organizations.js';
@@ -82,7 +84,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const rateLimiter = createKeyRateLimiter(config, log);
   const links = createFileLinks(config, signer, blobs);
   const deps: AppDeps = {
-    config, db, catalog: new Catalog(), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
+    config, db, catalog: new Catalog(CATALOG, recordedLifecycle(config.catalogDate)), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),

@@ -237,14 +237,14 @@ describe('the SDK against a real mmgen', () => {
   });
 
   it('comparisons.create, get and wait (following each child)', async () => {
-    const cmp = await test.comparisons.create({ models: ['flux-schnell', 'gpt-image-1'], prompt: 'a red fox', params: { width: 256, height: 256 }, simulate: { delay_ms: 300 } });
+    const cmp = await test.comparisons.create({ models: ['flux-schnell', 'recraft-v3'], prompt: 'a red fox', params: { width: 256, height: 256 }, simulate: { delay_ms: 300 } });
     expect(cmp).toMatchObject({ object: 'comparison', modality: 'image' });
     expect((await test.comparisons.get(cmp.id)).generations).toHaveLength(2);
     const children: string[] = [];
     const done = await test.comparisons.wait(cmp.id, { onChildDone: (c) => children.push(c.model) });
     expect(done.status).toBe('completed');
     expect(done.generations.every((g) => g.status === 'succeeded')).toBe(true);
-    expect(children.sort()).toEqual(['flux-schnell', 'gpt-image-1']);
+    expect(children.sort()).toEqual(['flux-schnell', 'recraft-v3']);
   });
 
   it('usage.get', async () => {

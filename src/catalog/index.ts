@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { CATALOG } from './models.js';
-import { UNIT_BY_MODALITY, type CatalogModel, type Modality, type PricingUnit, type ProviderName } from './types.js';
+import { UNIT_BY_MODALITY, type CatalogModel, type Modality, type ModelRoute, type PricingUnit, type ProviderName } from './types.js';
 
 export * from './types.js';
 
@@ -26,17 +26,48 @@ export function modelId(slug: string): string {
   return `mdl_${out}`;
 }
 
-export class Catalog {
-  private readonly bySlug = new Map<string, CatalogModel>();
-  private readonly byId = new Map<string, CatalogModel>();
-  private readonly views = new Map<string, ModelView>();
+/**
+ * What upstream lifecycles say of the catalog on a date (main.ts passes the
+ * providers' records, docs/upstream-models.md): the routes still served then.
+ */
+export interface CatalogLifecycle {
+  /** The model's routes whose upstream has not shut down by `date` (YYYY-MM-DD), in order; the latest shutdown of the others. */
+  liveRoutes(model: CatalogModel, date: string): { routes: ModelRoute[]; lastShutdown: string | null };
+  /** Today as YYYY-MM-DD (UTC), or the date MMGEN_CATALOG_DATE pins. */
+  today(): string;
+}
 
-  constructor(readonly models: readonly CatalogModel[] = CATALOG) {
+interface CatalogDay {
+  date: string;
+  models: readonly CatalogModel[];
+  bySlug: Map<string, CatalogModel>;
+  byId: Map<string, CatalogModel>;
+  views: Map<string, ModelView>;
+}
+
+export class Catalog {
+  private day: CatalogDay | null = null;
+
+  constructor(
+    private readonly base: readonly CatalogModel[] = CATALOG,
+    private readonly lifecycle?: CatalogLifecycle,
+  ) {}
+
+  /**
+   * The catalog as served today: routes past their upstream's shutdown are
+   * left out, and a model with none left is delisted (410), so a shutdown
+   * takes effect on its date without a restart.
+   */
+  private current(): CatalogDay {
+    const date = this.lifecycle?.today() ?? '';
+    if (this.day?.date === date) return this.day;
+    const models = this.base.map((m) => this.onDate(m, date));
+    const day: CatalogDay = { date, models, bySlug: new Map(), byId: new Map(), views: new Map() };
     for (const m of models) {
       const id = modelId(m.slug);
-      this.bySlug.set(m.slug, m);
-      this.byId.set(id, m);
-      this.views.set(m.slug, {
+      day.bySlug.set(m.slug, m);
+      day.byId.set(id, m);
+      day.views.set(m.slug, {
         id,
         object: 'model',
         slug: m.slug,
@@ -48,15 +79,33 @@ export class Catalog {
         status: m.status,
       });
     }
+    this.day = day;
+    return day;
+  }
+
+  private onDate(m: CatalogModel, date: string): CatalogModel {
+    if (!this.lifecycle || m.status === 'delisted') return m;
+    const { routes, lastShutdown } = this.lifecycle.liveRoutes(m, date);
+    if (routes.length === m.routes.length) return m;
+    const [first, ...rest] = routes;
+    // With every upstream gone, the model keeps its routes for display (its provider), but serves nothing.
+    if (!first) return { ...m, status: 'delisted', retired_on: lastShutdown ?? date };
+    return { ...m, routes: [first, ...rest], retired_routes: m.routes.filter((r) => !routes.includes(r)) };
+  }
+
+  /** Every model, as served today (delisted ones included). */
+  get models(): readonly CatalogModel[] {
+    return this.current().models;
   }
 
   /** Finds a model by slug or `mdl_` id, delisted ones included. */
   find(nameOrId: string): CatalogModel | undefined {
-    return this.bySlug.get(nameOrId) ?? this.byId.get(nameOrId);
+    const day = this.current();
+    return day.bySlug.get(nameOrId) ?? day.byId.get(nameOrId);
   }
 
   view(model: CatalogModel): ModelView {
-    return this.views.get(model.slug)!;
+    return this.current().views.get(model.slug)!;
   }
 
   list(filter: { modality?: Modality | undefined; includeDelisted?: boolean | undefined }): ModelView[] {
@@ -73,7 +122,10 @@ export class Catalog {
   resolve(nameOrId: string, modality: Modality, param = 'model'): CatalogModel {
     const m = this.find(nameOrId);
     if (!m) throw new ApiError('model_not_found', `No such model: '${nameOrId}'. GET /v1/models lists the catalog.`, param);
-    if (m.status === 'delisted') throw new ApiError('model_unavailable', `The model '${m.slug}' has been delisted and is no longer available.`, param);
+    if (m.status === 'delisted') {
+      const why = m.retired_on ? `: its provider shut it down on ${m.retired_on}` : '';
+      throw new ApiError('model_unavailable', `The model '${m.slug}' has been delisted and is no longer available${why}.`, param);
+    }
     if (m.modality !== modality) {
       throw new ApiError('model_modality_mismatch', `The model '${m.slug}' serves ${m.modality}, not ${modality}.`, param);
     }

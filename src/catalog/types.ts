@@ -8,7 +8,8 @@
  *   gives the model's public `provider`; later routes are fallbacks.
  * - unit: what one `unit_cost_usd` buys (contract §4). Prices are decimal
  *   strings so that money is never binary floating point.
- * - delisted: removed from service in release 1.1.1; requests get 410.
+ * - delisted: removed from service in release 1.1.1, or since then because
+ *   every route's upstream shut down (`retired_on`); requests get 410.
  */
 export const MODALITIES = ['image', 'video', 'voice', 'music', 'avatar', 'chat', '3d', 'upscale'] as const;
 export type Modality = (typeof MODALITIES)[number];
@@ -45,4 +46,8 @@ export interface CatalogModel {
   /** US dollars per unit, as an exact decimal string, e.g. "0.003" or "0.00001". */
   unit_cost_usd: string;
   status: 'active' | 'delisted';
+  /** Routes no longer served because their upstream shut down (the catalog's date is past it); kept for `deprecation`. */
+  retired_routes?: ModelRoute[];
+  /** Set when the model was delisted because every upstream it was routed to shut down (the last shutdown date). */
+  retired_on?: string;
 }

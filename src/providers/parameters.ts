@@ -168,7 +168,7 @@ export interface ModelDeprecation {
 
 /** A model's deprecation, or null when none of its routes is deprecated or shutting down. */
 export function modelDeprecation(model: CatalogModel): ModelDeprecation | null {
-  const lifecycles = model.routes.map((r) => upstreamModel(r.provider, r.upstream)?.lifecycle);
+  const lifecycles = [...model.routes, ...(model.retired_routes ?? [])].map((r) => upstreamModel(r.provider, r.upstream)?.lifecycle);
   const announced = lifecycles.filter((l) => l && (l.deprecated || l.shutdown));
   if (announced.length === 0) return null;
   const latest = (dates: Array<string | null | undefined>) => dates.filter((d): d is string => !!d).sort().at(-1) ?? null;

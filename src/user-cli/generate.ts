@@ -256,7 +256,7 @@ export async function compare(ctx: Context, args: string[]): Promise<number> {
     { min: 0, max: 0, names: '' },
   );
   const models = list(v.models);
-  if (!models || models.length < 2) throw new UsageError('--models needs two or more model slugs, e.g. --models flux-schnell,gpt-image-1');
+  if (!models || models.length < 2) throw new UsageError('--models needs two or more model slugs, e.g. --models flux-schnell,recraft-v3');
   const childParams = params(v.param);
   const inputPath = str(v.input);
   if (inputPath) childParams.upload_id = await uploadInput(ctx, inputPath);

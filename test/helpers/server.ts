@@ -16,6 +16,12 @@ import { PGLITE_TEMPLATE } from './paths.js';
 
 export type BackendName = 'pglite' | 'postgres';
 
+/**
+ * The date test servers serve the catalog as of (MMGEN_CATALOG_DATE): upstream shutdowns recorded for later dates
+ * do not delist models under the tests as the calendar moves on. Tests of the lifecycle set their own.
+ */
+export const TEST_CATALOG_DATE = '2026-11-24';
+
 /** The backends this run tests: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export function backends(): BackendName[] {
   return inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
@@ -97,7 +103,15 @@ export async function startTestServer(
   const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-test-'));
   // The port is chosen first so that signed URLs can name it.
   const port = await freePort();
-  const config = loadConfig({ MMGEN_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', MMGEN_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
+  const config = loadConfig({
+    MMGEN_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    MMGEN_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    MMGEN_CATALOG_DATE: TEST_CATALOG_DATE,
+    ...env,
+  });
   const { db, drop, url: dbUrl } = opts.sameDbAs ? borrowDb(opts.sameDbAs) : await freshDb(backend);
   const runtime = await runtimeOn(config, db, opts.log ? opts.log(config) : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   const server = await startServer(runtime, { port, host: '127.0.0.1', worker: opts.worker });

@@ -67,7 +67,7 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
 
   describe('every modality, end to end, through a real adapter', () => {
     it('image (OpenAI): sizes mapped, PNGs stored, charged the catalog price', async () => {
-      const res = await api('POST', '/v1/images', { key: org.live, body: { model: 'gpt-image-1', prompt: 'a lighthouse', num_outputs: 2, width: 1024, height: 1024 } });
+      const res = await api('POST', '/v1/images', { key: org.live, body: { model: 'gpt-image-1-mini', prompt: 'a lighthouse', num_outputs: 2, width: 1024, height: 1024 } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ status: 'succeeded', livemode: true, charged_credits: 84 });
       expectInvariant(res.body);
@@ -77,7 +77,7 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
         expect(o.url.startsWith(s.url)).toBe(true);
         expect(sniffMime(await fetchBytes(o.url))).toBe('image/png');
       }
-      expect(fakes.openai.calls('POST', '/v1/images/generations').at(-1)!.json).toMatchObject({ model: 'gpt-image-1', n: 2, size: '1024x1024' });
+      expect(fakes.openai.calls('POST', '/v1/images/generations').at(-1)!.json).toMatchObject({ model: 'gpt-image-1-mini', n: 2, size: '1024x1024' });
     });
 
     it('image (Replicate, asynchronous upstream, answered synchronously by mmgen)', async () => {
@@ -340,12 +340,12 @@ describeEachBackend('provider routing: credentials and the circuit breaker', (ba
 
   it('a model whose providers all lack credentials answers 503 provider_unavailable before anything is reserved', async () => {
     const before = await getWallet(s.db, org.id);
-    const res = await api('POST', '/v1/images', { key: org.live, body: { model: 'gpt-image-1', prompt: 'x' } });
+    const res = await api('POST', '/v1/images', { key: org.live, body: { model: 'gpt-image-1-mini', prompt: 'x' } });
     expect(res.status).toBe(503);
     expect(res.body.error).toMatchObject({ type: 'api_error', code: 'provider_unavailable', param: 'model' });
     expect(await getWallet(s.db, org.id)).toEqual(before);
     // Test keys are always served by the simulator.
-    expect((await api('POST', '/v1/images', { key: org.test, body: { model: 'gpt-image-1', prompt: 'x', width: 256, height: 256 } })).status).toBe(200);
+    expect((await api('POST', '/v1/images', { key: org.test, body: { model: 'gpt-image-1-mini', prompt: 'x', width: 256, height: 256 } })).status).toBe(200);
   });
 
   it('a provider that keeps failing is skipped by its circuit breaker, then tried again after the cooldown', async () => {

@@ -110,10 +110,10 @@ describe('user CLI (mmgen generate, compare, generations, …) against a real mm
   });
 
   it('compare --out-dir waits for every model and saves each result', async () => {
-    const r = await mmgen(['compare', '--models', 'flux-schnell,gpt-image-1', '--prompt', 'a fox', '--param', 'width=256', '--param', 'height=256', '--out-dir', 'foxes']);
+    const r = await mmgen(['compare', '--models', 'flux-schnell,recraft-v3', '--prompt', 'a fox', '--param', 'width=256', '--param', 'height=256', '--out-dir', 'foxes']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^cmp_\w+\s+completed\s+image/m);
-    expect(readdirSync(join(dir, 'foxes')).sort()).toEqual(['flux-schnell-1-image.png', 'gpt-image-1-1-image.png']);
+    expect(readdirSync(join(dir, 'foxes')).sort()).toEqual(['flux-schnell-1-image.png', 'recraft-v3-1-image.png']);
     expect(r.stderr).toMatch(/^flux-schnell: succeeded/m);
   });
 

@@ -44,7 +44,7 @@ describe('catalog routes and the adapter registry', () => {
     expect(registry.routes('live', flux).map((r) => r.adapter.name)).toEqual(['fal']);
     expect(registry.routes('live', flux)[0]!.upstreamModel).toBe('fal-ai/flux/schnell');
     expect(registry.routes('test', flux).map((r) => r.adapter.name)).toEqual(['simulator']);
-    expect(() => registry.choose('live', catalog.find('gpt-image-1')!)).toThrow(/No provider for 'gpt-image-1' is configured/);
+    expect(() => registry.choose('live', catalog.find('gpt-image-1-mini')!)).toThrow(/No provider for 'gpt-image-1-mini' is configured/);
     const both = registryWith(['replicate', 'fal']);
     expect(both.routes('live', flux, 'fal').map((r) => r.adapter.name)).toEqual(['fal', 'replicate']);
   });
