@@ -26,7 +26,8 @@ import { fakePng } from '../fakes/media.js';
  */
 type Provider = 'openai' | 'anthropic' | 'elevenlabs';
 const PROVIDERS: Provider[] = ['openai', 'anthropic', 'elevenlabs'];
-const POLICY: HttpPolicy = { timeoutMs: 10_000, readTimeoutMs: 10_000, maxRetryAfterMs: 0, rateLimitRetries: 0, maxBodyBytes: 64 * 1024 * 1024 };
+// Long answers (300 s of music, 40,000 characters of speech) take the fakes a while to render on a busy machine.
+const POLICY: HttpPolicy = { timeoutMs: 120_000, readTimeoutMs: 120_000, maxRetryAfterMs: 0, rateLimitRetries: 0, maxBodyBytes: 64 * 1024 * 1024 };
 const OWN = new Set(['model', 'simulate', 'cache', 'upload_id', 'image_url']);
 
 type Params = Record<string, unknown>;
@@ -141,6 +142,6 @@ describe('bodies built in code are ones their records document', () => {
         }
       }
       expect(failures, `${failures.length} of ${cases.length} requests refused`).toEqual([]);
-    });
+    }, 240_000);
   }
 });
