@@ -1,3 +1,4 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ProviderName } from '../catalog/index.js';
 import { dataUri, nearestAspectRatio } from './files.js';
 import { providerError } from './http.js';
@@ -38,6 +39,25 @@ const LANGUAGE_NAMES: Record<string, string> = {
   uk: 'Ukrainian', vi: 'Vietnamese', th: 'Thai', pl: 'Polish', ro: 'Romanian', el: 'Greek', cs: 'Czech', fi: 'Finnish',
 };
 
+/** The "WxH" choice of an enum nearest to width × height in shape, then in area ("auto" and the like are never chosen). */
+function nearestSize(width: number, height: number, choices: unknown[]): string {
+  const sizes = choices.filter((c): c is string => typeof c === 'string' && /^\d+x\d+$/.test(c));
+  if (sizes.length === 0) throw new Error('size needs an enum of "WxH" strings on its target');
+  const score = (s: string) => {
+    const [w, h] = s.split('x').map(Number) as [number, number];
+    return [Math.abs(Math.log(w / h) - Math.log(width / height)), Math.abs(Math.log((w * h) / (width * height)))] as const;
+  };
+  return [...sizes].sort((a, b) => {
+    const [ra, aa] = score(a);
+    const [rb, ab] = score(b);
+    return ra - rb || aa - ab;
+  })[0]!;
+}
+
+/** A value as a list: a list as it is, anything else as its one item. */
+const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : [v]);
+
+/** The converted value; undefined when the value has no form the target takes (then nothing is sent). */
 function convert(spec: MapSpec, values: unknown[], property: PropertySchema | undefined): unknown {
   const [v] = values;
   switch (spec.as) {
@@ -52,7 +72,23 @@ function convert(spec: MapSpec, values: unknown[], property: PropertySchema | un
     case 'times_suffix':
       return `${String(v)}x`;
     case 'list':
-      return [v];
+      return asList(v);
+    case 'nonblank_list':
+      // A provider that refuses a whitespace-only item (Anthropic's stop sequences) cannot be asked to stop at one.
+      return asList(v).filter((s) => typeof s === 'string' && /\S/.test(s));
+    case 'clamp': {
+      const n = Number(v);
+      const lo = typeof property?.minimum === 'number' ? property.minimum : -Infinity;
+      const hi = typeof property?.maximum === 'number' ? property.maximum : Infinity;
+      return Math.min(hi, Math.max(lo, n));
+    }
+    case 'size':
+      return nearestSize(Number(values[0]), Number(values[1]), property?.enum ?? []);
+    case 'language_code': {
+      // The primary subtag of a language tag (`en-US` → `en`); a value that has none (`English`) is not sent.
+      const code = String(v).split(/[-_]/)[0]!.toLowerCase();
+      return /^[a-z]{2,3}$/.test(code) ? code : undefined;
+    }
     case 'milliseconds':
       return Number(v) * 1000;
     case 'negate':
@@ -100,28 +136,52 @@ export function recordForRequest(provider: ProviderName, req: Pick<UpstreamReque
   return sibling;
 }
 
-/** The upstream input for a request's validated fields (and its input image), per the record. */
-export function upstreamInput(record: UpstreamModelRecord, params: Input, image?: ImageInput): Input {
+/** Where a mapped value goes: the body (the default), or the URL's path or query (`"in"` in the map). */
+export type InputPart = 'body' | 'path' | 'query';
+
+const isSet = (v: unknown) => v !== undefined && v !== null;
+
+/**
+ * The upstream input for a request's validated fields (and its input image), per the record: the body, or with
+ * `part` the path or query parameters the map sends there. A value that converts to nothing (an empty list, a
+ * language with no code) is not sent, nor is an entry whose `unless` field the request also sets.
+ */
+export function upstreamInput(record: UpstreamModelRecord, params: Input, image?: ImageInput, part: InputPart = 'body'): Input {
   const out: Input = {};
   for (const [key, spec] of Object.entries(record.map)) {
     const t = target(spec);
-    const property = propertyAt(record, t.to);
+    if ((t.in ?? 'body') !== part) continue;
+    const property = propertyAt(record, t.to, part);
     if (key === IMAGE_FIELD) {
       if (image) put(out, t.to, convert(t, [imageReference(image, property)], property));
       continue;
     }
     const values = key.split(',').map((k) => params[k]);
-    if (values.some((v) => v === undefined || v === null)) continue;
-    put(out, t.to, convert(t, values, property));
+    if (!values.every(isSet)) continue;
+    if (t.unless !== undefined && isSet(params[t.unless])) continue;
+    const value = convert(t, values, property);
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+    put(out, t.to, value);
   }
-  for (const [path, value] of Object.entries(record.set)) put(out, path, value);
+  if (part === 'body') for (const [path, value] of Object.entries(record.set)) put(out, path, value);
   return out;
 }
 
-/** The schema of an input field, a dotted path naming a field of an object field (`voice_setting.speed`). */
-export function propertyAt(record: UpstreamModelRecord, path: string): PropertySchema | undefined {
-  let schema: PropertySchema | undefined = { properties: record.input.properties };
-  for (const part of path.split('.')) schema = (schema?.properties as Record<string, PropertySchema> | undefined)?.[part];
+/** The request's fields with the model's own defaults (the record's `defaults`) for those it did not set. */
+export function withModelDefaults(record: UpstreamModelRecord, params: Input): Input {
+  const out = { ...params };
+  for (const [field, value] of Object.entries(record.defaults ?? {})) if (!isSet(out[field])) out[field] = value;
+  return out;
+}
+
+/**
+ * The schema of an input field, a dotted path naming a field of an object field (`voice_setting.speed`); with
+ * `part`, of a path or query parameter (the record's `path_and_query`).
+ */
+export function propertyAt(record: UpstreamModelRecord, path: string, part: InputPart = 'body'): PropertySchema | undefined {
+  const top = part === 'body' ? record.input : (record.path_and_query as PropertySchema | undefined);
+  let schema: PropertySchema | undefined = { properties: top?.properties };
+  for (const key of path.split('.')) schema = (schema?.properties as Record<string, PropertySchema> | undefined)?.[key];
   return schema;
 }
 
@@ -134,4 +194,26 @@ function put(out: Input, path: string, value: unknown): void {
     at = (at[part] = typeof next === 'object' && next !== null ? next : {}) as Input;
   }
   at[parts.at(-1)!] = value;
+}
+
+// `binary` is OpenAPI's mark of a file part in a multipart form (checked as the part's file name).
+const ajv = new Ajv2020({ strict: false, formats: { binary: true } });
+const validators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * The body as built, once it is one its provider documents (the record's `input`, or another schema of the
+ * record such as OpenAI's edits form): a body the provider would refuse is never sent. A request within the
+ * model's `parameters` always passes; one that is not (a field's value outside the route's range reached the
+ * adapter unchecked) fails here as the provider would fail it, without the call.
+ */
+export function documentedBody<T extends Input>(provider: ProviderName, record: UpstreamModelRecord, body: T, schema: object = record.input): T {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  if (validate(body)) return body;
+  const e = validate.errors?.[0];
+  const where = e ? [e.instancePath.replace(/^\//, '').replaceAll('/', '.'), (e.params as { additionalProperty?: string }).additionalProperty].filter(Boolean).join('.') : '';
+  throw providerError(provider, 'bad_request', `would refuse this request to ${record.upstream}: ${where || 'body'} ${e?.message ?? 'is invalid'}`);
 }

@@ -22,6 +22,10 @@ const Conversion = Type.Union([
   Type.Literal('negate'),
   Type.Literal('frames'),
   Type.Literal('language_name'),
+  Type.Literal('language_code'),
+  Type.Literal('clamp'),
+  Type.Literal('nonblank_list'),
+  Type.Literal('size'),
 ]);
 export type Conversion = Static<typeof Conversion>;
 
@@ -59,13 +63,20 @@ export const UpstreamModelRecord = Type.Object(
             fps: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
             multiple_of: Type.Optional(Type.Integer({ minimum: 1 })),
             plus: Type.Optional(Type.Integer({ minimum: 0 })),
+            // Where the value goes when not in the body: a URL path parameter or a query parameter (`path_and_query`).
+            in: Type.Optional(Type.Union([Type.Literal('path'), Type.Literal('query')])),
+            // Not sent when the request also sets this mmgen field (two upstream fields the model refuses together).
+            unless: Type.Optional(Type.String()),
           },
           { additionalProperties: false },
         ),
       ])),
     set: Type.Record(Type.String(), Type.Unknown()),
     defaults: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    // URL path and query parameters (a JSON Schema object), where a map entry says `"in": "path"` or `"query"`.
     path_and_query: Type.Optional(Type.Unknown()),
+    // OpenAI's GPT image models: the multipart form of POST /v1/images/edits (an image request), beside `input`.
+    edits_input: Type.Optional(Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: true })),
     notes: Type.Optional(Type.String()),
   },
   { additionalProperties: true },

@@ -8,11 +8,10 @@ import { fakeMp3 } from './media.js';
  * bare host: text-to-speech (`POST /v1/text-to-speech/{voice_id}`) and music
  * (`POST /v1/music`), both answering with MP3 bytes. It refuses what the
  * real API refuses and mmgen could get wrong: a missing `xi-api-key`, an
- * unknown voice, `language_code` on a model that does not take one, a music
+ * unknown voice, `language_code` on a model that does not take one (its
+ * record has none), a music
  * length outside 3–600 s, an output format other than the MP3 ones.
  */
-const LANGUAGE_MODELS = new Set(['eleven_turbo_v2_5', 'eleven_flash_v2_5']);
-
 function detail(status: number, s: string, message: string): Reply {
   return { status, body: { detail: { status: s, message } } };
 }
@@ -34,6 +33,10 @@ export class ElevenLabsFake extends FakeServer {
     if (!b || typeof b.model_id !== 'string') return null;
     const record = recordOf('elevenlabs', b.model_id);
     if (!record) return detail(400, 'model_not_found', `A model with model ID ${b.model_id} does not exist.`);
+    if (b.language_code !== undefined && !('language_code' in record.input.properties)) {
+      this.refused.push({ model: b.model_id, body: b, violations: [{ field: 'language_code', message: 'not supported by this model', keyword: 'additionalProperties' }] });
+      return detail(400, 'unsupported_language', `Model '${b.model_id}' does not support language_code.`);
+    }
     const bad = violations(record, b);
     if (bad.length === 0) return null;
     this.refused.push({ model: b.model_id, body: b, violations: bad });
@@ -52,9 +55,6 @@ export class ElevenLabsFake extends FakeServer {
     if (req.method === 'POST' && tts) {
       if (!/^[A-Za-z0-9]{20}$/.test(tts[1]!)) return { ...detail(404, 'voice_not_found', `A voice with the voice_id ${tts[1]} was not found.`), headers };
       if (!b || typeof b.text !== 'string' || !b.text) return { status: 422, headers, body: { detail: [{ loc: ['body', 'text'], msg: 'field required', type: 'value_error.missing' }] } };
-      if (b.language_code !== undefined && !LANGUAGE_MODELS.has(String(b.model_id))) {
-        return { ...detail(400, 'unsupported_language', `Model '${String(b.model_id)}' does not support language_code.`), headers };
-      }
       return { status: 200, headers: { ...headers, 'content-type': 'audio/mpeg' }, body: await fakeMp3({ text: b.text }) };
     }
     if (req.method === 'POST' && req.path === '/v1/music') {

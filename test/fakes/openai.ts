@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
-import { recordOf, violations, type Violation } from './schemas.js';
+import { formValues, recordOf, violations, type Violation } from './schemas.js';
 import { fakeMp3, fakePng, words } from './media.js';
 
 /**
@@ -9,7 +9,8 @@ import { fakeMp3, fakePng, words } from './media.js';
  * `stream_options.include_usage`), image generations and edits (b64_json, or
  * url for DALL·E with response_format "url"), and speech. It checks what the
  * real API checks that mmgen could get wrong: the bearer key, required fields,
- * the sizes each image model accepts, multipart edits with an image file.
+ * the sizes each image model accepts, multipart edits with an image file
+ * (checked against the model's recorded edits form, `edits_input`).
  * A prompt containing "forbidden" is refused as the safety system does.
  *
  * `fast: true` answers chat with a canned reply without any work (benches).
@@ -59,13 +60,17 @@ export class OpenAiFake extends FakeServer {
   /** The requests refused for breaking their model's documented schema, with why. */
   readonly refused: Array<{ model: string; body: unknown; violations: Violation[] }> = [];
 
-  /** As OpenAI does: an unknown model is a 404, a body outside the model's documented parameters a 400 naming one. */
-  private checkModel(req: FakeRequest): Reply | null {
-    const b = req.json as Record<string, unknown> | undefined;
+  /**
+   * As OpenAI does: an unknown model is a 404, a body outside the model's documented parameters a 400 naming one
+   * (an image edit's form is held to the record's edits form).
+   */
+  private checkModel(req: FakeRequest, form?: Record<string, unknown>): Reply | null {
+    const b = form ?? (req.json as Record<string, unknown> | undefined);
     if (!b || typeof b.model !== 'string') return null;
     const record = recordOf('openai', b.model);
     if (!record) return error(404, `The model \`${b.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', null);
-    const bad = violations(record, b);
+    if (form && !record.edits_input) return error(400, `The model \`${b.model}\` does not support image edits.`, 'invalid_request_error', 'invalid_value', 'model');
+    const bad = violations(record, b, form ? record.edits_input : record.input);
     if (bad.length === 0) return null;
     this.refused.push({ model: b.model, body: b, violations: bad });
     const first = bad[0]!;
@@ -130,10 +135,14 @@ export class OpenAiFake extends FakeServer {
     const ct = String(req.headers['content-type'] ?? '');
     if (!ct.startsWith('multipart/form-data')) return error(400, 'The edits endpoint takes multipart/form-data.');
     const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': ct }, body: req.body }).formData();
-    const image = form.get('image');
+    const image = form.get('image') ?? form.get('image[]');
     if (!(image instanceof Blob)) return error(400, "Missing required parameter: 'image'.", 'invalid_request_error', 'missing_required_parameter', 'image');
-    const fields: Record<string, unknown> = {};
-    for (const [k, v] of form.entries()) if (typeof v === 'string') fields[k] = k === 'n' ? Number(v) : v;
+    const model = form.get('model');
+    const schema = (typeof model === 'string' ? recordOf('openai', model)?.edits_input : undefined) ?? { properties: {} };
+    const fields = formValues(form, schema);
+    const refusal = this.checkModel(req, fields);
+    if (refusal) return refusal;
+    if (!['image/png', 'image/jpeg', 'image/webp'].includes(image.type)) return error(400, `Invalid file 'image': unsupported mimetype ('${image.type}').`, 'invalid_request_error', 'unsupported_file', 'image');
     return this.images(req, fields, Buffer.from(await image.arrayBuffer()));
   }
 

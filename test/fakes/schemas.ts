@@ -19,8 +19,9 @@ export interface Violation {
   keyword: string;
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-const compiled = new Map<UpstreamModelRecord, ValidateFunction>();
+// `binary` marks a file part of a multipart form (OpenAI's image edits), checked as the part's file name.
+const ajv = new Ajv2020({ allErrors: true, strict: false, formats: { binary: true } });
+const compiled = new WeakMap<object, ValidateFunction>();
 
 export function recordOf(provider: ProviderName, upstream: string): UpstreamModelRecord | undefined {
   return upstreamModel(provider, upstream);
@@ -38,12 +39,12 @@ function fieldOf(e: ErrorObject): string {
   return path;
 }
 
-/** The ways `input` breaks the record's documented schema; empty when it is a valid request. */
-export function violations(record: UpstreamModelRecord, input: unknown): Violation[] {
-  let validate = compiled.get(record);
+/** The ways `input` breaks the record's documented schema (or another of its schemas); empty when it is a valid request. */
+export function violations(record: UpstreamModelRecord, input: unknown, schema: object = record.input): Violation[] {
+  let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(record.input);
-    compiled.set(record, validate);
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
   }
   if (validate(input)) return [];
   return (validate.errors ?? []).map((e) => ({
@@ -51,4 +52,28 @@ export function violations(record: UpstreamModelRecord, input: unknown): Violati
     keyword: e.keyword,
     message: e.keyword === 'additionalProperties' ? 'extra inputs are not permitted' : (e.message ?? 'is invalid'),
   }));
+}
+
+/**
+ * A multipart form's entries as the typed values its schema documents (a form carries text: "2" for an integer
+ * field is 2), a file part as its file name, a repeated `name[]` part as a list under `name`.
+ */
+export function formValues(form: FormData, schema: { properties: Record<string, unknown> }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [rawKey, v] of form.entries()) {
+    const many = rawKey.endsWith('[]');
+    const key = many ? rawKey.slice(0, -2) : rawKey;
+    let value: unknown;
+    if (typeof v !== 'string') value = v.name;
+    else {
+      const type = (schema.properties[key] as { type?: unknown } | undefined)?.type;
+      const types = Array.isArray(type) ? type : [type];
+      if ((types.includes('integer') || types.includes('number')) && v.trim() !== '' && Number.isFinite(Number(v))) value = Number(v);
+      else if (types.includes('boolean') && (v === 'true' || v === 'false')) value = v === 'true';
+      else value = v;
+    }
+    if (many) out[key] = [...((out[key] as unknown[] | undefined) ?? []), value];
+    else out[key] = value;
+  }
+  return out;
 }

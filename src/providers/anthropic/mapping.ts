@@ -1,4 +1,5 @@
 import type { UpstreamRequest } from '../types.js';
+import { documentedBody, recordForRequest, upstreamInput } from '../upstream-input.js';
 
 /**
  * mmgen's chat request (OpenAI's shape) as an Anthropic Messages request, as
@@ -7,10 +8,17 @@ import type { UpstreamRequest } from '../types.js';
  * - consecutive messages of one role are merged (Anthropic wants turns to
  *   alternate), and a conversation that does not open with a user turn gets
  *   a one-character user turn first (Anthropic requires one);
- * - `max_tokens` passes (Anthropic requires it; mmgen always has one);
- *   `temperature` is clamped to Anthropic's 0–1; `top_p` passes; `stop`
- *   becomes `stop_sequences`; `user` becomes `metadata.user_id`;
- * - `seed` and the penalties have no Anthropic equivalent and are not sent.
+ * - the other fields as each model's record maps them
+ *   (src/providers/anthropic/models/): `max_tokens` passes (Anthropic
+ *   requires it; mmgen always has one), within the model's own maximum;
+ *   `temperature` is clamped to Anthropic's 0–1; `top_p` passes, except to
+ *   the models that refuse it beside `temperature` (then temperature alone
+ *   is sent: docs/contract-addenda.md, Providers); `stop` becomes
+ *   `stop_sequences` without the whitespace-only ones Anthropic refuses;
+ *   `user` becomes `metadata.user_id`;
+ * - `seed` and the penalties have no Anthropic equivalent: not mapped, so
+ *   never sent.
+ * The body is checked against the model's record before it is sent.
  */
 interface Msg {
   role: string;
@@ -32,16 +40,13 @@ export function toAnthropicMessages(messages: Msg[]): { system?: string; message
 }
 
 export function messagesRequest(req: UpstreamRequest, stream: boolean): Record<string, unknown> {
-  const p = req.params;
+  const record = recordForRequest('anthropic', req);
+  // The map names `messages` (the model takes them); their translation into turns and `system` is the code above.
   const body: Record<string, unknown> = {
     model: req.upstreamModel,
-    max_tokens: p.max_tokens,
-    ...toAnthropicMessages(p.messages as Msg[]),
+    ...upstreamInput(record, req.params),
+    ...toAnthropicMessages(req.params.messages as Msg[]),
   };
-  if (typeof p.temperature === 'number') body.temperature = Math.min(1, p.temperature);
-  if (typeof p.top_p === 'number') body.top_p = p.top_p;
-  if (p.stop !== undefined && p.stop !== null) body.stop_sequences = Array.isArray(p.stop) ? p.stop : [p.stop];
-  if (typeof p.user === 'string') body.metadata = { user_id: p.user };
   if (stream) body.stream = true;
-  return body;
+  return documentedBody('anthropic', record, body);
 }

@@ -1,40 +1,37 @@
 import type { UpstreamRequest } from '../types.js';
+import { documentedBody, recordForRequest, upstreamInput, withModelDefaults } from '../upstream-input.js';
 
 /**
- * mmgen's voice and music requests as ElevenLabs requests, as data.
- * - voice: `voice_id` picks the voice (default: the documented premade voice
- *   "George"); `speed` goes in `voice_settings`; `language` is sent as
- *   `language_code` only to the models that accept one (ElevenLabs refuses it
- *   elsewhere), as its two-letter ISO 639-1 part.
+ * mmgen's voice and music requests as ElevenLabs requests, from each model's
+ * record (src/providers/elevenlabs/models/, docs/upstream-models.md).
+ * - voice: `voice_id` is the URL's path parameter (the record's default: the
+ *   documented premade voice "George"); `speed` goes in `voice_settings`
+ *   (0.7–1.2); `seed` passes; `language` is sent as `language_code` (its
+ *   primary subtag, `en-GB` → `en`) only to the models whose record has one
+ *   (ElevenLabs refuses it elsewhere).
  * - music: `duration_s` becomes `music_length_ms`; `with_vocals: false`
- *   asks for an instrumental; `lyrics`, which the compose endpoint takes only
- *   inside a composition plan, are given in the prompt.
- * Audio comes back as MP3 (44.1 kHz, 128 kb/s).
+ *   asks for an instrumental. `lyrics` is not taken: the compose endpoint
+ *   takes lyrics only inside a composition plan, and a prompt with lyrics
+ *   appended could pass its 2,000 characters.
+ * Audio comes back as MP3 (44.1 kHz, 128 kb/s). Every body is checked
+ * against the model's record before it is sent.
  */
-export const DEFAULT_VOICE_ID = 'JBFqnCBsd6RMkjVDRZzb';
+const NAME = 'elevenlabs';
 export const OUTPUT_FORMAT = 'mp3_44100_128';
-const LANGUAGE_MODELS = new Set(['eleven_turbo_v2_5', 'eleven_flash_v2_5']);
 
 export function speechPath(req: UpstreamRequest): string {
-  const voice = (req.params.voice_id as string | undefined) ?? DEFAULT_VOICE_ID;
+  const record = recordForRequest(NAME, req);
+  const voice = upstreamInput(record, withModelDefaults(record, req.params), undefined, 'path').voice_id;
+  if (typeof voice !== 'string') throw new Error(`elevenlabs/models/${record.upstream}: no voice_id for the path`);
   return `v1/text-to-speech/${encodeURIComponent(voice)}`;
 }
 
 export function speechRequest(req: UpstreamRequest): Record<string, unknown> {
-  const p = req.params;
-  const body: Record<string, unknown> = { text: p.text, model_id: req.upstreamModel };
-  if (typeof p.language === 'string' && LANGUAGE_MODELS.has(req.upstreamModel)) body.language_code = p.language.slice(0, 2).toLowerCase();
-  if (typeof p.speed === 'number') body.voice_settings = { speed: p.speed };
-  return body;
+  const record = recordForRequest(NAME, req);
+  return documentedBody(NAME, record, { ...upstreamInput(record, withModelDefaults(record, req.params)), model_id: req.upstreamModel });
 }
 
 export function musicRequest(req: UpstreamRequest): Record<string, unknown> {
-  const p = req.params;
-  const lyrics = typeof p.lyrics === 'string' && p.lyrics ? `\n\nLyrics:\n${p.lyrics}` : '';
-  return {
-    prompt: `${String(p.prompt ?? '')}${lyrics}`,
-    music_length_ms: Number(p.duration_s ?? 30) * 1000,
-    model_id: req.upstreamModel,
-    force_instrumental: p.with_vocals !== true && !lyrics,
-  };
+  const record = recordForRequest(NAME, req);
+  return documentedBody(NAME, record, { ...upstreamInput(record, withModelDefaults(record, req.params)), model_id: req.upstreamModel });
 }

@@ -3,7 +3,7 @@ import type { ProviderCredentials } from '../types.js';
 import { sniffImageMime } from '../../media/index.js';
 import { field, FormData, header, isArray, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import type { ChatStreamChunk, FinishReason, UpstreamOutput, UpstreamRequest, UpstreamStatus } from '../types.js';
-import { chatRequest, imageSize, speechRequest } from './mapping.js';
+import { chatRequest, imageEditFields, imageRequest, speechRequest } from './mapping.js';
 
 /**
  * OpenAI (https://platform.openai.com/docs/api-reference): chat completions
@@ -57,9 +57,6 @@ export class OpenAiAdapter extends AnswersAtOnce {
     }
   }
 
-
-
-
   private async chat(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status: UpstreamStatus }> {
     const res = await this.http.json({ method: 'POST', path: 'chat/completions', json: chatRequest(req, false), creates: true, signal });
     const choice = field(NAME, res.body, 'choices.0', isObject, true);
@@ -112,35 +109,17 @@ export class OpenAiAdapter extends AnswersAtOnce {
   }
 
   private async images(req: UpstreamRequest): Promise<{ upstreamId: string; status: UpstreamStatus }> {
-    const p = req.params;
-    const size = imageSize(req.upstreamModel, p.width as number | undefined, p.height as number | undefined);
-    const returnsUrls = !req.upstreamModel.startsWith('gpt-image');
     let res: Awaited<ReturnType<UpstreamHttp['json']>>;
     if (req.image) {
       // Image-to-image is the edits endpoint, multipart, with the input as a file.
-      const form = new FormData();
-      form.set('model', req.upstreamModel);
-      form.set('prompt', String(p.prompt ?? ''));
-      form.set('n', String(p.num_outputs ?? 1));
-      if (size) form.set('size', size);
-      if (returnsUrls) form.set('response_format', 'b64_json');
       const ext = req.image.mime === 'image/jpeg' ? 'jpg' : req.image.mime.split('/')[1];
-      form.set('image', new Blob([req.image.bytes], { type: req.image.mime }), `input.${ext}`);
+      const name = `input.${ext}`;
+      const form = new FormData();
+      for (const [k, v] of Object.entries(imageEditFields(req, name))) form.set(k, v);
+      form.set('image', new Blob([req.image.bytes], { type: req.image.mime }), name);
       res = await this.http.json({ method: 'POST', path: 'images/edits', form, creates: true });
     } else {
-      res = await this.http.json({
-        method: 'POST',
-        path: 'images/generations',
-        json: {
-          model: req.upstreamModel,
-          prompt: p.prompt,
-          n: p.num_outputs ?? 1,
-          ...(size ? { size } : {}),
-          // DALL·E answers with expiring URLs by default; the bytes inline need no second fetch.
-          ...(returnsUrls ? { response_format: 'b64_json' } : {}),
-        },
-        creates: true,
-      });
+      res = await this.http.json({ method: 'POST', path: 'images/generations', json: imageRequest(req), creates: true });
     }
     const data = field(NAME, res.body, 'data', isArray, true);
     const outputs: UpstreamOutput[] = data.map((d) => {

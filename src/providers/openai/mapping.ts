@@ -1,68 +1,54 @@
 import type { UpstreamRequest } from '../types.js';
+import { documentedBody, recordForRequest, upstreamInput, withModelDefaults } from '../upstream-input.js';
 
 /**
- * How mmgen's request fields become OpenAI's, as data.
+ * How mmgen's request fields become OpenAI's: each model's record
+ * (src/providers/openai/models/, docs/upstream-models.md) maps the fields it
+ * takes, so a model never receives one it refuses (gpt-5 takes no
+ * temperature, top_p, stop or penalties) and the differences between models
+ * are data.
  *
  * - chat: messages pass as they are (mmgen's are already OpenAI's shape);
  *   `max_tokens` is sent as `max_completion_tokens` (the name every current
- *   model accepts); the other OpenAI sampling fields pass through.
- * - images: OpenAI takes a fixed set of sizes per model; mmgen's width and
- *   height pick the one closest in shape (then in area). The image as
- *   produced is what is stored and reported. `seed` and `negative_prompt`
- *   have no OpenAI equivalent and are not sent.
- * - speech: `voice_id` is OpenAI's `voice` (default "alloy"), `speed` passes;
- *   `language` is not sent (OpenAI detects it from the text).
+ *   model accepts); `stop` as a list (an empty one is not sent).
+ * - images: OpenAI takes a fixed set of sizes per model (the record's enum);
+ *   mmgen's width and height pick the one closest in shape, then in area.
+ *   `seed` and `negative_prompt` have no OpenAI equivalent: not mapped, so
+ *   not taken. An input image goes to the edits endpoint as a multipart form.
+ * - speech: `voice_id` is OpenAI's `voice` (the record's default "alloy"),
+ *   `speed` passes; `language` is not taken (OpenAI detects it from the text).
+ * Every body is checked against the model's record before it is sent.
  */
-
-const CHAT_PASSTHROUGH = ['temperature', 'top_p', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'user'] as const;
+const NAME = 'openai';
 
 export function chatRequest(req: UpstreamRequest, stream: boolean): Record<string, unknown> {
-  const p = req.params;
-  const body: Record<string, unknown> = {
-    model: req.upstreamModel,
-    messages: p.messages,
-    max_completion_tokens: p.max_tokens,
-  };
-  for (const k of CHAT_PASSTHROUGH) if (p[k] !== undefined && p[k] !== null) body[k] = p[k];
+  const record = recordForRequest(NAME, req);
+  const body: Record<string, unknown> = { model: req.upstreamModel, ...upstreamInput(record, req.params) };
   if (stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };
   }
-  return body;
+  return documentedBody(NAME, record, body);
 }
 
-/** The sizes each image model accepts; a model not listed gets the requested size as it is. */
-export const IMAGE_SIZES: Record<string, readonly string[]> = {
-  'gpt-image-1': ['1024x1024', '1536x1024', '1024x1536'],
-  'gpt-image-1-mini': ['1024x1024', '1536x1024', '1024x1536'],
-  'dall-e-3': ['1024x1024', '1792x1024', '1024x1792'],
-  'dall-e-2': ['256x256', '512x512', '1024x1024'],
-};
-
-export function imageSize(model: string, width: number | undefined, height: number | undefined): string | undefined {
-  if (width === undefined || height === undefined) return undefined;
-  const sizes = IMAGE_SIZES[model];
-  if (!sizes) return `${width}x${height}`;
-  const score = (s: string) => {
-    const [w, h] = s.split('x').map(Number) as [number, number];
-    return [Math.abs(Math.log(w / h) - Math.log(width / height)), Math.abs(Math.log((w * h) / (width * height)))] as const;
-  };
-  return [...sizes].sort((a, b) => {
-    const [ra, aa] = score(a);
-    const [rb, ab] = score(b);
-    return ra - rb || aa - ab;
-  })[0];
+/** The JSON body of an image generation (no input image). */
+export function imageRequest(req: UpstreamRequest): Record<string, unknown> {
+  const record = recordForRequest(NAME, req);
+  return documentedBody(NAME, record, { model: req.upstreamModel, ...upstreamInput(record, req.params) });
 }
 
-export const DEFAULT_VOICE = 'alloy';
+/**
+ * The form fields of an image edit (with an input image), as text, and the name of the image part: OpenAI
+ * documents POST /v1/images/edits as multipart/form-data (the record's `edits_input`).
+ */
+export function imageEditFields(req: UpstreamRequest, imageName: string): Record<string, string> {
+  const record = recordForRequest(NAME, req);
+  const fields: Record<string, unknown> = { model: req.upstreamModel, ...upstreamInput(record, req.params) };
+  documentedBody(NAME, record, { ...fields, image: imageName }, record.edits_input ?? record.input);
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
+}
 
 export function speechRequest(req: UpstreamRequest): Record<string, unknown> {
-  const p = req.params;
-  return {
-    model: req.upstreamModel,
-    input: p.text,
-    voice: p.voice_id ?? DEFAULT_VOICE,
-    response_format: 'mp3',
-    ...(p.speed !== undefined ? { speed: p.speed } : {}),
-  };
+  const record = recordForRequest(NAME, req);
+  return documentedBody(NAME, record, { model: req.upstreamModel, ...upstreamInput(record, withModelDefaults(record, req.params)) });
 }
