@@ -4,8 +4,10 @@ import type { CatalogModel, Modality } from '../catalog/index.js';
  * Provider glossary
  * - adapter: the code that speaks one upstream provider's API (or the simulator).
  * - upstream job: the work as the provider knows it, by the provider's id.
- * - client reference: `gen_…#attempt`, sent with every submission so that a
- *   submission whose answer mmgen lost (timeout, crash) can be found again.
+ * - client reference: `gen_…#attempt`, given with every submission so that a
+ *   submission whose answer mmgen lost (timeout, crash) can be found again
+ *   (sent where the provider keeps one; Replicate's adapter finds by what was
+ *   sent instead; fal's cannot find it: docs/contract-addenda.md).
  * - reconciliation: asking the provider about earlier upstream jobs before
  *   submitting again, so a retry never pays twice.
  */

@@ -45,6 +45,8 @@ export class ReplicateFake extends FakeServer {
   /** The requests refused for breaking their model's documented schema, with why. */
   readonly refused: Array<{ model: string; input: Record<string, unknown>; violations: Violation[] }> = [];
   jobMs: number;
+  /** Predictions a list page holds (Replicate: 100); smaller in tests of paging. */
+  pageSize = 100;
   /** While true, predictions stay `processing` (an upstream that takes its time). */
   hold = false;
   private failNext: string[] = [];
@@ -95,10 +97,7 @@ export class ReplicateFake extends FakeServer {
       const version = { id: record.call.version ?? 'a'.repeat(64), openapi_schema: { openapi: '3.0.2', components: { schemas: { Input: input } } } };
       return { status: 200, body: published[3] ? version : { owner: published[1], name: published[2], latest_version: version } };
     }
-    if (req.method === 'GET' && req.path === '/v1/predictions') {
-      const results = await Promise.all([...this.predictions.values()].reverse().slice(0, 100).map((p) => this.view(p)));
-      return { status: 200, body: { next: null, previous: null, results } };
-    }
+    if (req.method === 'GET' && req.path === '/v1/predictions') return this.list(req);
     const one = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(req.path);
     if (one) {
       const p = this.predictions.get(one[1]!);
@@ -144,6 +143,46 @@ export class ReplicateFake extends FakeServer {
     };
     this.predictions.set(id, p);
     return { status: 201, body: this.viewSync(p) };
+  }
+
+  /**
+   * The documented list (predictions.list): the account's predictions, most
+   * recent first, `pageSize` (Replicate: 100) a page, `next`/`previous` as
+   * URLs carrying an opaque `cursor`, filtered by `created_after` (at or
+   * after) and `created_before` (before), ISO 8601; `source=web` is the only
+   * source filter Replicate takes (API predictions are then left out).
+   */
+  private async list(req: FakeRequest): Promise<Reply> {
+    const bound = (name: string): number | null | 'bad' => {
+      const v = req.query.get(name);
+      if (v === null) return null;
+      const t = Date.parse(v);
+      return Number.isNaN(t) ? 'bad' : t;
+    };
+    const after = bound('created_after');
+    const before = bound('created_before');
+    if (after === 'bad' || before === 'bad') return problem(400, 'Invalid query', '- created_after, created_before: must be ISO 8601 date-times');
+    const source = req.query.get('source');
+    if (source !== null && source !== 'web') return problem(400, 'Invalid query', '- source: must be one of [web]');
+    const cursor = req.query.get('cursor');
+    const offset = cursor === null ? 0 : Number(Buffer.from(cursor, 'base64url').toString('utf8').replace(/^o=/, ''));
+    if (!Number.isInteger(offset) || offset < 0) return problem(400, 'Invalid cursor', 'The cursor is not valid.');
+    // Every prediction here was created through the API: a `source=web` list is empty.
+    const all = (source === 'web' ? [] : [...this.predictions.values()])
+      .filter((p) => (after === null || Date.parse(p.created_at) >= after) && (before === null || Date.parse(p.created_at) < before))
+      .reverse();
+    const page = all.slice(offset, offset + this.pageSize);
+    const link = (at: number) => {
+      const u = new URL(`${this.baseUrl}/predictions`);
+      for (const name of ['created_after', 'created_before']) if (req.query.get(name) !== null) u.searchParams.set(name, req.query.get(name)!);
+      u.searchParams.set('cursor', Buffer.from(`o=${at}`).toString('base64url'));
+      return u.toString();
+    };
+    const results = await Promise.all(page.map((p) => this.view(p)));
+    return {
+      status: 200,
+      body: { next: offset + this.pageSize < all.length ? link(offset + this.pageSize) : null, previous: offset > 0 ? link(Math.max(0, offset - this.pageSize)) : null, results },
+    };
   }
 
   /** Moves a prediction along its timeline; renders its output when it succeeds. */

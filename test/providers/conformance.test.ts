@@ -36,6 +36,10 @@ interface Harness {
   errorBody(status: number, message: string): unknown;
   /** Where the fake's job is held back / released (async providers). */
   hold?(fake: FakeServer, on: boolean): void;
+  /** The provider lists its jobs with what they were sent, so a create whose answer was lost can be found again (docs/contract-addenda.md). */
+  findsLost?: boolean;
+  /** The fake's jobs by id (async providers), to check which one was found. */
+  jobIds?(fake: FakeServer): string[];
 }
 
 const HARNESSES: Harness[] = [
@@ -63,6 +67,8 @@ const HARNESSES: Harness[] = [
     workPath: () => ({ method: 'POST', path: /\/predictions$/ }),
     errorBody: (status, message) => ({ title: 'Error', detail: message, status }),
     hold: (fake, on) => ((fake as ReplicateFake).hold = on),
+    findsLost: true,
+    jobIds: (fake) => [...(fake as ReplicateFake).predictions.keys()],
   },
   {
     provider: 'fal',
@@ -338,14 +344,47 @@ for (const h of HARNESSES) {
         expect(fake.calls(w.method, w.path).length).toBe(submissions);
       });
 
-      it('a submission whose answer is lost is accepted (never resubmitted blindly), and cannot be found by client reference', async () => {
+      it(`a submission whose answer is lost is accepted (never resubmitted blindly), and ${h.findsLost ? 'is' : 'cannot be'} found by client reference`, async () => {
         const req = await requestFor(h.provider, m);
+        const before = new Set(h.jobIds?.(fake));
         fake.misbehave(h.workPath(req), { lose: true });
         const err = await expectProviderError(adapter.submit(req));
         expect(err.opts).toMatchObject({ accepted: true });
         expect(err.canFallBack).toBe(false);
-        expect(await adapter.findByClientRef(req.clientRef)).toBeNull();
+        const found = await adapter.findByClientRef(req.clientRef);
+        if (!h.findsLost) return expect(found).toBeNull();
+        // The job the lost create made, and no other (earlier cases left jobs of the same model behind).
+        const made = h.jobIds!(fake).filter((id) => !before.has(id));
+        expect(made).toHaveLength(1);
+        expect(found).toBe(made[0]);
+        expect((await untilTerminal(adapter, req, { upstreamId: found! })).state).toBe('succeeded');
+        // A reference whose create was answered (or never sent from here) finds nothing, and asks nothing.
+        const calls = fake.calls().length;
+        expect(await adapter.findByClientRef(`${req.clientRef}-never-sent`)).toBeNull();
+        expect(fake.calls().length).toBe(calls);
       });
+
+      if (h.findsLost) {
+        it('a lost create is not confused with a look-alike: the same input answered, or two lost at once, is not adopted', async () => {
+          const req = await requestFor(h.provider, m);
+          // The same input, created with an answer: that prediction is another submission's.
+          const other = await adapter.submit({ ...req, clientRef: `${req.clientRef}-other` });
+          fake.misbehave(h.workPath(req), { lose: true });
+          await expectProviderError(adapter.submit(req));
+          const found = await adapter.findByClientRef(req.clientRef);
+          expect(found).toBeTruthy();
+          expect(found).not.toBe(other.upstreamId);
+          // Two more lost creates of the same input: which is which cannot be told, so neither is adopted
+          // (the one found above is its reference's now, and not a candidate).
+          const twins = [`${req.clientRef}-a`, `${req.clientRef}-b`].map((clientRef) => ({ ...req, clientRef }));
+          for (const twin of twins) {
+            fake.misbehave(h.workPath(req), { lose: true });
+            await expectProviderError(adapter.submit(twin));
+          }
+          for (const twin of twins) expect(await adapter.findByClientRef(twin.clientRef)).toBeNull();
+          expect(await adapter.findByClientRef(req.clientRef)).toBe(found);
+        });
+      }
 
       it('a poll answered with a malformed body is a retryable malformed_response', async () => {
         const req = await requestFor(h.provider, m);
@@ -465,6 +504,40 @@ describe('provider specifics', () => {
       expect(status.error?.message).toMatch(/safety filter blocked/);
       const sent = fake.calls('POST').at(-1)!.json as { input: Record<string, unknown> };
       expect(sent.input).toMatchObject({ output_format: 'png', num_outputs: 1 });
+    } finally {
+      await adapter.close();
+      await fake.close();
+    }
+  });
+
+  it('replicate: a lost create is looked for in the list from just before it was sent, following the cursor two pages deep and no further', async () => {
+    const fake = await new ReplicateFake({ kindOf: kindOfUpstream, jobMs: 10 }).start();
+    fake.pageSize = 2;
+    const adapter = new ReplicateAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, POLICY);
+    try {
+      const lose = async (req: UpstreamRequest) => {
+        fake.misbehave({ method: 'POST', path: /\/predictions$/ }, { lose: true });
+        await expectProviderError(adapter.submit(req));
+        return [...fake.predictions.keys()].at(-1)!;
+      };
+      const newer = async (n: number) => {
+        for (let i = 0; i < n; i++) await adapter.submit(await requestFor('replicate', 'image'));
+      };
+      // Two newer predictions push it to the second page.
+      const first = await requestFor('replicate', 'image');
+      const firstId = await lose(first);
+      await newer(2);
+      const lists = fake.calls('GET', '/v1/predictions').length;
+      expect(await adapter.findByClientRef(first.clientRef)).toBe(firstId);
+      const asked = fake.calls('GET', '/v1/predictions').slice(lists);
+      expect(asked).toHaveLength(2);
+      expect(Date.parse(asked[0]!.query.get('created_after')!)).toBeLessThanOrEqual(Date.now());
+      expect(asked[1]!.query.get('cursor')).toBeTruthy();
+      // Four newer push it to the third page: not looked for there, so not found (mmgen submits again).
+      const second = await requestFor('replicate', 'image');
+      await lose(second);
+      await newer(4);
+      expect(await adapter.findByClientRef(second.clientRef)).toBeNull();
     } finally {
       await adapter.close();
       await fake.close();

@@ -16,7 +16,11 @@ import { appIdOf, endpointCall } from './mapping.js';
  *
  * fal has no client reference on a request, so `findByClientRef` cannot find
  * one whose submit answer was lost; mmgen then submits again (the lost
- * attempt is refunded: the caller still pays once).
+ * attempt is refunded: the caller still pays once). Nothing else finds it
+ * either: `x-fal-*` headers are the gateway's (a caller cannot set the request
+ * id), `fal_webhook` is echoed by no list, and the platform API's request list
+ * (`GET https://api.fal.ai/v1/models/requests/by-endpoint`) holds requests
+ * that ended, not one still queued or running (docs/contract-addenda.md).
  */
 const NAME = 'fal';
 

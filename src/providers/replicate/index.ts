@@ -1,7 +1,8 @@
 import type { ProviderCredentials } from '../types.js';
 import { collectFiles, pickOutputs } from '../files.js';
 import { field, isNonEmptyString, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
-import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../types.js';
+import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';
+import { LostCreates } from './lost-creates.js';
 import { createCall } from './mapping.js';
 
 /**
@@ -14,9 +15,11 @@ import { createCall } from './mapping.js';
  * first (reconciliation). Output URLs expire upstream (an hour for API
  * predictions), so mmgen downloads them at once into its own store.
  *
- * Replicate has no client reference on a prediction, so `findByClientRef`
- * cannot find a prediction whose create answer was lost; mmgen then submits
- * again (the lost attempt is refunded: the caller still pays once).
+ * Replicate has no client reference on a prediction. A prediction whose
+ * create answer was lost is found by what was sent instead (the same model
+ * and input in `GET /v1/predictions`), within the bounds lost-creates.ts
+ * gives; outside them `findByClientRef` finds nothing and mmgen submits again
+ * (the lost attempt is refunded: the caller still pays once).
  */
 const NAME = 'replicate';
 
@@ -36,6 +39,7 @@ export class ReplicateAdapter implements ProviderAdapter {
   readonly name = NAME;
   readonly modalities = ['image', 'video', 'voice', 'music', 'avatar', '3d', 'upscale'] as const;
   private readonly http: UpstreamHttp;
+  private readonly lost = new LostCreates();
 
   constructor(creds: ProviderCredentials, policy?: HttpPolicy) {
     this.http = new UpstreamHttp(NAME, creds.baseUrl, { authorization: `Bearer ${creds.apiKey}` }, REPLICATE_ERRORS, policy);
@@ -44,8 +48,19 @@ export class ReplicateAdapter implements ProviderAdapter {
   async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     if (req.modality === 'chat') throw providerError(NAME, 'bad_request', 'serves no chat models here');
     const call = createCall(req);
-    const res = await this.http.json({ method: 'POST', ...call, creates: true });
-    const id = field(NAME, res.body, 'id', isNonEmptyString, true);
+    // Kept until the answer comes: if it never does, this is how the prediction is recognised (findByClientRef).
+    this.lost.sending(req.clientRef, { model: call.model, version: call.version, input: call.input });
+    let id: string;
+    let res: Awaited<ReturnType<UpstreamHttp['json']>>;
+    try {
+      res = await this.http.json({ method: 'POST', path: call.path, json: call.json, creates: true });
+      id = field(NAME, res.body, 'id', isNonEmptyString, true);
+    } catch (err) {
+      // Refused before anything started: there is no prediction to find.
+      if (!(err instanceof ProviderError && err.opts.accepted)) this.lost.settled(req.clientRef);
+      throw err;
+    }
+    this.lost.settled(req.clientRef, id);
     const status = this.statusOf(res.body, req);
     return status.state === 'queued' || status.state === 'running' ? { upstreamId: id } : { upstreamId: id, status };
   }
@@ -59,8 +74,8 @@ export class ReplicateAdapter implements ProviderAdapter {
     await this.http.json({ method: 'POST', path: `predictions/${encodeURIComponent(upstreamId)}/cancel`, read: true });
   }
 
-  async findByClientRef(): Promise<string | null> {
-    return null;
+  async findByClientRef(clientRef: string): Promise<string | null> {
+    return this.lost.find(this.http, clientRef);
   }
 
   private statusOf(body: unknown, req: UpstreamRequest): UpstreamStatus {
