@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import type { CatalogModel, Modality } from '../catalog/index.js';
+import { speaksFirst, type CatalogModel, type Modality } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
 import { MODALITIES, type ProducedWork } from '../generations/modalities.js';
 import type { GenerationRow } from '../store/generations.js';
@@ -18,7 +18,13 @@ export function requestedUnits(modality: Modality, params: Record<string, unknow
 
 export function priceCredits(model: CatalogModel, mode: Mode, params: Record<string, unknown>): number {
   if (mode === 'test') return 0;
-  return costInCredits(model.unit_cost_usd, requestedUnits(model.modality, params));
+  return costInCredits(model.unit_cost_usd, requestedUnits(model.modality, params)) + speechCredits(model, params);
+}
+
+/** An avatar's speech step (generations/speech-step.ts): its voice model's price for the text, part of the avatar's price. */
+function speechCredits(model: CatalogModel, params: Record<string, unknown>): number {
+  if (!speaksFirst(model, params)) return 0;
+  return costInCredits(model.speech.unit_cost_usd, requestedUnits('voice', { text: params.text }));
 }
 
 /** The actual cost of a finished attempt: the produced units, capped by the reservation. */
@@ -29,5 +35,5 @@ export function actualCredits(
 ): number {
   if (row.mode === 'test') return 0;
   const units = MODALITIES[model.modality].producedUnits?.(produced) ?? requestedUnits(model.modality, row.params);
-  return Math.min(row.price_credits, costInCredits(model.unit_cost_usd, units));
+  return Math.min(row.price_credits, costInCredits(model.unit_cost_usd, units) + speechCredits(model, row.params));
 }

@@ -17,6 +17,11 @@ export interface ModelView {
   status: 'active' | 'delisted';
 }
 
+/** Whether this request to this model is spoken first: an avatar with a speech step (`speech`), given text and no audio. */
+export function speaksFirst(model: CatalogModel, params: Record<string, unknown>): model is CatalogModel & { speech: CatalogModel } {
+  return model.speech !== undefined && typeof params.text === 'string' && params.audio_url === undefined;
+}
+
 /** A model id is derived from its slug, so it is the same on every installation. */
 export function modelId(slug: string): string {
   const digest = createHash('sha256').update(`mmgen-model:${slug}`).digest();
@@ -61,7 +66,13 @@ export class Catalog {
   private current(): CatalogDay {
     const date = this.lifecycle?.today() ?? '';
     if (this.day?.date === date) return this.day;
-    const models = this.base.map((m) => this.onDate(m, date));
+    const dated = this.base.map((m) => this.onDate(m, date));
+    const active = new Map(dated.filter((m) => m.status === 'active').map((m) => [m.slug, m]));
+    // A speech step is offered only while its voice model is served.
+    const models = dated.map((m) => {
+      const speech = m.speech_model ? active.get(m.speech_model) : undefined;
+      return speech ? { ...m, speech } : m;
+    });
     const day: CatalogDay = { date, models, bySlug: new Map(), byId: new Map(), views: new Map() };
     for (const m of models) {
       const id = modelId(m.slug);

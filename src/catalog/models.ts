@@ -160,7 +160,7 @@ export const CATALOG: readonly CatalogModel[] = [
     display_name: 'Ideogram 3.0 Turbo',
     modality: 'image',
     routes: [{ provider: 'replicate', upstream: 'ideogram-ai/ideogram-v3-turbo' }],
-    capabilities: ['text-to-image', 'image-editing', 'text-rendering', 'seed'],
+    capabilities: ['text-to-image', 'text-rendering', 'seed'],
     unit_cost_usd: '0.03',
     status: 'active',
   },
@@ -201,7 +201,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'replicate', upstream: 'kwaivgi/kling-v2.1-master' },
       { provider: 'fal', upstream: 'fal-ai/kling-video/v2.1/master/text-to-video' },
     ],
-    capabilities: ['text-to-video', 'image-to-video', 'negative-prompt'],
+    capabilities: ['text-to-video', 'image-to-video'],
     unit_cost_usd: '0.28',
     status: 'active',
   },
@@ -213,7 +213,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'fal', upstream: 'fal-ai/kling-video/v2.5-turbo/pro/text-to-video' },
       { provider: 'replicate', upstream: 'kwaivgi/kling-v2.5-turbo-pro' },
     ],
-    capabilities: ['text-to-video', 'image-to-video', 'negative-prompt'],
+    capabilities: ['text-to-video', 'image-to-video'],
     unit_cost_usd: '0.07',
     status: 'active',
   },
@@ -225,7 +225,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'replicate', upstream: 'google/veo-3.1' },
       { provider: 'fal', upstream: 'fal-ai/veo3.1' },
     ],
-    capabilities: ['text-to-video', 'image-to-video', 'native-audio', 'negative-prompt', 'seed'],
+    capabilities: ['text-to-video', 'image-to-video', 'native-audio', 'seed'],
     unit_cost_usd: '0.4', // with audio
     status: 'active',
   },
@@ -237,7 +237,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'replicate', upstream: 'google/veo-3.1-fast' },
       { provider: 'fal', upstream: 'fal-ai/veo3.1/fast' },
     ],
-    capabilities: ['text-to-video', 'image-to-video', 'native-audio', 'negative-prompt', 'seed'],
+    capabilities: ['text-to-video', 'image-to-video', 'native-audio', 'seed'],
     unit_cost_usd: '0.15', // with audio
     status: 'active',
   },
@@ -270,7 +270,7 @@ export const CATALOG: readonly CatalogModel[] = [
     display_name: 'Wan 2.2 A14B',
     modality: 'video',
     routes: [{ provider: 'fal', upstream: 'fal-ai/wan/v2.2-a14b/text-to-video' }],
-    capabilities: ['text-to-video', 'negative-prompt', 'seed'],
+    capabilities: ['text-to-video', 'seed'],
     unit_cost_usd: '0.08', // 720p
     status: 'active',
   },
@@ -436,7 +436,7 @@ export const CATALOG: readonly CatalogModel[] = [
     display_name: 'ElevenLabs Eleven Music',
     modality: 'music',
     routes: [{ provider: 'elevenlabs', upstream: 'music_v1' }],
-    capabilities: ['text-to-music', 'vocals', 'lyrics', 'instrumental'],
+    capabilities: ['text-to-music', 'vocals', 'instrumental'],
     unit_cost_usd: '0.01', // ≈ $0.60 per minute
     status: 'active',
   },
@@ -448,7 +448,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'replicate', upstream: 'google/lyria-2' },
       { provider: 'fal', upstream: 'fal-ai/lyria2' },
     ],
-    capabilities: ['text-to-music', 'instrumental', 'negative-prompt'],
+    capabilities: ['text-to-music', 'instrumental'],
     unit_cost_usd: '0.002', // $2 per 1,000 seconds
     status: 'active',
   },
@@ -502,6 +502,8 @@ export const CATALOG: readonly CatalogModel[] = [
   },
 
   // ──────────────────────── avatar (per second of output) ────────────────────────
+  // The audio-driven ones take a portrait and speech; a text request is spoken first by their `speech_model`
+  // (ElevenLabs' turbo voice: routed to ElevenLabs and to fal, the avatars' own provider).
   {
     slug: 'omnihuman',
     display_name: 'ByteDance OmniHuman',
@@ -510,6 +512,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'replicate', upstream: 'bytedance/omni-human' },
       { provider: 'fal', upstream: 'fal-ai/bytedance/omnihuman' },
     ],
+    speech_model: 'eleven-turbo-v2.5',
     capabilities: ['talking-head', 'lipsync', 'audio-driven'],
     unit_cost_usd: '0.14',
     status: 'active',
@@ -519,6 +522,7 @@ export const CATALOG: readonly CatalogModel[] = [
     display_name: 'ByteDance OmniHuman 1.5',
     modality: 'avatar',
     routes: [{ provider: 'fal', upstream: 'fal-ai/bytedance/omnihuman/v1.5' }],
+    speech_model: 'eleven-turbo-v2.5',
     capabilities: ['talking-head', 'lipsync', 'audio-driven'],
     unit_cost_usd: '0.16',
     status: 'active',
@@ -528,6 +532,7 @@ export const CATALOG: readonly CatalogModel[] = [
     display_name: 'Kling AI Avatar (Standard)',
     modality: 'avatar',
     routes: [{ provider: 'fal', upstream: 'fal-ai/kling-video/v1/standard/ai-avatar' }],
+    speech_model: 'eleven-turbo-v2.5',
     capabilities: ['talking-head', 'lipsync', 'audio-driven'],
     unit_cost_usd: '0.0562',
     status: 'active',
@@ -537,6 +542,7 @@ export const CATALOG: readonly CatalogModel[] = [
     display_name: 'VEED Fabric 1.0',
     modality: 'avatar',
     routes: [{ provider: 'fal', upstream: 'veed/fabric-1.0' }],
+    speech_model: 'eleven-turbo-v2.5',
     capabilities: ['talking-head', 'lipsync', 'audio-driven'],
     unit_cost_usd: '0.08', // 480p
     status: 'active',
@@ -783,7 +789,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'replicate', upstream: 'recraft-ai/recraft-crisp-upscale' },
       { provider: 'fal', upstream: 'fal-ai/recraft/upscale/crisp' },
     ],
-    capabilities: ['upscale-2x', 'upscale-4x'],
+    capabilities: ['upscale-2x'],
     unit_cost_usd: '0.006',
     status: 'active',
   },

@@ -46,6 +46,13 @@ export interface CatalogModel {
   /** US dollars per unit, as an exact decimal string, e.g. "0.003" or "0.00001". */
   unit_cost_usd: string;
   status: 'active' | 'delisted';
+  /**
+   * An audio-driven avatar model: the voice model (slug) that speaks a text request's `text` first, so the avatar
+   * gets the audio it needs (generations/speech-step.ts).
+   */
+  speech_model?: string;
+  /** The `speech_model` as served today, when it is (linked by the catalog; absent while that model is delisted). */
+  speech?: CatalogModel;
   /** Routes no longer served because their upstream shut down (the catalog's date is past it); kept for `deprecation`. */
   retired_routes?: ModelRoute[];
   /** Set when the model was delisted because every upstream it was routed to shut down (the last shutdown date). */

@@ -32,6 +32,8 @@ export interface ComparisonChild {
   model: string;
   prompt: string | null;
   params: Record<string, unknown>;
+  /** The fields the client sent (the others are defaults), as for a generation of its own. */
+  sent?: ReadonlySet<string> | undefined;
 }
 
 export function assertPlanWidth(plan: Plan, count: number): void {
@@ -55,7 +57,7 @@ export async function createComparison(
     c.children.map((child) =>
       prepareGeneration(deps, principal, {
         modality: c.modality, model: child.model, prompt: child.prompt, params: child.params,
-        simulate: c.simulate, cache: false, image: c.image, comparisonId: id,
+        simulate: c.simulate, cache: false, image: c.image, comparisonId: id, sent: child.sent,
       }),
     ),
   );

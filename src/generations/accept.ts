@@ -42,6 +42,8 @@ export interface CreateGenerationInput {
   early?: EarlyDispatch | undefined;
   /** The request's Idempotency-Key claim, which the acceptance names the generation on (store/idempotency.ts). */
   claim?: IdempotencyClaim | undefined;
+  /** The fields the client sent itself (the others are defaults): a route that does not take one cannot serve it. */
+  sent?: ReadonlySet<string> | undefined;
 }
 
 /** A request whose claim went to another request (its node was judged dead meanwhile) must accept nothing. */
@@ -60,10 +62,23 @@ function cacheKeyOf(modelSlug: string, params: Record<string, unknown>): string 
   return createHash('sha256').update(`${modelSlug}\n${canonical}`).digest('hex');
 }
 
+/**
+ * What a generation keeps from its request beside its params, for the runner: the stored input image (and the
+ * caller's URL of it, for a provider that takes a URL but no long data URI), and the fields the client sent, so
+ * that a fallback goes only to a route that takes them (demandOf).
+ */
+function acceptedResult(inputBlob: string | undefined, input: CreateGenerationInput): Record<string, unknown> | null {
+  const result: Record<string, unknown> = {};
+  if (inputBlob) result.input_blob = inputBlob;
+  if (inputBlob && input.image?.url) result.input_url = input.image.url;
+  if (input.sent) result.sent_fields = [...input.sent].filter((f) => f in input.params).sort();
+  return Object.keys(result).length > 0 ? result : null;
+}
+
 /** Resolves the model and provider (404/410/400/503 before anything is written) and prices the request. */
 export async function prepareGeneration(deps: AcceptPorts, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
   const model = deps.catalog.resolve(input.model, input.modality);
-  const { adapter } = deps.providers.choose(principal.mode, model);
+  const { adapter } = deps.providers.choose(principal.mode, model, { params: input.params, sent: input.sent ?? null, image: input.image !== undefined });
   if (input.simulate && !deps.providers.simulates(principal.mode)) {
     // A live request to a real provider cannot be steered; ignoring the field would charge for a "simulated" failure.
     throw new ApiError('parameter_invalid', '`simulate` steers the built-in simulator only (test keys, or MMGEN_SIMULATE_PROVIDERS=1); this request goes to a real provider.', 'simulate');
@@ -82,8 +97,7 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
     price: priceCredits(model, principal.mode, input.params),
     cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
     provider: adapter.name,
-    // The caller's image URL is kept beside the stored bytes, for a provider that takes a URL but no long data URI.
-    result: inputBlob ? { input_blob: inputBlob, ...(input.image?.url ? { input_url: input.image.url } : {}) } : null,
+    result: acceptedResult(inputBlob, input),
     comparisonId: input.comparisonId ?? null,
     image: input.image,
   };
@@ -234,7 +248,7 @@ export async function submitGeneration(
   b: Record<string, unknown>,
   prompt: string | null,
   imageRule?: 'optional' | 'required',
-  extra: Pick<CreateGenerationInput, 'early' | 'claim'> = {},
+  extra: Pick<CreateGenerationInput, 'early' | 'claim' | 'sent'> = {},
 ): Promise<GenerationRow> {
   const { model, simulate, cache, ...params } = b as { model: string; simulate?: SimulateOptions; cache?: boolean } & Record<string, unknown>;
   deps.catalog.resolve(model, modality);

@@ -6,7 +6,7 @@ import { finishFailed, finishSucceeded } from './finish.js';
 import { watchRun } from './run-watch.js';
 import type { GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
-import { upstreamRequest } from './upstream-request.js';
+import { demandOf, upstreamRequest } from './upstream-request.js';
 
 export type RunStreamPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
 
@@ -28,7 +28,7 @@ export async function runStreamed(deps: RunStreamPorts, accepted: GenerationRow,
   }
   const req = await upstreamRequest(deps, g);
   // The routes in order, the one the generation was accepted with first: a provider that fails before its first byte hands over to the next.
-  const routes = deps.providers.routes(g.mode, req.model, g.provider);
+  const routes = deps.providers.routes(g.mode, req.model, g.provider, demandOf(g));
   // No polls here to notice a cancel between: the watch looks every 250 ms and aborts the upstream stream.
   const watch = watchRun(deps, g.id, { ms: 250, attempt: g.attempt });
   let final: Extract<ChatStreamChunk, { type: 'done' }> | undefined;

@@ -8,7 +8,8 @@ import { deleteJobIfTerminal } from '../store/jobs.js';
 import { watchRun, type RunWatch } from './run-watch.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
-import { clientRef, upstreamModelFor, upstreamRequest } from './upstream-request.js';
+import { clientRef, demandOf, upstreamModelFor, upstreamRequest } from './upstream-request.js';
+import { withSpeech } from './speech-step.js';
 
 export type RunPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'lifecycle' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
 
@@ -53,12 +54,12 @@ async function submitWithFallback(
   req: UpstreamRequest,
   early?: ReturnType<EarlyDispatch['take']>,
 ): Promise<Placement & { upstreamId: string; status?: UpstreamStatus | undefined }> {
-  const routes = deps.providers.routes(g.mode, req.model, g.provider);
+  const routes = deps.providers.routes(g.mode, req.model, g.provider, demandOf(g));
   // The first route's call may already be under way, started alongside the reservation; routed elsewhere after all
   // (or nowhere), it must not run on.
   const head = early && routes[0]?.adapter === early.adapter ? early : null;
   if (early && !head) early.abort.abort();
-  if (routes.length === 0) throw new ProviderError('No provider for this model is configured on this node.', { kind: 'authentication', retryable: false, accepted: false, origin: 'gateway' });
+  if (routes.length === 0) throw new ProviderError('No provider configured on this node takes this generation (its model, and the fields it was sent with).', { kind: 'authentication', retryable: false, accepted: false, origin: 'gateway' });
   return firstRouteThatTakes(
     deps,
     g.id,
@@ -109,7 +110,7 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
   if (g.runner_node !== deps.nodeId) {
     await setRunnerNode(deps.db, g.id, deps.nodeId);
   }
-  const baseReq = await upstreamRequest(deps, g);
+  let baseReq = await upstreamRequest(deps, g);
 
   let upstreamId = g.upstream_id;
   let placement: Placement;
@@ -118,6 +119,12 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
     if (!adapter) return finishFailed(deps, g, `The provider '${g.provider}' is not configured on this node.`);
     placement = { adapter, req: baseReq };
   } else {
+    try {
+      baseReq = await withSpeech(deps, g, baseReq);
+    } catch (err) {
+      if (!(err instanceof ProviderError)) throw err;
+      return finishFailed(deps, g, `The speech step before the avatar failed: ${err.message}.`);
+    }
     const adopted = fresh ? null : await reconcile(deps, g, baseReq);
     if (adopted) {
       placement = adopted;

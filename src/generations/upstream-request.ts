@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps.js';
 import { probeImage } from '../media/index.js';
+import type { RouteDemand } from '../providers/parameters.js';
 import type { UpstreamRequest } from '../providers/types.js';
 import type { GenerationRow } from './model.js';
 
@@ -34,6 +35,13 @@ export async function upstreamRequest(deps: UpstreamRequestPorts, g: GenerationR
     }
   }
   return requestFor(model, g, upstreamModelFor(model, g.provider), image);
+}
+
+/** What a generation's request carries, for choosing the routes that take it (providers/parameters.ts, routeRefusal). */
+export function demandOf(g: Pick<GenerationRow, 'params' | 'result'>): RouteDemand {
+  const { simulate: _steers, ...params } = g.params as Record<string, unknown>;
+  const sent = g.result?.sent_fields;
+  return { params, sent: Array.isArray(sent) ? new Set(sent) : null, image: typeof g.result?.input_blob === 'string' };
 }
 
 /** The model's name on a provider's route (the primary route's name for the simulator). */

@@ -26,10 +26,21 @@ const NO_QUERY = Type.Object({}, { additionalProperties: false });
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** The body's top-level fields as the client sent them, before the schema fills in defaults: a model is held to what was sent (enforceParameters). */
+    sentFields: ReadonlySet<string> | null;
   }
   interface FastifyContextConfig {
     def?: RouteDef;
   }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The field names of a JSON body before validation (see FastifyRequest.sentFields). */
+function sentFieldsOf(body: unknown): ReadonlySet<string> | null {
+  return isPlainObject(body) ? new Set(Object.keys(body)) : null;
 }
 
 /** Maps anything thrown while serving a request to the contract's error table. */
@@ -129,6 +140,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 
   app.decorateRequest('principal', null);
+  app.decorateRequest('sentFields', null);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -178,6 +190,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   // A body-less POST counts as {} so that required fields are reported by name.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    request.sentFields = sentFieldsOf(request.body);
   });
   // After schema validation (so an unknown or mistyped field is reported as such first), before the
   // idempotency fingerprint and the handler: text PostgreSQL cannot store, and bodies nested too deep.

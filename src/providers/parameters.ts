@@ -1,16 +1,17 @@
-import type { CatalogModel } from '../catalog/index.js';
-import { IMAGE_FIELD, propertyAt, takesImage } from './upstream-input.js';
+import type { CatalogModel, ModelRoute } from '../catalog/index.js';
+import { IMAGE_FIELD, mappedFields, propertyAt, takesImage } from './upstream-input.js';
 import { upstreamModel, type PropertySchema, type UpstreamModelRecord } from './upstream-models.js';
 
 /**
  * A model's `parameters` (contract §3a): the JSON Schema of the modality
  * fields this model accepts, with its own enums, ranges, defaults and
  * required fields, derived from the records of its routes
- * (docs/upstream-models.md). A request that passes it is one every route's
- * provider documents, so a fallback never meets a refusal the first route
- * would not have; what a route's record does not map, the model does not
- * take. Routes whose bodies are built in code (OpenAI, Anthropic,
- * ElevenLabs: records without a map) restrict nothing here.
+ * (docs/upstream-models.md). A field or value is allowed when some route's
+ * provider documents it (union), so no route's capability is lost to
+ * another's; each request is then served only by the routes that take it
+ * (routeRefusal, applied by the registry at acceptance and at every
+ * fallback). What no route's record maps, the model does not take. Routes
+ * whose bodies are built in code (records without a map) restrict nothing.
  */
 export interface JsonSchemaObject {
   type: 'object';
@@ -78,7 +79,7 @@ function routeLimits(record: UpstreamModelRecord, field: string): { taken: false
   return { taken: true, limits, required };
 }
 
-/** Narrows a field's schema by a route's limits (intersection: the field must suit every route). */
+/** Narrows a field's schema by limits (the modality's own limits stand; the routes' can only tighten them). */
 function narrow(schema: PropertySchema, limits: PropertySchema): PropertySchema {
   const out = { ...schema };
   if (limits.enum) out.enum = out.enum ? out.enum.filter((v) => limits.enum!.includes(v)) : [...limits.enum];
@@ -89,57 +90,78 @@ function narrow(schema: PropertySchema, limits: PropertySchema): PropertySchema 
   return out;
 }
 
-/** The records of a model's routes that build requests from a map (Replicate and fal). */
-function mappingRecords(model: CatalogModel): UpstreamModelRecord[] {
-  return model.routes
-    .map((r) => upstreamModel(r.provider, r.upstream))
-    .filter((r): r is UpstreamModelRecord => r !== undefined && Object.keys(r.map).length > 0);
+/**
+ * The widest of several routes' limits on one field (union): a value is
+ * allowed if some route takes it. A route without a limit leaves the field
+ * unlimited there.
+ */
+function widest(all: PropertySchema[]): PropertySchema {
+  const out: PropertySchema = {};
+  if (all.every((l) => l.enum)) out.enum = [...new Set(all.flatMap((l) => l.enum!))];
+  if (all.every((l) => typeof l.minimum === 'number')) out.minimum = Math.min(...all.map((l) => l.minimum!));
+  if (all.every((l) => typeof l.maximum === 'number')) out.maximum = Math.max(...all.map((l) => l.maximum!));
+  if (all.every((l) => typeof l.maxLength === 'number')) out.maxLength = Math.max(...all.map((l) => l.maxLength!));
+  return out;
+}
+
+/** The records of a model's routes, in order; undefined for a route without one (the catalog test forbids that). */
+function routeRecords(model: CatalogModel): Array<UpstreamModelRecord | undefined> {
+  return model.routes.map((r) => upstreamModel(r.provider, r.upstream));
+}
+
+/** Whether a record builds its request from a map (Replicate, fal); one built in code (an empty map) restricts nothing. */
+function maps(record: UpstreamModelRecord | undefined): record is UpstreamModelRecord {
+  return record !== undefined && Object.keys(record.map).length > 0;
+}
+
+/** Whether the record (its own endpoint, not a sibling) needs an input image. */
+function needsImage(record: UpstreamModelRecord): boolean {
+  const spec = record.map[IMAGE_FIELD];
+  if (!spec || record.call.without_image) return false;
+  const to = (typeof spec === 'string' ? spec : spec.to).split('.')[0]!;
+  return ((record.input as { required?: string[] }).required ?? []).includes(to);
 }
 
 const cache = new Map<string, JsonSchemaObject>();
 
-/** The model's parameters, from the modality's request schema (a JSON Schema object) narrowed by its routes. */
-export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaObject): JsonSchemaObject {
-  const cached = cache.get(model.slug);
+/**
+ * The model's parameters, from the modality's request schema (a JSON Schema
+ * object) and its routes: a field is taken, and a value allowed, when some
+ * route takes it (union); which route serves a request is then chosen by
+ * what it carries (routeRefusal). A field is required when every route
+ * requires it.
+ */
+export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaObject, speech?: SpeechStep): JsonSchemaObject {
+  // The routes change with the catalog's date (lifecycle.ts): they are part of the key.
+  const key = `${model.slug}\n${model.routes.map((r) => `${r.provider}:${r.upstream}`).join(',')}\n${speech?.slug ?? ''}`;
+  const cached = cache.get(key);
   if (cached) return cached;
-  const records = mappingRecords(model);
+  const records = routeRecords(model);
+  const unrestricted = !records.every(maps);
+  const mapping = records.filter(maps);
   const properties: Record<string, PropertySchema> = {};
   const required = new Set(modalitySchema.required ?? []);
   for (const [field, schema] of Object.entries(modalitySchema.properties)) {
-    if (OWN_FIELDS.has(field) || records.length === 0) {
+    if (OWN_FIELDS.has(field) || unrestricted) {
       properties[field] = schema;
       continue;
     }
-    const imageField = IMAGE_REQUEST_FIELDS.includes(field);
-    let out: PropertySchema | null = { ...schema };
-    for (const record of records) {
-      if (imageField) {
-        // A text-only sibling serves requests without an image; the record itself says whether it takes one.
-        if (!takesImage(record)) out = null;
-        continue;
-      }
-      const r = routeLimits(record, field);
-      if (!r.taken) {
-        out = null;
-        break;
-      }
-      out = narrow(out!, r.limits);
-      if (r.required && out.default === undefined) required.add(field);
+    if (IMAGE_REQUEST_FIELDS.includes(field)) {
+      // A text-only sibling serves requests without an image; the record itself says whether it takes one.
+      if (mapping.some(takesImage)) properties[field] = schema;
+      continue;
     }
-    if (!out) {
+    const taking = mapping.map((record) => routeLimits(record, field)).filter((r) => r.taken);
+    if (taking.length === 0) {
       required.delete(field);
       continue;
     }
-    const own = records.map((r) => r.defaults?.[field]).find((v) => v !== undefined);
+    const out = narrow(schema, widest(taking.map((r) => r.limits)));
+    const own = mapping.map((r) => r.defaults?.[field]).find((v) => v !== undefined);
     if (own !== undefined) out.default = own;
+    if (taking.length === mapping.length && taking.every((r) => r.required) && out.default === undefined) required.add(field);
     properties[field] = out;
   }
-  const imageRequired = records.length > 0 && records.every((r) => {
-    const spec = r.map[IMAGE_FIELD];
-    if (!spec || r.call.without_image) return false;
-    const to = (typeof spec === 'string' ? spec : spec.to).split('.')[0]!;
-    return ((r.input as { required?: string[] }).required ?? []).includes(to);
-  });
   const schema: JsonSchemaObject = {
     ...modalitySchema,
     type: 'object',
@@ -147,12 +169,108 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
     required: [...required].filter((f) => f in properties),
     additionalProperties: false,
   };
-  if (imageRequired && IMAGE_REQUEST_FIELDS.some((f) => f in properties)) {
+  if (!unrestricted && mapping.every(needsImage) && IMAGE_REQUEST_FIELDS.some((f) => f in properties)) {
     schema['x-mmgen-image'] = 'required';
   }
+  if (speech) withSpeechStep(schema, modalitySchema, speech);
   if (schema.required!.length === 0) delete schema.required;
-  cache.set(model.slug, schema);
+  cache.set(key, schema);
   return schema;
+}
+
+/** An audio-driven avatar's speech step: the voice model that speaks a text request first, and its parameters. */
+export interface SpeechStep {
+  slug: string;
+  parameters: JsonSchemaObject;
+}
+
+/** The request fields an avatar's speech step takes instead of the avatar model (the speech fields). */
+export const SPEECH_FIELDS = ['text', 'voice_id'] as const;
+
+/**
+ * An audio-driven avatar with a speech step also takes `text` and `voice_id`, as its voice model does (its limits,
+ * its voices), and then needs no `audio_url`: one of the two is required, which the modality's check says.
+ */
+function withSpeechStep(schema: JsonSchemaObject, modalitySchema: JsonSchemaObject, speech: SpeechStep): void {
+  for (const field of SPEECH_FIELDS) {
+    const own = modalitySchema.properties[field];
+    const voice = speech.parameters.properties[field];
+    if (own && voice) schema.properties[field] = narrow(own, voice);
+  }
+  schema.required = schema.required!.filter((f) => f !== 'audio_url');
+  schema['x-mmgen-speech'] = speech.slug;
+}
+
+/**
+ * What an avatar route must take of a request whose text its speech step speaks: the audio it is given instead
+ * of the speech fields. Any other request, unchanged.
+ */
+export function avatarRouteDemand(model: CatalogModel, demand: RouteDemand): RouteDemand {
+  if (!model.speech || typeof demand.params.text !== 'string' || demand.params.audio_url !== undefined) return demand;
+  const params: Record<string, unknown> = { ...demand.params, audio_url: 'speech' };
+  for (const field of SPEECH_FIELDS) delete params[field];
+  const sent = demand.sent ? new Set([...demand.sent].filter((f) => !(SPEECH_FIELDS as readonly string[]).includes(f))) : null;
+  return { ...demand, params, sent };
+}
+
+/** What a route must take to serve a request. */
+export interface RouteDemand {
+  /** The request's fields as accepted (the model's and the modality's defaults filled in). */
+  params: Record<string, unknown>;
+  /** The fields the client sent itself; null when not known (a generation accepted before this was kept). */
+  sent: ReadonlySet<string> | null;
+  /** Whether the request carries an input image. */
+  image: boolean;
+}
+
+/** Why a route cannot serve a request: the field, and what the route documents. */
+export interface RouteRefusal {
+  param: string;
+  message: string;
+}
+
+function allows(limits: PropertySchema, value: unknown): boolean {
+  if (limits.enum && !limits.enum.includes(value as never)) return false;
+  if (typeof value === 'number') {
+    if (typeof limits.minimum === 'number' && value < limits.minimum) return false;
+    if (typeof limits.maximum === 'number' && value > limits.maximum) return false;
+  }
+  if (typeof value === 'string' && typeof limits.maxLength === 'number' && [...value].length > limits.maxLength) return false;
+  return true;
+}
+
+/**
+ * Why this route cannot serve the request, or null if it can: it does not
+ * take an input image the request carries, or needs one it lacks; it does not
+ * take a field the client sent; a value is outside what it documents; or a
+ * field it requires is missing. A field the client did not send and the route
+ * does not take is simply not sent (a default of the modality, such as
+ * `num_outputs: 1`, is what the route does anyway).
+ */
+export function routeRefusal(route: ModelRoute, demand: RouteDemand): RouteRefusal | null {
+  const own = upstreamModel(route.provider, route.upstream);
+  if (!maps(own)) return null;
+  const siblingId = demand.image ? own.call.with_image : own.call.without_image;
+  const record = (siblingId && upstreamModel(route.provider, siblingId)) || own;
+  const where = `${route.provider} (${record.upstream})`;
+  const mapped = mappedFields(record);
+  if (demand.image && !mapped.has(IMAGE_FIELD)) return { param: 'upload_id', message: `${where} takes no input image` };
+  if (!demand.image && needsImage(record)) return { param: 'upload_id', message: `${where} needs an input image` };
+  for (const [field, value] of Object.entries(demand.params)) {
+    if (OWN_FIELDS.has(field) || IMAGE_REQUEST_FIELDS.includes(field) || value === undefined || value === null) continue;
+    const r = routeLimits(record, field);
+    if (!r.taken) {
+      if (demand.sent?.has(field)) return { param: field, message: `${where} does not take ${field}` };
+      continue;
+    }
+    if (!allows(r.limits, value)) return { param: field, message: `${where} does not take ${field} = ${JSON.stringify(value)}` };
+  }
+  for (const field of mapped) {
+    if (field === IMAGE_FIELD || demand.params[field] !== undefined) continue;
+    const r = routeLimits(record, field);
+    if (r.taken && r.required) return { param: field, message: `${where} requires ${field}` };
+  }
+  return null;
 }
 
 /** When a model stops being served upstream, from its routes' records (docs/upstream-models.md, `lifecycle`). */

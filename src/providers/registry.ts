@@ -1,4 +1,5 @@
-import type { CatalogModel } from '../catalog/index.js';
+import type { CatalogModel, ModelRoute } from '../catalog/index.js';
+import { avatarRouteDemand, routeRefusal, type RouteDemand } from './parameters.js';
 import type { Config } from '../config.js';
 import type { Mode } from '../domain/access.js';
 import { ApiError } from '../errors.js';
@@ -83,15 +84,23 @@ export class ProviderRegistry {
    * Every route that may serve a new request for the model in this mode, in
    * the order they are tried: `preferred` (the provider a generation was
    * accepted with) first, then the catalog's order. Routes whose provider has
-   * no credentials are left out; open circuits are not (the adapter refuses
-   * them at once, and the next route is tried).
+   * no credentials are left out, and so are routes that do not take what the
+   * request carries (`demand`: parameters.ts, routeRefusal); open circuits
+   * are not (the adapter refuses them at once, and the next route is tried).
+   * The simulator plays the first route that takes the request, so test keys
+   * are held to the same routes as live ones.
    */
-  routes(mode: Mode, model: CatalogModel, preferred?: string | null): Route[] {
-    if (this.simulates(mode)) return [{ adapter: this.simulator, upstreamModel: model.routes[0].upstream }];
+  routes(mode: Mode, model: CatalogModel, preferred?: string | null, demand?: RouteDemand): Route[] {
+    const d = demand && avatarRouteDemand(model, demand);
+    const takes = (r: ModelRoute) => !d || routeRefusal(r, d) === null;
+    if (this.simulates(mode)) {
+      const played = model.routes.find(takes);
+      return played ? [{ adapter: this.simulator, upstreamModel: played.upstream }] : [];
+    }
     const routes: Route[] = [];
     for (const r of model.routes) {
       const adapter = this.adapters.get(r.provider);
-      if (adapter && adapter !== this.simulator && adapter.modalities.includes(model.modality)) routes.push({ adapter, upstreamModel: r.upstream });
+      if (adapter && adapter !== this.simulator && adapter.modalities.includes(model.modality) && takes(r)) routes.push({ adapter, upstreamModel: r.upstream });
     }
     const first = routes.findIndex((r) => r.adapter.name === preferred);
     if (first > 0) routes.unshift(...routes.splice(first, 1));
@@ -100,11 +109,13 @@ export class ProviderRegistry {
 
   /**
    * The route a new generation is accepted with: the first whose provider is
-   * configured and whose circuit is not open. None configured, or every
-   * circuit open: 503 provider_unavailable, before anything is reserved.
+   * configured, which takes the request, and whose circuit is not open. Routes
+   * configured but none taking the request: 400 naming the field the first
+   * one refuses. None configured, or every circuit open: 503
+   * provider_unavailable. All before anything is reserved.
    */
-  choose(mode: Mode, model: CatalogModel): Route {
-    const routes = this.routes(mode, model);
+  choose(mode: Mode, model: CatalogModel, demand?: RouteDemand): Route {
+    const routes = this.routes(mode, model, undefined, demand);
     const available = routes.find((r) => this.breakers.get(r.adapter.name)?.isAvailable() ?? true);
     if (available) return available;
     if (routes.length > 0) {
@@ -114,6 +125,16 @@ export class ProviderRegistry {
         `Every provider of '${model.slug}' (${routes.map((r) => r.adapter.name).join(', ')}) is failing; mmgen stopped sending to them for now. Try again shortly.`,
         'model',
       ).withHeader('Retry-After', String(Math.max(1, Math.ceil(wait / 1000))));
+    }
+    const configured = this.simulates(mode) ? model.routes : model.routes.filter((r) => this.adapters.has(r.provider));
+    const refusal = demand && configured.length > 0 ? routeRefusal(configured[0]!, avatarRouteDemand(model, demand)) : null;
+    if (refusal) {
+      const others = configured.length > 1 ? `, and no other route ${this.simulates(mode) ? '' : 'configured here '}takes it either` : '';
+      throw new ApiError(
+        'parameter_invalid',
+        `'${model.slug}' cannot serve this request: ${refusal.message}${others}. GET /v1/models/${model.slug} lists its parameters.`,
+        refusal.param,
+      );
     }
     throw new ApiError(
       'provider_unavailable',

@@ -151,7 +151,12 @@ describe('the dashboard in a browser [pglite]', () => {
   it('runs an asynchronous video and follows it live through the event stream until it completes', async () => {
     await page.getByRole('group', { name: 'Modality' }).getByRole('button', { name: 'Video' }).click();
     await page.locator('#pg-prompt').fill('waves at night');
-    await page.locator('#pg-duration_s').fill('2');
+    // The form shows the chosen model's own parameters: Kling (the first) takes 5 or 10 s, offered as a select…
+    const klingDurations = await page.locator('select#pg-duration_s option').allTextContents();
+    expect(klingDurations.filter((t) => /^\d+$/.test(t.trim()))).toEqual(['5', '10']);
+    // …and Wan takes any length up to 10 s, typed.
+    await page.locator('#pg-model').selectOption('wan-2.2');
+    await page.locator('input#pg-duration_s').fill('2');
     await page.getByText('Simulator', { exact: true }).click();
     await page.locator('#pg-sim-delay_ms').fill('1500');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
@@ -202,7 +207,7 @@ describe('the dashboard in a browser [pglite]', () => {
   });
 
   it('shows a 3D mesh in <model-viewer>', async () => {
-    const created = await api()('POST', '/v1/three-d', { key: org.test, body: { model: 'trellis', prompt: 'a teapot' } });
+    const created = await api()('POST', '/v1/three-d', { key: org.test, body: { model: 'rodin', prompt: 'a teapot' } });
     expect(created.status).toBe(202);
     await expect.poll(async () => (await api()('GET', `/v1/generations/${created.body.id}`, { key: org.test })).body.status, { timeout: 20_000 }).toBe('succeeded');
     await page.goto(`${s.url}/dashboard/generations/${created.body.id}`);
@@ -217,7 +222,7 @@ describe('the dashboard in a browser [pglite]', () => {
   it('cancels a running generation and retries a failed one from their pages', async () => {
     const slow = await api()('POST', '/v1/videos', {
       key: org.test,
-      body: { model: 'kling-v2.1-master', prompt: 'a very slow video', duration_s: 1, simulate: { delay_ms: 60_000 } },
+      body: { model: 'wan-2.2', prompt: 'a very slow video', duration_s: 1, simulate: { delay_ms: 60_000 } },
     });
     expect(slow.status).toBe(202);
     await page.goto(`${s.url}/dashboard/generations/${slow.body.id}`);
@@ -327,7 +332,7 @@ describe('the dashboard in a browser [pglite]', () => {
     await page.getByRole('button', { name: 'By model' }).click();
     const byModel = (await api()('GET', '/v1/usage?group_by=model', { key: org.test })).body.data as { key: string }[];
     await expect.poll(() => table.locator('tbody tr').count()).toBe(byModel.length);
-    expect(await table.locator('tbody').textContent()).toContain('kling');
+    expect(await table.locator('tbody').textContent()).toContain('wan-2.2');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^mmgen-usage-test-by-model-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r\n/);

@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { TEST_CATALOG_DATE } from './server.js';
+import { TEST_CATALOG_DATE } from './catalog.js';
 
 /** Real `mmgen` processes, for tests about what crosses a process boundary (CLI, locks, several nodes). */
 export const BIN = join(process.cwd(), 'bin', 'mmgen');

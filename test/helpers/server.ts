@@ -13,14 +13,11 @@ import { runtimeOn, startServer, type Runtime } from '../../src/main.js';
 import { PGliteDb, PostgresDb, type Db } from '../../src/store/db.js';
 import { withDatabase } from './global-setup.js';
 import { PGLITE_TEMPLATE } from './paths.js';
+import { TEST_CATALOG_DATE } from './catalog.js';
 
 export type BackendName = 'pglite' | 'postgres';
 
-/**
- * The date test servers serve the catalog as of (MMGEN_CATALOG_DATE): upstream shutdowns recorded for later dates
- * do not delist models under the tests as the calendar moves on. Tests of the lifecycle set their own.
- */
-export const TEST_CATALOG_DATE = '2026-11-24';
+export { TEST_CATALOG_DATE } from './catalog.js';
 
 /** The backends this run tests: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export function backends(): BackendName[] {

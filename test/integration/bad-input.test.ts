@@ -73,7 +73,7 @@ describeEachBackend('bad input found by the fuzzer', (backend) => {
     const res = await api('POST', '/v1/comparisons', { key: org.test, raw, headers: json });
     expect400(res, 'params', /nested more than 32 levels/);
     // Moderately nested input that is otherwise valid is not refused for its depth.
-    const ok = await api('POST', '/v1/comparisons', { key: org.test, body: { models: ['eleven-music', 'lyria-2'], prompt: 'x', params: { duration_s: 10 } } });
+    const ok = await api('POST', '/v1/comparisons', { key: org.test, body: { models: ['eleven-music', 'stable-audio-2.5'], prompt: 'x', params: { duration_s: 10 } } });
     expect(ok.status, JSON.stringify(ok.body)).toBe(202);
   });
 

@@ -50,7 +50,7 @@ describeEachBackend('comparisons', (backend) => {
 
   it('a comparison with failures still completes once; children carry their own outcomes', async () => {
     const org = await s.createOrg({ plan: 'team', credits: 1_000_000 });
-    const res = await api('POST', '/v1/comparisons', { key: org.test, body: { models: slugs('music', 2), prompt: 'jazz', params: { duration_s: 5 }, simulate: { outcome: 'failure' } } });
+    const res = await api('POST', '/v1/comparisons', { key: org.test, body: { models: ['eleven-music', 'stable-audio-2.5'], prompt: 'jazz', params: { duration_s: 5 }, simulate: { outcome: 'failure' } } });
     expect(res.status).toBe(202);
     const done = await waitCompleted(org.test, res.body.id);
     expect(done.generations.every((g: any) => g.status === 'failed')).toBe(true);
@@ -60,7 +60,7 @@ describeEachBackend('comparisons', (backend) => {
 
   it('canceling children counts them as terminal', async () => {
     const org = await s.createOrg({ plan: 'team', credits: 1_000_000 });
-    const res = await api('POST', '/v1/comparisons', { key: org.live, body: { models: slugs('video', 2), prompt: 'slow', params: { duration_s: 1 }, simulate: { delay_ms: 20_000 } } });
+    const res = await api('POST', '/v1/comparisons', { key: org.live, body: { models: ['wan-2.2', 'hunyuan-video'], prompt: 'slow', params: { duration_s: 1 }, simulate: { delay_ms: 20_000 } } });
     for (const g of res.body.generations) expect((await api('POST', `/v1/generations/${g.id}/cancel`, { key: org.live })).status).toBe(200);
     const done = await waitCompleted(org.live, res.body.id);
     expect(done.generations.every((g: any) => g.status === 'canceled')).toBe(true);
@@ -98,7 +98,9 @@ describeEachBackend('comparisons', (backend) => {
   });
 
   it('402 reserves nothing and creates nothing when the wallet cannot cover all children', async () => {
-    const models = s.runtime.deps.catalog.list({ modality: 'video' }).slice(0, 3);
+    // Three video models that take 5 s.
+    const models = s.runtime.deps.catalog.list({ modality: 'video' }).filter((m) => ['kling-v2.1-master', 'kling-v2.5-turbo-pro', 'seedance-1-pro'].includes(m.slug));
+    expect(models).toHaveLength(3);
     const org = await s.createOrg({ plan: 'pro', credits: 0 });
     // Enough for the first child only.
     const first = Math.ceil((5 * models[0]!.pricing.unit_cost_usd) / 0.001);

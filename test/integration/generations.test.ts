@@ -96,7 +96,7 @@ describeEachBackend('generations', (backend) => {
     });
 
     it('an explicit seed makes a cacheable result; cache: false opts out', async () => {
-      const body = { model: slugOf(s, 'image'), prompt: 'cache me', seed: 42, width: 256, height: 256 };
+      const body = { model: 'flux-schnell', prompt: 'cache me', seed: 42, width: 256, height: 256 };
       const first = (await api('POST', '/v1/images', { key: org.live, body })).body;
       expect(first.cache_hit).toBe(false);
       const second = (await api('POST', '/v1/images', { key: org.live, body })).body;
@@ -154,7 +154,7 @@ describeEachBackend('generations', (backend) => {
 
   describe('asynchronous modalities', () => {
     it('video: 202 queued with generation_id, then an MP4 of the requested length and a JPEG thumbnail', async () => {
-      const res = await api('POST', '/v1/videos', { key: org.live, body: { model: slugOf(s, 'video'), prompt: 'waves', duration_s: 2 } });
+      const res = await api('POST', '/v1/videos', { key: org.live, body: { model: 'wan-2.2', prompt: 'waves', duration_s: 2 } });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
       expect(['queued', 'running', 'succeeded']).toContain(res.body.status);
       expect(res.body.generation_id).toBe(res.body.id);
@@ -182,7 +182,7 @@ describeEachBackend('generations', (backend) => {
     });
 
     it('3d: a GLB that passes glTF validation, and a thumbnail', async () => {
-      const res = await api('POST', '/v1/three-d', { key: org.live, body: { model: slugOf(s, '3d'), prompt: 'a small castle' } });
+      const res = await api('POST', '/v1/three-d', { key: org.live, body: { model: 'rodin', prompt: 'a small castle' } });
       expect(res.status).toBe(202);
       const g = await waitTerminal(api, org.live, res.body.id);
       const mesh = g.outputs.find((o: any) => o.type === 'mesh');
@@ -208,7 +208,7 @@ describeEachBackend('generations', (backend) => {
   describe('cancel and retry', () => {
     it('cancel refunds everything; a second cancel is 409', async () => {
       const before = await getWallet(s.db, org.id);
-      const res = await api('POST', '/v1/videos', { key: org.live, body: { model: slugOf(s, 'video'), prompt: 'slow', duration_s: 3, simulate: { delay_ms: 10_000 } } });
+      const res = await api('POST', '/v1/videos', { key: org.live, body: { model: 'wan-2.2', prompt: 'slow', duration_s: 3, simulate: { delay_ms: 10_000 } } });
       const canceled = await api('POST', `/v1/generations/${res.body.id}/cancel`, { key: org.live });
       expect(canceled.status).toBe(200);
       expect(canceled.body).toMatchObject({ status: 'canceled', charged_credits: 0 });
@@ -251,7 +251,7 @@ describeEachBackend('generations', (backend) => {
     });
 
     it('a plain failure retried is submitted again and succeeds', async () => {
-      const res = await api('POST', '/v1/three-d', { key: org.live, body: { model: slugOf(s, '3d'), prompt: 'x', simulate: { outcome: 'failure' } } });
+      const res = await api('POST', '/v1/three-d', { key: org.live, body: { model: 'rodin', prompt: 'x', simulate: { outcome: 'failure' } } });
       expect((await waitTerminal(api, org.live, res.body.id)).status).toBe('failed');
       await api('POST', `/v1/generations/${res.body.id}/retry`, { key: org.live });
       const done = await waitTerminal(api, org.live, res.body.id);
@@ -295,7 +295,7 @@ describeEachBackend('generations', (backend) => {
         ['/v1/chat', { model: slugOf(s, 'chat'), messages: [{ role: 'user', content: 'x' }], max_tokens: 40000 }, 'parameter_invalid', 'max_tokens'],
         ['/v1/upscale', { model: slugOf(s, 'upscale') }, 'parameter_missing', 'upload_id'],
         ['/v1/upscale', { model: slugOf(s, 'upscale'), upload_id: 'upl_x', scale: 3 }, 'parameter_invalid', 'scale'],
-        ['/v1/three-d', { model: slugOf(s, '3d') }, 'parameter_missing', 'prompt'],
+        ['/v1/three-d', { model: 'hunyuan3d-3' }, 'parameter_missing', 'prompt'],
         ['/v1/images', { model: image, prompt: 'x', simulate: { outcome: 'maybe' } }, 'parameter_invalid', 'simulate.outcome'],
       ];
       for (const [path, body, code, param] of cases) {

@@ -4,6 +4,11 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';
+import { Decimal } from 'decimal.js';
+import { costInCredits } from '../../src/billing/credits.js';
+import { CATALOG } from '../../src/catalog/models.js';
+import { speechDurationS } from '../../src/media/durations.js';
+import { parseMp4 } from '../../src/media/mp4.js';
 
 /**
  * Input images (contract §5, §8; addenda "Uploads and files"), through the
@@ -391,12 +396,19 @@ describeEachBackend('image inputs', (backend) => {
       portrait = await upload(api, org.live, await patternPng(64, 80));
     });
 
-    it('upload_id + text + voice_id → 202 → a video/mp4 and a thumbnail; prompt is the text', async () => {
-      const text = 'Hello there.';
-      const res = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarTextModel, upload_id: portrait, text, voice_id: 'alloy' } });
+    it('upload_id + text + voice_id to an audio-driven model → its speech step speaks first → a video/mp4 with that speech as its soundtrack, and a thumbnail; prompt is the text', async () => {
+      const text = 'Hello there, this is a talking portrait.';
+      const res = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarAudioModel, upload_id: portrait, text, voice_id: 'alloy' } });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
       expect(res.body).toMatchObject({ modality: 'avatar', prompt: text });
-      expect(res.body.params).toMatchObject({ upload_id: portrait, text, voice_id: 'alloy' });
+      // The voice model that speaks is named in params, and priced into the reservation.
+      const speechModel = (await api('GET', `/v1/models/${avatarAudioModel}`, { key: org.live })).body.parameters['x-mmgen-speech'];
+      expect(speechModel).toEqual(expect.any(String));
+      expect(res.body.params).toMatchObject({ upload_id: portrait, text, voice_id: 'alloy', speech_model: speechModel });
+      const avatarPrice = CATALOG.find((m) => m.slug === avatarAudioModel)!.unit_cost_usd;
+      const speechPrice = costInCredits(CATALOG.find((m) => m.slug === speechModel)!.unit_cost_usd, new Decimal(text.length).div(1000));
+      expect(speechPrice).toBeGreaterThan(0);
+      expect(res.body.reserved_credits).toBe(costInCredits(avatarPrice, new Decimal(speechDurationS(text)).ceil()) + speechPrice);
       expect(res.body.params).not.toHaveProperty('image_url');
       const g = await waitTerminal(api, org.live, res.body.id);
       expect(g.status, JSON.stringify(g.error)).toBe('succeeded');
@@ -406,6 +418,13 @@ describeEachBackend('image inputs', (backend) => {
       expect(Number(video.duration_s)).toBeGreaterThan(0);
       const mp4 = await fetchBytes(video.url);
       expect(mp4.subarray(4, 8).toString()).toBe('ftyp');
+      // A real soundtrack: the speech the voice model made, as long as the video.
+      const tracks = parseMp4(mp4)!.tracks;
+      expect(tracks.map((t) => t.type).sort()).toEqual(['soun', 'vide']);
+      const sound = tracks.find((t) => t.type === 'soun')!;
+      expect(Math.abs(sound.durationS - Number(video.duration_s))).toBeLessThan(0.1);
+      // Charged for the seconds made and the speech, within the reservation.
+      expect(g.charged_credits).toBe(Math.min(g.reserved_credits, costInCredits(avatarPrice, new Decimal(video.duration_s)) + speechPrice));
       expect(thumb).toBeDefined();
       expect((await fetchBytes(thumb.url)).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
       expectInvariant(g);
@@ -425,9 +444,9 @@ describeEachBackend('image inputs', (backend) => {
       expectInvariant(g);
     });
 
-    it('an avatar from image_url (private targets allowed) works too', async () => {
+    it('an avatar from image_url (private targets allowed) works too, from a text-driven model that speaks itself', async () => {
       const url = `${imagesBase}/pattern.png`;
-      const res = await apiP('POST', '/v1/avatars', { key: orgP.test, body: { model: avatarTextModel, image_url: url, text: 'Hi.', voice_id: 'alloy' } });
+      const res = await apiP('POST', '/v1/avatars', { key: orgP.test, body: { model: avatarTextModel, image_url: url, text: 'Hi.' } });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
       expect(res.body.params).toMatchObject({ image_url: url, text: 'Hi.' });
       const g = await waitTerminal(apiP, orgP.test, res.body.id);
@@ -437,18 +456,21 @@ describeEachBackend('image inputs', (backend) => {
     it('text and audio_url together → 400; neither → 400 parameter_missing; no portrait → 400 parameter_missing', async () => {
       const both = await api('POST', '/v1/avatars', {
         key: org.live,
-        body: { model: avatarTextModel, upload_id: portrait, text: 'hi', voice_id: 'alloy', audio_url: `${imagesBase}/speech.wav` },
+        body: { model: avatarAudioModel, upload_id: portrait, text: 'hi', voice_id: 'alloy', audio_url: `${imagesBase}/speech.wav` },
       });
       expect(both.status).toBe(400);
       expect(both.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid' });
       expect(['text', 'audio_url']).toContain(both.body.error.param);
 
-      const neither = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarTextModel, upload_id: portrait } });
+      const neither = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarAudioModel, upload_id: portrait } });
       expect(neither.status).toBe(400);
       expect(neither.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_missing' });
       expect(['text', 'audio_url']).toContain(neither.body.error.param);
 
-      const noPortrait = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarTextModel, text: 'hi', voice_id: 'alloy' } });
+      const noPortrait = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarAudioModel, text: 'hi', voice_id: 'alloy' } });
+      // A text-driven model chooses its own voice: a voice_id is refused, naming it.
+      const voiced = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarTextModel, upload_id: portrait, text: 'hi', voice_id: 'alloy' } });
+      expect(voiced.body.error).toMatchObject({ code: 'parameter_invalid', param: 'voice_id' });
       expect(noPortrait.status).toBe(400);
       expect(noPortrait.body.error).toMatchObject({ code: 'parameter_missing' });
       expect(['upload_id', 'image_url']).toContain(noPortrait.body.error.param);

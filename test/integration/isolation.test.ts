@@ -64,7 +64,7 @@ describeEachBackend('isolation matrix', (backend) => {
     expect((await fetch(`${s.url}${u.pathname}${u.search}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(200);
     const image = await ok(api('POST', '/v1/images', { key, body: { model: 'flux-schnell', prompt: `isolation ${mode}`, width: 256, height: 256 } }), 200, 'image');
     const running = await ok(api('POST', '/v1/videos', { key, body: { model: 'wan-2.2', prompt: 'slow', simulate: { delay_ms: 600_000 } } }), 202, 'video');
-    const comparison = await ok(api('POST', '/v1/comparisons', { key, body: { models: ['eleven-music', 'lyria-2'], prompt: 'x', params: { duration_s: 5 } } }), 202, 'comparison');
+    const comparison = await ok(api('POST', '/v1/comparisons', { key, body: { models: ['eleven-music', 'stable-audio-2.5'], prompt: 'x', params: { duration_s: 5 } } }), 202, 'comparison');
     const webhook = await ok(api('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/none', events: ['*'] } }), 201, 'webhook');
     const delivery = await ok(api('POST', `/v1/webhooks/${webhook.id}/test`, { key, body: {} }), 202, 'delivery');
     const apiKey = await ok(api('POST', '/v1/api-keys', { key, body: { name: `victim ${mode}`, role: 'developer' } }), 201, 'api key');

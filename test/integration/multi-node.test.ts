@@ -178,7 +178,7 @@ describe.runIf(inject('pgTemplate') && process.env.TEST_REDIS_URL)('two API node
         case 0: ops.push(() => post('/v1/images', org.live, { model: image, prompt: tag, width: 256, height: 256, simulate: { delay_ms: 150 } }, 200, 'image')); break;
         case 1: ops.push(() => post('/v1/chat', org.live, { model: chat, messages: [{ role: 'user', content: tag }], max_tokens: 64, simulate: { delay_ms: 50 } }, 200, 'chat')); break;
         case 2: ops.push(() => post('/v1/music', org.live, { model: music, prompt: tag, duration_s: 5, simulate: { delay_ms: 200 } }, 202, 'music')); break;
-        case 3: ops.push(() => post('/v1/videos', org.live, { model: video, prompt: tag, duration_s: 1, simulate: { delay_ms: 300 } }, 202, 'video')); break;
+        case 3: ops.push(() => post('/v1/videos', org.live, { model: 'wan-2.2', prompt: tag, duration_s: 1, simulate: { delay_ms: 300 } }, 202, 'video')); break;
         case 4: ops.push(() => post('/v1/images', org.live, { model: image, prompt: tag, width: 256, height: 256, simulate: { outcome: 'failure' } }, 502, 'image failure')); break;
         case 5: ops.push(() => post('/v1/music', org.live, { model: music, prompt: tag, duration_s: 5, simulate: { outcome: 'lost' } }, 202, 'music lost', lost)); break;
         case 6: ops.push(() => post('/v1/music', org.live, { model: music, prompt: tag, duration_s: 5, simulate: { delay_ms: 5_000 } }, 202, 'music to cancel', toCancel)); break;

@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG } from '../../src/catalog/models.js';
-import { getWallet, ledgerSums } from '../../src/billing/credits.js';
+import { servedModels } from '../helpers/catalog.js';
+import { costInCredits, getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { sniffMime } from '../../src/media/index.js';
 import { validateGlb } from '../../src/providers/simulator/render/index.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
@@ -26,13 +26,13 @@ type Api = ReturnType<typeof client>;
 
 /** A model whose primary route is this provider (or, failing that, any route of it). */
 function slug(provider: string, modality: string, primary = true): string {
-  const m = CATALOG.find((x) => x.status === 'active' && x.modality === modality && (primary ? x.routes[0].provider === provider : x.routes.some((r) => r.provider === provider)));
+  const m = servedModels().find((x) => x.modality === modality && (primary ? x.routes[0].provider === provider : x.routes.some((r) => r.provider === provider)));
   if (!m) throw new Error(`no ${modality} model on ${provider}`);
   return m.slug;
 }
 
 const onlyRoute = (provider: string, modality: string) =>
-  CATALOG.find((x) => x.status === 'active' && x.modality === modality && x.routes.length === 1 && x.routes[0].provider === provider)!.slug;
+  servedModels().find((x) => x.modality === modality && x.routes.length === 1 && x.routes[0].provider === provider)!.slug;
 
 describeEachBackend('real provider adapters against loopback fakes', (backend) => {
   let fakes: Fakes;
@@ -69,7 +69,8 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
     it('image (OpenAI): sizes mapped, PNGs stored, charged the catalog price', async () => {
       const res = await api('POST', '/v1/images', { key: org.live, body: { model: 'gpt-image-1-mini', prompt: 'a lighthouse', num_outputs: 2, width: 1024, height: 1024 } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body).toMatchObject({ status: 'succeeded', livemode: true, charged_credits: 84 });
+      const price = costInCredits(servedModels().find((m) => m.slug === 'gpt-image-1-mini')!.unit_cost_usd, 2);
+      expect(res.body).toMatchObject({ status: 'succeeded', livemode: true, charged_credits: price });
       expectInvariant(res.body);
       expect(res.body.outputs).toHaveLength(2);
       for (const o of res.body.outputs) {
@@ -92,15 +93,27 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
 
     it('voice (OpenAI and ElevenLabs): MP3 with its measured length', async () => {
       for (const model of ['tts-1', 'eleven-multilingual-v2']) {
-        const res = await api('POST', '/v1/voice', { key: org.live, body: { model, text: 'Hello from mmgen, speaking through a provider.', language: 'en', speed: 1.2 } });
+        const res = await api('POST', '/v1/voice', { key: org.live, body: { model, text: 'Hello from mmgen, speaking through a provider.', speed: 1.2 } });
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         const [o] = res.body.outputs;
         expect(o).toMatchObject({ type: 'audio', mime: 'audio/mpeg' });
         expect(Number(o.duration_s)).toBeGreaterThan(1);
         expect(sniffMime(await fetchBytes(o.url))).toBe('audio/mpeg');
       }
-      // ElevenLabs refuses language_code on this model; the adapter knew not to send it.
       expect(fakes.elevenlabs.calls('POST').at(-1)!.json).toMatchObject({ model_id: 'eleven_multilingual_v2', voice_settings: { speed: 1.2 } });
+      // ElevenLabs refuses language_code on this model, and fal's route to it takes one: a request naming a language
+      // goes to fal, where it is not lost.
+      const before = fakes.elevenlabs.calls('POST').length;
+      const res = await api('POST', '/v1/voice', { key: org.live, body: { model: 'eleven-multilingual-v2', text: 'Bonjour de mmgen.', language: 'fr' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(fakes.elevenlabs.calls('POST').length).toBe(before);
+      const row = await s.db.query<{ provider: string }>('SELECT provider FROM generations WHERE id = $1', [res.body.id]);
+      expect(row.rows[0]!.provider).toBe('fal');
+      expect(fakes.fal.calls('POST').at(-1)!.json).toMatchObject({ text: 'Bonjour de mmgen.', language_code: 'fr' });
+      // OpenAI's speech takes no language at all: named, it is refused before anything is reserved.
+      const refused = await api('POST', '/v1/voice', { key: org.live, body: { model: 'tts-1', text: 'Hello.', language: 'en' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'parameter_invalid', param: 'language' });
     });
 
     it('music (ElevenLabs): 202, then an MP3 of the asked length, charged per second', async () => {

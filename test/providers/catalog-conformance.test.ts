@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDERS, type Modality, type ProviderName } from '../../src/catalog/index.js';
-import { CATALOG } from '../../src/catalog/models.js';
+import { servedModels } from '../helpers/catalog.js';
 import { mappedFields, recordForRequest, takesImage } from '../../src/providers/upstream-input.js';
 import { upstreamModel } from '../../src/providers/upstream-models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
@@ -66,7 +66,7 @@ const CREDENTIALS: Record<ProviderName, string[]> = {
 };
 
 const routesOf = (provider: ProviderName) =>
-  CATALOG.filter((m) => m.status === 'active').flatMap((m) => m.routes.filter((r) => r.provider === provider).map((r) => ({ model: m, upstream: r.upstream })));
+  servedModels().flatMap((m) => m.routes.filter((r) => r.provider === provider).map((r) => ({ model: m, upstream: r.upstream })));
 
 describe('every active catalog model, through each of its routes, against the strict fakes', () => {
   let fakes: Fakes;

@@ -9,7 +9,7 @@ import { resolveImageInput } from '../../files/uploads.js';
 import { makeAjv, validationError } from '../validation.js';
 import { defineRoute } from '../route.js';
 import { IdParams, Nullable, Timestamp } from '../schemas.js';
-import { MODALITY_SPECS } from './generation-route.js';
+import { holdToModel, MODALITY_SPECS } from './generation-route.js';
 import { MODALITIES } from '../../generations/modalities.js';
 import { Generation, Simulate } from './generation-schema.js';
 
@@ -116,8 +116,19 @@ export const createComparisonRoute = defineRoute({
     if (!scopeAllows(principal.scopes, spec.scope)) throw new ApiError('insufficient_role', `This key lacks the '${spec.scope}' scope.`);
     assertPlanWidth(principal.plan, models.length);
 
-    const fields = validateChild(modality, withPrompt(modality, body.prompt, { model: models[0]!.slug, ...params }));
+    const asRequest = withPrompt(modality, body.prompt, { model: models[0]!.slug, ...params });
+    const fields = validateChild(modality, asRequest);
     const { model: _m, ...childParams } = fields;
+    // Each child is held to its own model's parameters and routes, with that model's defaults (contract §3a).
+    const sent = new Set(Object.keys(asRequest));
+    const fromPrompt = new Set(Object.keys(asRequest).filter((f) => !(f in params)));
+    const children = models.map((m, i) => {
+      const child: Record<string, unknown> = { ...fields, model: m.slug };
+      const paramName = (f: string) => (f === 'model' ? `models[${i}]` : fromPrompt.has(f) ? 'prompt' : `params.${f}`);
+      holdToModel(deps, principal, m, child, sent, paramName);
+      const { model: _model, ...own } = child;
+      return { model: m.slug, prompt: spec.prompt(child), params: own, sent };
+    });
     if (spec.image === 'required' && childParams.upload_id === undefined && childParams.image_url === undefined) {
       throw new ApiError('parameter_missing', 'These models need an input image: params.upload_id or params.image_url.', 'params.upload_id');
     }
@@ -132,7 +143,7 @@ export const createComparisonRoute = defineRoute({
       params,
       simulate: body.simulate as never,
       image,
-      children: models.map((m) => ({ model: m.slug, prompt: spec.prompt(fields), params: childParams })),
+      children,
       claim,
     });
     return { status: 202, body: await comparisonView(deps, principal, cmp.id) };

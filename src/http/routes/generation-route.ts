@@ -1,11 +1,11 @@
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ValidateFunction } from 'ajv';
-import type { CatalogModel, Modality } from '../../catalog/index.js';
+import { speaksFirst, type CatalogModel, type Modality } from '../../catalog/index.js';
 import { ApiError } from '../../errors.js';
 import { modelParameters, type JsonSchemaObject } from '../../providers/parameters.js';
 import { makeAjv, validationError } from '../validation.js';
-import type { Scope } from '../../domain/access.js';
+import type { Principal, Scope } from '../../domain/access.js';
 import { submitGeneration } from '../../generations/accept.js';
 import { MODALITIES } from '../../generations/modalities.js';
 import { toGenerationView, type GenerationRow } from '../../generations/model.js';
@@ -63,18 +63,23 @@ export const MODALITY_SPECS = new Map<Modality, ModalitySpec>();
 export function parametersOf(model: CatalogModel): JsonSchemaObject {
   const spec = MODALITY_SPECS.get(model.modality);
   if (!spec) return { type: 'object', properties: {} };
-  return modelParameters(model, spec.body as unknown as JsonSchemaObject);
+  const speech = model.speech ? { slug: model.speech.slug, parameters: parametersOf(model.speech) } : undefined;
+  return modelParameters(model, spec.body as unknown as JsonSchemaObject, speech);
 }
 
-const checkers = new Map<string, ValidateFunction>();
+// By schema: a model's parameters change with the catalog's date (its routes) and its speech step.
+const checkers = new WeakMap<JsonSchemaObject, ValidateFunction>();
 const ajv = makeAjv(false);
+
+/** How a request names a field in its errors (a comparison's child fields are `params.<field>`). */
+export type ParamName = (field: string) => string;
 
 /**
  * Holds a request to its model's parameters before anything is reserved: the model's own defaults for what the
  * client did not send (a model taking 6 or 10 s gets 6, not the modality's 5), then 400 for a field the model does
  * not take, a value outside its enums or ranges, or a missing field it requires (`param` names it).
  */
-export function enforceParameters(model: CatalogModel, body: Record<string, unknown>, sent: ReadonlySet<string> | null, paramPrefix = ''): void {
+export function enforceParameters(model: CatalogModel, body: Record<string, unknown>, sent: ReadonlySet<string> | null, paramName: ParamName = (f) => f): void {
   const parameters = parametersOf(model);
   for (const [field, schema] of Object.entries(parameters.properties)) {
     if (schema.default !== undefined && !sent?.has(field)) body[field] = schema.default;
@@ -85,20 +90,50 @@ export function enforceParameters(model: CatalogModel, body: Record<string, unkn
   for (const [field, value] of Object.entries(body)) {
     if (field in parameters.properties) checked[field] = value;
     else if (sent === null || sent.has(field)) {
-      throw new ApiError('parameter_invalid', `The model '${model.slug}' does not take ${field}; GET /v1/models/${model.slug} lists its parameters.`, `${paramPrefix}${field}`);
+      throw new ApiError('parameter_invalid', `The model '${model.slug}' does not take ${field}; GET /v1/models/${model.slug} lists its parameters.`, paramName(field));
     }
   }
   if (parameters['x-mmgen-image'] === 'required' && checked.upload_id === undefined && checked.image_url === undefined) {
-    throw new ApiError('parameter_missing', `The model '${model.slug}' needs an input image: upload_id or image_url.`, `${paramPrefix}upload_id`);
+    throw new ApiError('parameter_missing', `The model '${model.slug}' needs an input image: upload_id or image_url.`, paramName('upload_id'));
   }
-  let check = checkers.get(model.slug);
+  let check = checkers.get(parameters);
   if (!check) {
     check = ajv.compile(parameters);
-    checkers.set(model.slug, check);
+    checkers.set(parameters, check);
   }
   if (!check(checked)) {
     const err = validationError(check.errors ?? [], 'body');
-    throw new ApiError(err.code, `${err.message.replace(/\.$/, '')} for the model '${model.slug}'.`, err.param === undefined ? undefined : `${paramPrefix}${err.param}`);
+    throw new ApiError(err.code, `${err.message.replace(/\.$/, '')} for the model '${model.slug}'.`, err.param === undefined ? undefined : paramName(err.param));
+  }
+}
+
+/**
+ * A request held to its model before anything is fetched or reserved: its parameters (enforceParameters), then a
+ * route that takes it (each route documents its own subset: 400 naming the field when none does, 503 when none is
+ * configured). `body` gets the model's defaults.
+ */
+export function holdToModel(
+  deps: Pick<AppDeps, 'providers'>,
+  principal: Principal,
+  model: CatalogModel,
+  body: Record<string, unknown>,
+  sent: ReadonlySet<string> | null,
+  paramName: ParamName = (f) => f,
+): void {
+  enforceParameters(model, body, sent, paramName);
+  const { model: _model, simulate: _simulate, cache: _cache, ...params } = body;
+  try {
+    deps.providers.choose(principal.mode, model, { params, sent, image: body.upload_id !== undefined || body.image_url !== undefined });
+    if (speaksFirst(model, body)) {
+      // The speech step needs a route too: its voice model's, for this text and voice.
+      const speech = { text: body.text, ...(body.voice_id === undefined ? {} : { voice_id: body.voice_id }) };
+      deps.providers.choose(principal.mode, model.speech, { params: speech, sent: new Set(Object.keys(speech)), image: false });
+      // Shown in the generation's params: which voice model spoke (and is priced into the reservation).
+      body.speech_model = model.speech.slug;
+    }
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'parameter_invalid' && err.param) throw new ApiError(err.code, err.message, paramName(err.param));
+    throw err;
   }
 }
 
@@ -133,9 +168,13 @@ export function modalityRoute<P extends TProperties>(o: ModalityRouteOptions<P>)
       const claim = request.idempotency ?? undefined;
       // An earlier request with this Idempotency-Key accepted a generation and died: its answer, not a new one.
       const resume = claim?.resume;
-      const g = resume
-        ? await resumedGeneration(deps, principal, resume, { untilTerminal: false })
-        : await submitGeneration(deps, principal, o.modality, b, o.prompt(b), o.image, { claim });
+      let g: GenerationRow;
+      if (resume) g = await resumedGeneration(deps, principal, resume, { untilTerminal: false });
+      else {
+        const sent = request.sentFields;
+        holdToModel(deps, principal, deps.catalog.resolve(b.model as string, o.modality), b, sent);
+        g = await submitGeneration(deps, principal, o.modality, b, o.prompt(b), o.image, { claim, ...(sent ? { sent } : {}) });
+      }
       tagRequestLog(request, g.id);
       if (!sync) {
         const view = await generationView(deps, g);

@@ -1,6 +1,6 @@
 import { MODALITIES } from '../../catalog/index.js';
 import { newId } from '../../ids.js';
-import { speechDurationS, MediaInputError } from '../../media/index.js';
+import { probeAudioVideo, speechDurationS, MediaInputError } from '../../media/index.js';
 import { chatReply, renderAudio, renderImage, renderMesh, renderVideo, streamChatReply, upscaleImage, type ChatMessage } from './render/index.js';
 import type { SimulatorJobs } from './jobs.js';
 import {
@@ -100,6 +100,23 @@ export class SimulatorProvider implements ProviderAdapter {
     };
   }
 
+  /**
+   * A talking head with a real soundtrack: the speech it was given (an `audio_url` data URI: the speech step's, or
+   * a caller's), as long as that speech; else the text (or prompt) spoken as voice babble. A caller's audio at an
+   * http(s) URL is not fetched by the simulator: it speaks babble of the text's length instead.
+   */
+  private async renderAvatar(p: Record<string, unknown>, prompt: string, seed: string | number) {
+    const said = (p.text as string | undefined) ?? (prompt || 'avatar');
+    const given = typeof p.audio_url === 'string' ? /^data:audio\/[\w.+-]+;base64,(.+)$/s.exec(p.audio_url) : null;
+    if (given) {
+      const soundtrack = Buffer.from(given[1]!, 'base64');
+      const length = (await probeAudioVideo(soundtrack)).durationS;
+      if (!length) throw new MediaInputError('audio_url holds no audio the simulator can read');
+      return renderVideo({ prompt: said, seed, durationS: Math.min(60, Math.max(0.5, Math.round(length * 1000) / 1000)), soundtrack });
+    }
+    return renderVideo({ prompt: said, seed, durationS: speechDurationS(said), speech: said });
+  }
+
   /** A render that cannot be made (bad input) is a permanent upstream failure, not something to poll again. */
   private async render(req: UpstreamRequest): Promise<UpstreamStatus> {
     try {
@@ -136,8 +153,7 @@ export class SimulatorProvider implements ProviderAdapter {
       }
       case 'video':
       case 'avatar': {
-        const durationS = req.modality === 'video' ? (p.duration_s as number) : speechDurationS((p.text as string | undefined) ?? prompt ?? 'avatar');
-        const v = await renderVideo({ prompt: prompt || String(p.text ?? 'avatar'), seed, durationS });
+        const v = req.modality === 'video' ? await renderVideo({ prompt, seed, durationS: p.duration_s as number }) : await this.renderAvatar(p, prompt, seed);
         return {
           state: 'succeeded',
           outputs: [

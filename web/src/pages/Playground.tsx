@@ -84,7 +84,17 @@ export function Playground() {
   const slug = active.some((m) => m.slug === search.get('model')) ? search.get('model')! : (active[0]?.slug ?? '');
   const model = active.find((m) => m.slug === slug);
   const op = spec.route('POST', info.path);
-  const schema: JsonSchema = op?.requestSchema ?? { type: 'object', properties: {} };
+  // The chosen model's own `parameters` (its fields, enums and ranges, as its routes document them); the
+  // modality's request schema while the catalog loads.
+  const parameters = model?.parameters as (JsonSchema & { 'x-mmgen-image'?: string }) | undefined;
+  const schema: JsonSchema = parameters ?? op?.requestSchema ?? { type: 'object', properties: {} };
+  const imageInput: 'none' | 'optional' | 'required' = !parameters
+    ? info.imageInput
+    : !parameters.properties?.upload_id
+      ? 'none'
+      : parameters['x-mmgen-image'] === 'required' || info.imageInput === 'required'
+        ? 'required'
+        : 'optional';
   const simSchema = schema.properties?.simulate;
   const perm = can(op?.operationId ?? '');
 
@@ -116,7 +126,7 @@ export function Playground() {
   const simNames = simSchema ? fieldNames(simSchema, info.id === 'chat' ? [] : ['output_tokens']) : [];
 
   function buildBody(): Record<string, unknown> {
-    const body: Record<string, unknown> = { model: slug, ...toBody(schema, values, [...mainNames, ...advancedNames]), ...image };
+    const body: Record<string, unknown> = { model: slug, ...toBody(schema, values, [...mainNames, ...advancedNames]), ...(imageInput === 'none' ? {} : image) };
     if (info.id === 'chat') {
       body.messages = [...(system.trim() ? [{ role: 'system', content: system }] : []), ...history, ...(message.trim() ? [{ role: 'user', content: message }] : [])];
     }
@@ -131,7 +141,7 @@ export function Playground() {
   function check(b: Record<string, unknown>): FieldErrors {
     const found: FieldErrors = {};
     for (const [param, msg] of Object.entries(validate(schema, b))) found[fieldOfParam(param)] ??= msg;
-    if (info.imageInput === 'required' && !b.upload_id && !b.image_url) found.image ??= 'is required: upload an image or give its URL';
+    if (imageInput === 'required' && !b.upload_id && !b.image_url) found.image ??= 'is required: upload an image or give its URL';
     if (info.id === 'chat' && !message.trim()) found.message = 'is required';
     return found;
   }
@@ -220,7 +230,7 @@ export function Playground() {
                 </>
               )}
               <SchemaFields schema={schema} names={mainNames} values={values} onChange={(n, v) => setValues((x) => ({ ...x, [n]: v }))} errors={errors} idPrefix="pg" />
-              {info.imageInput !== 'none' && <ImageInput value={image} onChange={setImage} required={info.imageInput === 'required'} error={errors.image} />}
+              {imageInput !== 'none' && <ImageInput value={image} onChange={setImage} required={imageInput === 'required'} error={errors.image} />}
               <details className="advanced">
                 <summary>Advanced</summary>
                 <SchemaFields schema={schema} names={advancedNames} values={values} onChange={(n, v) => setValues((x) => ({ ...x, [n]: v }))} errors={errors} idPrefix="pg" />

@@ -32,6 +32,8 @@ export interface RenderVideoOptions {
   audio?: boolean;
   /** Add an AAC soundtrack speaking this text (voice babble, as renderAudio({text})); for avatars. */
   speech?: string;
+  /** Add this audio file (any format ffmpeg reads) as the AAC soundtrack: an avatar lip-syncing given speech. */
+  soundtrack?: Buffer;
 }
 
 export interface RenderedVideo {
@@ -191,9 +193,10 @@ export async function renderVideo(opts: RenderVideoOptions): Promise<RenderedVid
   const g = gcd(frames * 1000, ms);
   const rate = `${(frames * 1000) / g}/${ms / g}`;
   const seed = seedKey(opts.seed);
-  const soundtrack = opts.speech !== undefined ? 'speech' : opts.audio === true ? 'music' : 'none';
+  const soundtrack = opts.soundtrack ? 'given' : opts.speech !== undefined ? 'speech' : opts.audio === true ? 'music' : 'none';
   const codec = await chooseVideoCodec();
-  const key = 'video:' + digestHex(opts.prompt, seed, width, height, fps, ms, soundtrack, opts.speech ?? '', codec);
+  const given = opts.soundtrack ? digestHex(opts.soundtrack.toString('base64')) : '';
+  const key = 'video:' + digestHex(opts.prompt, seed, width, height, fps, ms, soundtrack, opts.speech ?? '', given, codec);
   return renderCache.getOrCreate(
     key,
     async () => {
@@ -204,7 +207,11 @@ export async function renderVideo(opts: RenderVideoOptions): Promise<RenderedVid
       const bytes = await withTempDir(async (dir) => {
         const out = join(dir, 'out.mp4');
         const audioArgs: string[] = [];
-        if (soundtrack !== 'none') {
+        if (opts.soundtrack) {
+          await writeFile(join(dir, 'a.audio'), opts.soundtrack);
+          // As long as the video: the given speech decides the length (the caller probed it).
+          audioArgs.push('-i', join(dir, 'a.audio'), '-c:a', 'aac', '-b:a', '64k', '-t', formatDurationMs(ms));
+        } else if (soundtrack !== 'none') {
           const durationS = formatDurationMs(ms);
           const wav =
             soundtrack === 'speech'

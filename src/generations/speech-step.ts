@@ -1,0 +1,76 @@
+import { speaksFirst, type CatalogModel } from '../catalog/index.js';
+import type { AppDeps } from '../deps.js';
+import { ProviderError, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
+import { firstRouteThatTakes } from './fallback.js';
+import type { GenerationRow } from './model.js';
+import { materializeOutputs } from './outputs.js';
+
+/**
+ * The speech step of an audio-driven avatar asked to say a text (issue 18):
+ * its catalog `speech_model` speaks the text first, and the avatar model is
+ * given that audio as `audio_url`. The speech is made once per generation and
+ * kept as an input file, so a retry or a second runner reuses it; its price
+ * is part of the avatar's reservation (billing/pricing.ts).
+ */
+export type SpeechStepPorts = Pick<AppDeps, 'blobs' | 'config' | 'db' | 'log' | 'providers'>;
+
+const speechBlob = (generationId: string) => `inputs/${generationId}-speech`;
+
+/** How often the speech step asks a provider that did not answer at once. */
+const SPEECH_POLL_MS = 250;
+
+/** The avatar request with its speech as `audio_url` (a data URI: providers take one, and it needs no public URL). */
+export async function withSpeech(deps: SpeechStepPorts, g: Pick<GenerationRow, 'id' | 'attempt' | 'mode'>, req: UpstreamRequest): Promise<UpstreamRequest> {
+  if (!speaksFirst(req.model, req.params)) return req;
+  const audio = (await deps.blobs.get(speechBlob(g.id))) ?? (await speak(deps, g, req.model.speech, req.params));
+  return { ...req, params: { ...req.params, audio_url: `data:${audio.contentType};base64,${audio.bytes.toString('base64')}` } };
+}
+
+async function speak(
+  deps: SpeechStepPorts,
+  g: Pick<GenerationRow, 'id' | 'attempt' | 'mode'>,
+  voice: CatalogModel,
+  avatarParams: Record<string, unknown>,
+): Promise<{ bytes: Buffer; contentType: string }> {
+  const params: Record<string, unknown> = { text: avatarParams.text };
+  if (avatarParams.voice_id !== undefined) params.voice_id = avatarParams.voice_id;
+  const routes = deps.providers.routes(g.mode, voice, null, { params, sent: new Set(Object.keys(params)), image: false });
+  if (routes.length === 0) {
+    throw new ProviderError(`the speech step found no route of '${voice.slug}' configured here that takes this text and voice`, {
+      kind: 'bad_request', retryable: false, accepted: false, origin: 'gateway',
+    });
+  }
+  const { status, req } = await firstRouteThatTakes(
+    deps,
+    g.id,
+    routes,
+    async (route) => {
+      const req: UpstreamRequest = {
+        // Its own reference: the speech is a job of its own upstream, never mistaken for the avatar's.
+        clientRef: `${g.id}#${g.attempt}:speech`,
+        attempt: g.attempt,
+        modality: 'voice',
+        model: voice,
+        upstreamModel: route.upstreamModel,
+        params,
+      };
+      const submitted = await route.adapter.submit(req);
+      let status: UpstreamStatus | undefined = submitted.status;
+      const deadline = Date.now() + deps.config.upstream.jobTimeoutMs;
+      while (!status || !['succeeded', 'failed', 'canceled'].includes(status.state)) {
+        if (Date.now() > deadline) throw new ProviderError(`the speech step took longer than ${Math.round(deps.config.upstream.jobTimeoutMs / 1000)} s`, { kind: 'timeout', retryable: true, accepted: true, origin: 'provider' });
+        await new Promise((r) => setTimeout(r, SPEECH_POLL_MS));
+        status = await route.adapter.poll(submitted.upstreamId, req);
+      }
+      return { status, req };
+    },
+    { logMessage: 'speech step: provider failed before accepting the work; trying the next route' },
+  );
+  if (status.state !== 'succeeded') {
+    throw new ProviderError(`the speech step ${status.state}${status.error ? `: ${status.error.message}` : ''}`, { kind: 'job_failed', retryable: true, accepted: true, origin: 'provider' });
+  }
+  const audio = (await materializeOutputs(deps, req, status.outputs ?? [])).find((o) => o.type === 'audio');
+  if (!audio) throw new ProviderError('the speech step returned no audio', { kind: 'malformed_response', retryable: true, accepted: true, origin: 'provider' });
+  await deps.blobs.put(speechBlob(g.id), audio.bytes, audio.mime);
+  return { bytes: audio.bytes, contentType: audio.mime };
+}
