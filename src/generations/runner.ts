@@ -66,6 +66,9 @@ async function submitWithFallback(
     routes,
     async (route, i) => {
       const routed = i === 0 && head ? head.req : { ...req, upstreamModel: route.upstreamModel };
+      // A fallback's answer may be lost too: the attempt names its provider before it is sent, so that a retry asks
+      // that provider for the job (reconcile), not the one that failed before.
+      if (route.adapter.name !== g.provider) await moveToProvider(deps, g, route.adapter.name);
       const submitted = await (i === 0 && head ? head.answer : route.adapter.submit(routed));
       return { adapter: route.adapter, req: routed, ...submitted };
     },

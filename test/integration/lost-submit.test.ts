@@ -73,6 +73,19 @@ describeEachBackend('a submission whose answer was lost', (backend) => {
     expect(fakes.replicate.calls('GET', '/v1/predictions').length - lists).toBe(1);
   });
 
+  it('a fallback route whose create answer is lost: the attempt names that provider, and the retry adopts its prediction', async () => {
+    // kling-v2.5-turbo-pro: fal first, then Replicate. fal answers 503 before taking the work (fallback), and
+    // Replicate's create is lost.
+    const earlier = new Set(fakes.replicate.predictions.keys());
+    fakes.fal.misbehave({ method: 'POST', path: /kling-video/ }, { reply: { status: 503, body: { detail: 'overloaded' } } });
+    const { done, creates } = await loseThenRetry('/v1/videos', { model: 'kling-v2.5-turbo-pro', prompt: 'lost waves', duration_s: 5 }, fakes.replicate, /\/predictions$/);
+    expect(creates).toBe(1);
+    const made = [...fakes.replicate.predictions.keys()].filter((id) => !earlier.has(id));
+    expect(made).toHaveLength(1);
+    const row = await s.db.query<{ upstream_id: string; provider: string }>('SELECT upstream_id, provider FROM generations WHERE id = $1', [done.id]);
+    expect(row.rows[0]).toEqual({ upstream_id: made[0], provider: 'replicate' });
+  });
+
   describe('fal', () => {
     it('offers no way to find the request: the retry submits again (the work runs twice upstream), charged once', async () => {
       const { creates } = await loseThenRetry('/v1/music', { model: 'ace-step', prompt: 'lost chords', duration_s: 5 }, fakes.fal, /^\/fal-ai\/ace-step$/);
