@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ImageInput, SimulateOptions } from '../providers/types.js';
 import type { Plan, Principal } from './access.js';
-import { acceptStatement, claimLost, prepareGeneration, withStoredInputs } from '../generations/accept.js';
+import { acceptStatement, claimLost, prepareGeneration, withStoredInputs, type AudioInput } from '../generations/accept.js';
 import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
 import { toGenerationView } from '../generations/model.js';
 import { loadOutputs } from '../generations/store.js';
@@ -50,14 +50,14 @@ export function assertPlanWidth(plan: Plan, count: number): void {
 export async function createComparison(
   deps: CreateComparisonPorts,
   principal: Principal,
-  c: { modality: Modality; prompt: string | null; params: Record<string, unknown>; children: ComparisonChild[]; simulate?: SimulateOptions | undefined; image?: ImageInput | undefined; claim?: IdempotencyClaim | undefined },
+  c: { modality: Modality; prompt: string | null; params: Record<string, unknown>; children: ComparisonChild[]; simulate?: SimulateOptions | undefined; image?: ImageInput | undefined; audio?: AudioInput | undefined; claim?: IdempotencyClaim | undefined },
 ): Promise<ComparisonRow> {
   const id = newId('cmp');
   const prepared = await Promise.all(
     c.children.map((child) =>
       prepareGeneration(deps, principal, {
         modality: c.modality, model: child.model, prompt: child.prompt, params: child.params,
-        simulate: c.simulate, cache: false, image: c.image, comparisonId: id, sent: child.sent,
+        simulate: c.simulate, cache: false, image: c.image, audio: c.audio, comparisonId: id, sent: child.sent,
       }),
     ),
   );

@@ -3,7 +3,8 @@ import type { AppDeps } from '../deps.js';
 import type { Principal } from '../domain/access.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { probeImage } from '../media/index.js';
+import { formatDurationMs, probeAudioVideo, probeImage } from '../media/index.js';
+import { probeAudio } from './audio-input.js';
 import { findUpload, findUploadOf, insertUpload, lockUpload, markUploaded, type UploadRow } from '../store/uploads.js';
 import { incomingUploadKey } from './links.js';
 import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
@@ -26,8 +27,14 @@ export type ReceiveUploadPorts = Pick<AppDeps, 'blobs' | 'db' | 'signer'>;
  * Uploaded files are kept after the URL expires: generations refer to them by id.
  */
 
-export const UPLOAD_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export const IMAGE_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+/** Speech for an avatar (`audio_upload_id`), checked for real content as images are. */
+export const AUDIO_CONTENT_TYPES = ['audio/mpeg', 'audio/wav'] as const;
+export const UPLOAD_CONTENT_TYPES = [...IMAGE_CONTENT_TYPES, ...AUDIO_CONTENT_TYPES] as const;
 export type UploadContentType = (typeof UPLOAD_CONTENT_TYPES)[number];
+const isAudio = (type: string): type is (typeof AUDIO_CONTENT_TYPES)[number] => (AUDIO_CONTENT_TYPES as readonly string[]).includes(type);
+/** Longest speech an audio upload may hold: what an audio-driven avatar is reserved for (generations/modalities.ts). */
+export const MAX_AUDIO_UPLOAD_S = 60;
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
 /** Largest image mmgen downloads from an image_url (same as an upload). */
@@ -43,6 +50,8 @@ export interface UploadView {
   size_bytes: number;
   width: number | null;
   height: number | null;
+  /** An audio upload's length in seconds (e.g. "4.32"), once uploaded; null for images. */
+  duration_s: string | null;
   livemode: boolean;
   /** When the upload URL stops working (the file, once uploaded, is kept). */
   expires_at: string;
@@ -66,6 +75,7 @@ function toView(r: UploadRow): UploadView {
     size_bytes: r.size_bytes,
     width: r.width,
     height: r.height,
+    duration_s: r.duration_ms === null ? null : formatDurationMs(r.duration_ms),
     livemode: r.mode === 'live',
     expires_at: r.expires_at.toISOString(),
     created_at: r.created_at.toISOString(),
@@ -171,10 +181,15 @@ export async function receiveUpload(
   return toView(done);
 }
 
-type ImageProbe = NonNullable<Awaited<ReturnType<typeof probeImage>>>;
+/** What was found in an upload's bytes: an image's size, or an audio file's length. */
+interface FileProbe {
+  width: number | null;
+  height: number | null;
+  durationMs: number | null;
+}
 
-/** Content-Type (400), size (413 over the declared size, 400 when empty), real image content of the declared type (400). */
-async function checkUploadBytes(row: UploadRow, contentType: string | undefined, bytes: Buffer): Promise<{ bytes: Buffer; probe: ImageProbe }> {
+/** Content-Type (400), size (413 over the declared size, 400 when empty), real content of the declared type (400). */
+async function checkUploadBytes(row: UploadRow, contentType: string | undefined, bytes: Buffer): Promise<{ bytes: Buffer; probe: FileProbe }> {
   const type = mediaType(contentType);
   if (type !== row.content_type) {
     throw new ApiError(
@@ -187,16 +202,32 @@ async function checkUploadBytes(row: UploadRow, contentType: string | undefined,
     throw new ApiError('payload_too_large', `The file is ${bytes.length} bytes, more than the ${row.size_bytes} declared for this upload.`);
   }
   if (bytes.length === 0) throw new ApiError('parameter_invalid', 'The upload body is empty.');
+  if (isAudio(row.content_type)) return { bytes, probe: await checkAudio(row.content_type, bytes) };
   const probe = await probeImage(bytes);
   if (!probe) throw new ApiError('parameter_invalid', `The file is not a valid, complete ${row.content_type} image.`);
   if (probe.mime !== row.content_type) {
     throw new ApiError('parameter_invalid', `The file is ${probe.mime}, but this upload was declared as ${row.content_type}.`);
   }
-  return { bytes, probe };
+  return { bytes, probe: { width: probe.width, height: probe.height, durationMs: null } };
+}
+
+/**
+ * An audio upload is what it is declared to be by its first bytes, and real: ffmpeg reads a length from it (a
+ * header with nothing playable after it has none), at most MAX_AUDIO_UPLOAD_S.
+ */
+async function checkAudio(declared: (typeof AUDIO_CONTENT_TYPES)[number], bytes: Buffer): Promise<FileProbe> {
+  const found = probeAudio(bytes);
+  if (found !== declared) {
+    throw new ApiError('parameter_invalid', found ? `The file is ${found}, but this upload was declared as ${declared}.` : `The file is not ${declared} audio.`);
+  }
+  const { durationS } = await probeAudioVideo(bytes);
+  if (!durationS || durationS <= 0) throw new ApiError('parameter_invalid', `The file is not a valid, playable ${declared} file.`);
+  if (durationS > MAX_AUDIO_UPLOAD_S) throw new ApiError('parameter_invalid', `The audio lasts ${durationS.toFixed(1)} s; an avatar takes at most ${MAX_AUDIO_UPLOAD_S} s.`);
+  return { width: null, height: null, durationMs: Math.round(durationS * 1000) };
 }
 
 /** Stores checked bytes as the upload's file and marks it uploaded; a racing store that came first wins (its row is returned). */
-async function storeUpload(deps: Pick<AppDeps, 'blobs' | 'db'>, row: UploadRow, bytes: Buffer, probe: ImageProbe): Promise<UploadRow> {
+async function storeUpload(deps: Pick<AppDeps, 'blobs' | 'db'>, row: UploadRow, bytes: Buffer, probe: FileProbe): Promise<UploadRow> {
   const id = row.id;
   const digest = sha256(bytes);
   const blobKey = `uploads/${id}`;
@@ -205,7 +236,7 @@ async function storeUpload(deps: Pick<AppDeps, 'blobs' | 'db'>, row: UploadRow, 
     const locked = (await lockUpload(q, id))!;
     if (locked.status === 'uploaded') return locked;
     await deps.blobs.put(blobKey, bytes, row.content_type);
-    return markUploaded(q, id, { sizeBytes: bytes.length, width: probe.width, height: probe.height, blobKey, sha256: digest });
+    return markUploaded(q, id, { sizeBytes: bytes.length, width: probe.width, height: probe.height, durationMs: probe.durationMs, blobKey, sha256: digest });
   });
 }
 
@@ -243,12 +274,26 @@ export async function resolveImageInput(
 }
 
 async function imageFromUpload(deps: UploadPorts, principal: Principal, id: string): Promise<ResolvedImage> {
+  const { row, blob } = await uploadedFile(deps, principal, id, 'upload_id');
+  if (isAudio(row.content_type)) throw new ApiError('parameter_invalid', `Upload ${id} holds ${row.content_type}, not an image; an avatar's speech goes in audio_upload_id.`, 'upload_id');
+  return { bytes: blob.bytes, mime: row.content_type, width: row.width!, height: row.height! };
+}
+
+/** An avatar's speech given as an upload (`audio_upload_id`): an audio upload of the caller's organization and mode. */
+export async function audioFromUpload(deps: UploadPorts, principal: Principal, id: string): Promise<{ bytes: Buffer; mime: string }> {
+  const { row, blob } = await uploadedFile(deps, principal, id, 'audio_upload_id');
+  if (!isAudio(row.content_type)) throw new ApiError('parameter_invalid', `Upload ${id} holds ${row.content_type}, not audio (audio/mpeg or audio/wav).`, 'audio_upload_id');
+  return { bytes: blob.bytes, mime: row.content_type };
+}
+
+/** An upload's row and file, once it has received one (a direct upload is completed on this first read). */
+async function uploadedFile(deps: UploadPorts, principal: Principal, id: string, param: string): Promise<{ row: UploadRow; blob: { bytes: Buffer } }> {
   let row = await uploadOf(deps, principal, id);
-  if (!row) throw new ApiError('resource_not_found', `No such upload: '${id}'`, 'upload_id');
+  if (!row) throw new ApiError('resource_not_found', `No such upload: '${id}'`, param);
   if (row.status === 'pending' && directUploads(deps)) {
     const pending = row;
     row = await completeDirectUpload(deps, pending).catch((err: unknown) => {
-      if (err instanceof ApiError) throw new ApiError('parameter_invalid', `Upload ${id} received a file that cannot be used: ${err.message}`, 'upload_id');
+      if (err instanceof ApiError) throw new ApiError('parameter_invalid', `Upload ${id} received a file that cannot be used: ${err.message}`, param);
       throw err;
     });
   }
@@ -259,12 +304,12 @@ async function imageFromUpload(deps: UploadPorts, principal: Principal, id: stri
       expired
         ? `Upload ${id} never received its file and its URL has expired; create a new upload.`
         : `Upload ${id} has not received its file yet; PUT the file to its upload_url first.`,
-      'upload_id',
+      param,
     );
   }
   const blob = await deps.blobs.get(row.blob_key!);
   if (!blob) throw new Error(`upload ${id} is marked uploaded but its blob ${row.blob_key} is missing`);
-  return { bytes: blob.bytes, mime: row.content_type, width: row.width!, height: row.height! };
+  return { row, blob };
 }
 
 async function imageFromUrl(deps: UploadPorts, url: string): Promise<ResolvedImage> {
@@ -275,7 +320,7 @@ async function imageFromUrl(deps: UploadPorts, url: string): Promise<ResolvedIma
       allowPrivateNetwork: deps.config.allowPrivateNetwork,
       maxBytes: MAX_IMAGE_URL_BYTES,
       timeoutMs: IMAGE_URL_TIMEOUT_MS,
-      headers: { accept: UPLOAD_CONTENT_TYPES.join(', ') },
+      headers: { accept: IMAGE_CONTENT_TYPES.join(', ') },
     });
   } catch (err) {
     if (err instanceof FetchRefused) throw fail(err.message);

@@ -4,6 +4,12 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ImageInput, SimulateOptions } from '../providers/types.js';
+
+/** An input audio file, checked (files/uploads.ts). */
+export interface AudioInput {
+  bytes: Buffer;
+  mime: string;
+}
 import type { Queryable } from '../store/db.js';
 import { StaleAuthentication, type Principal } from '../domain/access.js';
 import { confirmCachedPrincipal } from '../domain/api-keys.js';
@@ -18,7 +24,7 @@ import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotenc
 import type { EarlyDispatch } from './early-dispatch.js';
 import type { PreparedGeneration } from './prepared.js';
 import { verifyAudioUrl } from '../files/audio-input.js';
-import { resolveImageInput } from '../files/uploads.js';
+import { audioFromUpload, resolveImageInput } from '../files/uploads.js';
 import { UPSCALE_MAX_OUTPUT_PIXELS } from '../media/index.js';
 
 /** Preparing and accepting a generation, a comparison's children included. */
@@ -37,6 +43,8 @@ export interface CreateGenerationInput {
   simulate?: SimulateOptions | undefined;
   cache?: boolean | undefined;
   image?: ImageInput | undefined;
+  /** An avatar's speech, uploaded (`audio_upload_id`): kept with the generation and sent as its audio_url. */
+  audio?: AudioInput | undefined;
   comparisonId?: string | undefined;
   /** Set by a route that may start the provider call alongside the reservation (early-dispatch.ts). */
   early?: EarlyDispatch | undefined;
@@ -67,10 +75,11 @@ function cacheKeyOf(modelSlug: string, params: Record<string, unknown>): string 
  * caller's URL of it, for a provider that takes a URL but no long data URI), and the fields the client sent, so
  * that a fallback goes only to a route that takes them (demandOf).
  */
-function acceptedResult(inputBlob: string | undefined, input: CreateGenerationInput): Record<string, unknown> | null {
+function acceptedResult(inputBlob: string | undefined, audioBlob: string | undefined, input: CreateGenerationInput): Record<string, unknown> | null {
   const result: Record<string, unknown> = {};
   if (inputBlob) result.input_blob = inputBlob;
   if (inputBlob && input.image?.url) result.input_url = input.image.url;
+  if (audioBlob) result.input_audio_blob = audioBlob;
   if (input.sent) result.sent_fields = [...input.sent].filter((f) => f in input.params).sort();
   return Object.keys(result).length > 0 ? result : null;
 }
@@ -85,6 +94,7 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
   }
   const id = newId('gen');
   const inputBlob = input.image ? `inputs/${id}` : undefined;
+  const audioBlob = input.audio ? `inputs/${id}-audio` : undefined;
   return {
     id,
     principal,
@@ -97,9 +107,10 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
     price: priceCredits(model, principal.mode, input.params),
     cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
     provider: adapter.name,
-    result: acceptedResult(inputBlob, input),
+    result: acceptedResult(inputBlob, audioBlob, input),
     comparisonId: input.comparisonId ?? null,
     image: input.image,
+    audio: input.audio,
   };
 }
 
@@ -110,9 +121,12 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
  * the job up the moment it is committed.
  */
 export async function withStoredInputs<T>(deps: AcceptPorts, prepared: PreparedGeneration[], accept: () => Promise<T | null>): Promise<T | null> {
-  const stored = prepared.filter((p) => p.image && p.result?.input_blob);
-  await Promise.all(stored.map((p) => deps.blobs.put(p.result!.input_blob as string, p.image!.bytes, p.image!.mime)));
-  const cleanUp = () => Promise.all(stored.map((p) => deps.blobs.delete(p.result!.input_blob as string).catch(() => {})));
+  const files = prepared.flatMap((p) => [
+    ...(p.image && p.result?.input_blob ? [{ key: p.result.input_blob as string, ...p.image }] : []),
+    ...(p.audio && p.result?.input_audio_blob ? [{ key: p.result.input_audio_blob as string, ...p.audio }] : []),
+  ]);
+  await Promise.all(files.map((f) => deps.blobs.put(f.key, f.bytes, f.mime)));
+  const cleanUp = () => Promise.all(files.map((f) => deps.blobs.delete(f.key).catch(() => {})));
   try {
     const result = await accept();
     if (result === null) await cleanUp();
@@ -258,18 +272,19 @@ export async function submitGeneration(
   const hasImage = b.upload_id !== undefined || b.image_url !== undefined;
   if (imageRule === 'required' && !hasImage) throw new ApiError('parameter_missing', 'This request needs an input image: upload_id or image_url.', 'upload_id');
   // Inputs are fetched, stored or completed before the accepting statement: a key from the node's cache is confirmed first.
-  if (hasImage || b.audio_url !== undefined) await confirmCachedPrincipal(deps.db, principal);
+  if (hasImage || b.audio_url !== undefined || b.audio_upload_id !== undefined) await confirmCachedPrincipal(deps.db, principal);
   const image = hasImage
     ? await resolveImageInput(deps, principal, { upload_id: b.upload_id as string | undefined, image_url: b.image_url as string | undefined })
     : undefined;
   if (typeof b.audio_url === 'string') await verifyAudioUrl(deps, b.audio_url);
+  const audio = typeof b.audio_upload_id === 'string' ? await audioFromUpload(deps, principal, b.audio_upload_id) : undefined;
   if (MODALITIES[modality].outputs.fitToScale && image) {
     const scale = (params.scale as number | undefined) ?? 2;
     if (image.width * scale * image.height * scale > UPSCALE_MAX_OUTPUT_PIXELS) {
       throw new ApiError('parameter_invalid', `${image.width}×${image.height} × ${scale} would exceed the ${UPSCALE_MAX_OUTPUT_PIXELS}-pixel output limit; use a smaller image or scale.`, 'scale');
     }
   }
-  const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, ...extra });
+  const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, audio, ...extra });
   // A synchronous generation runs in this request (its job is leased to this process): no worker needs waking.
   if (!g.sync) deps.jobsAvailable.notify();
   return g;

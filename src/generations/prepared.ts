@@ -18,4 +18,6 @@ export interface PreparedGeneration {
   comparisonId: string | null;
   /** The input image to store under result.input_blob before the generation is accepted. */
   image?: ImageInput | undefined;
+  /** The input audio (an avatar's uploaded speech) to store under result.input_audio_blob. */
+  audio?: { bytes: Buffer; mime: string } | undefined;
 }

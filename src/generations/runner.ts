@@ -9,7 +9,7 @@ import { watchRun, type RunWatch } from './run-watch.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
 import { clientRef, demandOf, upstreamModelFor, upstreamRequest } from './upstream-request.js';
-import { withSpeech } from './speech-step.js';
+import { withAvatarAudio } from './speech-step.js';
 
 export type RunPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'lifecycle' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
 
@@ -123,10 +123,10 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
     placement = { adapter, req: baseReq };
   } else {
     try {
-      baseReq = await withSpeech(deps, g, baseReq);
+      baseReq = await withAvatarAudio(deps, g, baseReq);
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
-      return finishFailed(deps, g, `The speech step before the avatar failed: ${err.message}.`);
+      return finishFailed(deps, g, `The avatar's audio could not be prepared: ${err.message}.`);
     }
     const adopted = fresh ? null : await reconcile(deps, g, baseReq);
     if (adopted) {

@@ -19,11 +19,26 @@ const speechBlob = (generationId: string) => `inputs/${generationId}-speech`;
 /** How often the speech step asks a provider that did not answer at once. */
 const SPEECH_POLL_MS = 250;
 
-/** The avatar request with its speech as `audio_url` (a data URI: providers take one, and it needs no public URL). */
-export async function withSpeech(deps: SpeechStepPorts, g: Pick<GenerationRow, 'id' | 'attempt' | 'mode'>, req: UpstreamRequest): Promise<UpstreamRequest> {
-  if (!speaksFirst(req.model, req.params)) return req;
-  const audio = (await deps.blobs.get(speechBlob(g.id))) ?? (await speak(deps, g, req.model.speech, req.params));
-  return { ...req, params: { ...req.params, audio_url: `data:${audio.contentType};base64,${audio.bytes.toString('base64')}` } };
+/**
+ * The avatar request with its speech as `audio_url`, a data URI (providers take one, and it needs no public URL of
+ * mmgen): the uploaded audio (`audio_upload_id`, kept with the generation), or the text spoken by the speech step.
+ */
+export async function withAvatarAudio(
+  deps: SpeechStepPorts,
+  g: Pick<GenerationRow, 'id' | 'attempt' | 'mode' | 'result'>,
+  req: UpstreamRequest,
+): Promise<UpstreamRequest> {
+  const uploaded = g.result?.input_audio_blob;
+  let audio: { bytes: Buffer; contentType: string } | null = null;
+  if (uploaded) {
+    audio = await deps.blobs.get(uploaded);
+    if (!audio) throw new ProviderError('the uploaded audio of this generation is missing from the file store', { kind: 'bad_request', retryable: false, accepted: false, origin: 'gateway' });
+  } else if (speaksFirst(req.model, req.params)) {
+    audio = (await deps.blobs.get(speechBlob(g.id))) ?? (await speak(deps, g, req.model.speech, req.params));
+  }
+  if (!audio) return req;
+  const { audio_upload_id: _kept, ...params } = req.params;
+  return { ...req, params: { ...params, audio_url: `data:${audio.contentType};base64,${audio.bytes.toString('base64')}` } };
 }
 
 async function speak(

@@ -25,6 +25,11 @@ export interface JsonSchemaObject {
 const OWN_FIELDS = new Set(['model', 'simulate', 'cache']);
 /** The request fields that carry the input image (`image` in a record's map). */
 const IMAGE_REQUEST_FIELDS = ['upload_id', 'image_url'];
+/**
+ * Request fields a route takes as another: an uploaded file reaches the provider as that field (an avatar's
+ * `audio_upload_id` is sent as `audio_url`, a data URI: generations/speech-step.ts).
+ */
+const SENT_AS: Record<string, string> = { audio_upload_id: 'audio_url' };
 
 type Spec = Exclude<UpstreamModelRecord['map'][string], string>;
 
@@ -151,6 +156,11 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
       if (mapping.some(takesImage)) properties[field] = schema;
       continue;
     }
+    const as = SENT_AS[field];
+    if (as) {
+      if (mapping.some((record) => routeLimits(record, as).taken)) properties[field] = schema;
+      continue;
+    }
     const taking = mapping.map((record) => routeLimits(record, field)).filter((r) => r.taken);
     if (taking.length === 0) {
       required.delete(field);
@@ -162,6 +172,8 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
     if (taking.length === mapping.length && taking.every((r) => r.required) && out.default === undefined) required.add(field);
     properties[field] = out;
   }
+  // A field an upload can stand in for is not required by itself: the modality's check asks for one of them.
+  for (const [alias, as] of Object.entries(SENT_AS)) if (alias in properties) required.delete(as);
   const schema: JsonSchemaObject = {
     ...modalitySchema,
     type: 'object',
@@ -176,6 +188,20 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
   if (schema.required!.length === 0) delete schema.required;
   cache.set(key, schema);
   return schema;
+}
+
+/** The demand as routes see it: an uploaded file as the field it is sent as. */
+function sentAs(demand: RouteDemand): RouteDemand {
+  const aliases = Object.keys(SENT_AS).filter((f) => demand.params[f] !== undefined);
+  if (aliases.length === 0) return demand;
+  const params = { ...demand.params };
+  const sent = demand.sent ? new Set(demand.sent) : null;
+  for (const alias of aliases) {
+    params[SENT_AS[alias]!] = params[alias];
+    delete params[alias];
+    if (sent?.delete(alias)) sent.add(SENT_AS[alias]!);
+  }
+  return { ...demand, params, sent };
 }
 
 /** An audio-driven avatar's speech step: the voice model that speaks a text request first, and its parameters. */
@@ -247,7 +273,8 @@ function allows(limits: PropertySchema, value: unknown): boolean {
  * does not take is simply not sent (a default of the modality, such as
  * `num_outputs: 1`, is what the route does anyway).
  */
-export function routeRefusal(route: ModelRoute, demand: RouteDemand): RouteRefusal | null {
+export function routeRefusal(route: ModelRoute, asked: RouteDemand): RouteRefusal | null {
+  const demand = sentAs(asked);
   const own = upstreamModel(route.provider, route.upstream);
   if (!maps(own)) return null;
   const siblingId = demand.image ? own.call.with_image : own.call.without_image;

@@ -5,11 +5,13 @@ export interface UploadRow {
   id: string;
   organization_id: string;
   mode: Mode;
-  content_type: 'image/png' | 'image/jpeg' | 'image/webp';
+  content_type: 'image/png' | 'image/jpeg' | 'image/webp' | 'audio/mpeg' | 'audio/wav';
   size_bytes: number;
   status: 'pending' | 'uploaded';
   width: number | null;
   height: number | null;
+  /** An audio upload's length. */
+  duration_ms: number | null;
   blob_key: string | null;
   sha256: string | null;
   expires_at: Date;
@@ -29,13 +31,16 @@ export interface NewUpload {
 
 export interface ReceivedFile {
   sizeBytes: number;
-  width: number;
-  height: number;
+  /** An image's size, or null for audio. */
+  width: number | null;
+  height: number | null;
+  /** An audio file's length, or null for an image. */
+  durationMs: number | null;
   blobKey: string;
   sha256: string;
 }
 
-const COLUMNS = 'id, organization_id, mode, content_type, size_bytes, status, width, height, blob_key, sha256, expires_at, created_at, uploaded_at';
+const COLUMNS = 'id, organization_id, mode, content_type, size_bytes, status, width, height, duration_ms, blob_key, sha256, expires_at, created_at, uploaded_at';
 
 export async function insertUpload(q: Queryable, u: NewUpload): Promise<UploadRow> {
   const r = await q.query<UploadRow>(
@@ -70,9 +75,9 @@ export async function lockUpload(q: Queryable, id: string): Promise<UploadRow | 
 
 export async function markUploaded(q: Queryable, id: string, file: ReceivedFile): Promise<UploadRow> {
   const r = await q.query<UploadRow>(
-    `UPDATE uploads SET status = 'uploaded', size_bytes = $2, width = $3, height = $4, blob_key = $5, sha256 = $6, uploaded_at = now()
+    `UPDATE uploads SET status = 'uploaded', size_bytes = $2, width = $3, height = $4, duration_ms = $7, blob_key = $5, sha256 = $6, uploaded_at = now()
      WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, file.sizeBytes, file.width, file.height, file.blobKey, file.sha256],
+    [id, file.sizeBytes, file.width, file.height, file.blobKey, file.sha256, file.durationMs],
   );
   return r.rows[0]!;
 }

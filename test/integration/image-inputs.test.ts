@@ -477,6 +477,65 @@ describeEachBackend('image inputs', (backend) => {
     });
   });
 
+  describe('speech as an audio upload', () => {
+    let portrait: string;
+    beforeAll(async () => {
+      portrait = await upload(api, org.live, await patternPng(64, 80));
+    });
+
+    /** PUTs bytes to a new upload declared as `contentType`; the PUT's answer. */
+    async function put(contentType: string, bytes: Buffer) {
+      const created = await api('POST', '/v1/uploads', { key: org.live, body: { content_type: contentType, size_bytes: bytes.length } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const res = await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes });
+      return { id: created.body.id as string, status: res.status, body: (await res.json()) as any };
+    }
+
+    it('an audio/wav upload is checked for real audio and measured; an avatar lip-syncs it, its soundtrack that audio', async () => {
+      const wav = silentWav(12_000, 8000); // 1.5 s
+      const id = await upload(api, org.live, wav, 'audio/wav');
+      const shown = await api('GET', `/v1/uploads/${id}`, { key: org.live });
+      expect(shown.body).toMatchObject({ status: 'uploaded', content_type: 'audio/wav', duration_s: '1.5', width: null, height: null });
+      const res = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarAudioModel, upload_id: portrait, audio_upload_id: id } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(res.body.params).toMatchObject({ audio_upload_id: id });
+      expect(res.body.params).not.toHaveProperty('speech_model');
+      const g = await waitTerminal(api, org.live, res.body.id);
+      expect(g.status, JSON.stringify(g.error)).toBe('succeeded');
+      const video = g.outputs.find((o: any) => o.type === 'video');
+      const tracks = parseMp4(await fetchBytes(video.url))!.tracks;
+      // As long as the uploaded speech.
+      // (AAC pads to whole frames of 1024 samples and primes the encoder: within a few frames.)
+      expect(Math.abs(tracks.find((t) => t.type === 'soun')!.durationS - 1.5)).toBeLessThan(0.2);
+      expect(Math.abs(Number(video.duration_s) - 1.5)).toBeLessThan(0.1);
+      expectInvariant(g);
+    });
+
+    it('refuses a file that is not what it is declared to be, or not playable, or too long; and the wrong kind of upload in each field', async () => {
+      const wav = silentWav(800, 8000);
+      const mislabeled = await put('audio/mpeg', wav);
+      expect(mislabeled.status).toBe(400);
+      expect(mislabeled.body.error.message).toMatch(/audio\/wav, but this upload was declared as audio\/mpeg/);
+      const headerOnly = await put('audio/wav', silentWav(0, 8000));
+      expect(headerOnly.status).toBe(400);
+      expect(headerOnly.body.error.message).toMatch(/not a valid, playable audio\/wav/);
+      const long = await put('audio/wav', silentWav(8000 * 61, 8000));
+      expect(long.status).toBe(400);
+      expect(long.body.error.message).toMatch(/at most 60 s/);
+
+      const audio = await upload(api, org.live, wav, 'audio/wav');
+      const asImage = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarAudioModel, upload_id: audio, audio_upload_id: audio } });
+      expect(asImage.body.error).toMatchObject({ code: 'parameter_invalid', param: 'upload_id' });
+      const asAudio = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarAudioModel, upload_id: portrait, audio_upload_id: portrait } });
+      expect(asAudio.body.error).toMatchObject({ code: 'parameter_invalid', param: 'audio_upload_id' });
+      const both = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarAudioModel, upload_id: portrait, audio_upload_id: audio, text: 'hi' } });
+      expect(both.body.error).toMatchObject({ code: 'parameter_invalid' });
+      // A text-driven model takes no audio at all.
+      const textOnly = await api('POST', '/v1/avatars', { key: org.live, body: { model: avatarTextModel, upload_id: portrait, audio_upload_id: audio } });
+      expect(textOnly.body.error).toMatchObject({ code: 'parameter_invalid', param: 'audio_upload_id' });
+    });
+  });
+
   describe('three-d from an image', () => {
     it('upload_id without a prompt → a model/gltf-binary mesh and a thumbnail; prompt null', async () => {
       const id = await upload(api, org.live, pngBytes);

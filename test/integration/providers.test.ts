@@ -155,6 +155,24 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
       expect(submitted).toMatchObject({ image_url: portraitUrl, text: 'Hello there.' });
     });
 
+    it('avatar (fal, audio-driven): text is spoken first by its voice model (ElevenLabs), and the avatar gets that audio as a data URI', async () => {
+      const elevenCalls = fakes.elevenlabs.calls('POST').length;
+      const res = await api('POST', '/v1/avatars', { key: org.live, body: { model: 'omnihuman-1.5', image_url: portraitUrl, text: 'Hello from a speech step.' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(res.body.params).toMatchObject({ speech_model: 'eleven-turbo-v2.5' });
+      const g = await waitTerminal(api, org.live, res.body.id);
+      expect(g.status, JSON.stringify(g.error)).toBe('succeeded');
+      // The speech was asked of ElevenLabs once (by its turbo model), with the text.
+      const speech = fakes.elevenlabs.calls('POST').slice(elevenCalls);
+      expect(speech).toHaveLength(1);
+      expect(speech[0]!.json).toMatchObject({ text: 'Hello from a speech step.', model_id: 'eleven_turbo_v2_5' });
+      // The avatar endpoint got that speech as its audio_url (its record requires one), accepted by the strict fake.
+      const submitted = fakes.fal.calls('POST', /omnihuman/).at(-1)!.json as Record<string, unknown>;
+      expect(String(submitted.audio_url)).toMatch(/^data:audio\/mpeg;base64,/);
+      expect(submitted).not.toHaveProperty('text');
+      expectInvariant(g);
+    });
+
     it('3d (fal): a GLB mesh', async () => {
       const res = await api('POST', '/v1/three-d', { key: org.live, body: { model: 'trellis', image_url: portraitUrl } });
       expect(res.status, JSON.stringify(res.body)).toBe(202);

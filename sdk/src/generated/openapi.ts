@@ -231,7 +231,7 @@ export interface paths {
         put?: never;
         /**
          * Talking avatar / lipsync (asynchronous)
-         * @description A portrait (upload_id or image_url) speaking `text` (with voice_id) or lip-syncing `audio_url`. Answers 202; a video and its thumbnail follow.
+         * @description A portrait (upload_id or image_url) speaking `text` (with voice_id), or lip-syncing speech: `audio_url`, or an audio upload as `audio_upload_id`. Answers 202; a video and its thumbnail follow.
          */
         post: operations["createAvatar"];
         delete?: never;
@@ -595,8 +595,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an upload: a presigned URL for one input image
-         * @description PUT the file to `upload_url` with the declared Content-Type; then pass the `id` as `upload_id` to a generation.
+         * Create an upload: a presigned URL for one input image, or an avatar's speech
+         * @description PUT the file to `upload_url` with the declared Content-Type; then pass the `id` as `upload_id` to a generation (an image), or as `audio_upload_id` to an avatar (audio/mpeg or audio/wav, at most 60 s). The file must be what it is declared to be.
          */
         post: operations["createUpload"];
         delete?: never;
@@ -2768,6 +2768,8 @@ export interface operations {
                     voice_id?: string;
                     /** Format: uri */
                     audio_url?: string;
+                    /** @description An upload of audio/mpeg or audio/wav (POST /v1/uploads). */
+                    audio_upload_id?: string;
                 };
             };
         };
@@ -5953,7 +5955,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    content_type: "image/png" | "image/jpeg" | "image/webp";
+                    content_type: "image/png" | "image/jpeg" | "image/webp" | "audio/mpeg" | "audio/wav";
                     /** @description The most bytes the PUT may send (up to 20 MiB). */
                     size_bytes: number;
                 };
@@ -5974,11 +5976,12 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "uploaded";
                         /** @enum {string} */
-                        content_type: "image/png" | "image/jpeg" | "image/webp";
+                        content_type: "image/png" | "image/jpeg" | "image/webp" | "audio/mpeg" | "audio/wav";
                         /** @description Declared while pending; the size received once uploaded. */
                         size_bytes: number;
                         width: number | null;
                         height: number | null;
+                        duration_s: string | null;
                         livemode: boolean;
                         /**
                          * Format: date-time
@@ -6091,11 +6094,12 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "uploaded";
                         /** @enum {string} */
-                        content_type: "image/png" | "image/jpeg" | "image/webp";
+                        content_type: "image/png" | "image/jpeg" | "image/webp" | "audio/mpeg" | "audio/wav";
                         /** @description Declared while pending; the size received once uploaded. */
                         size_bytes: number;
                         width: number | null;
                         height: number | null;
+                        duration_s: string | null;
                         livemode: boolean;
                         /**
                          * Format: date-time
@@ -6183,6 +6187,8 @@ export interface operations {
                 "image/png": string;
                 "image/jpeg": string;
                 "image/webp": string;
+                "audio/mpeg": string;
+                "audio/wav": string;
             };
         };
         responses: {
@@ -6200,11 +6206,12 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "uploaded";
                         /** @enum {string} */
-                        content_type: "image/png" | "image/jpeg" | "image/webp";
+                        content_type: "image/png" | "image/jpeg" | "image/webp" | "audio/mpeg" | "audio/wav";
                         /** @description Declared while pending; the size received once uploaded. */
                         size_bytes: number;
                         width: number | null;
                         height: number | null;
+                        duration_s: string | null;
                         livemode: boolean;
                         /**
                          * Format: date-time

@@ -5,7 +5,7 @@ import { scopeAllows } from '../../domain/access.js';
 import { assertPlanWidth, comparisonView, createComparison, MODELS_PER_COMPARISON } from '../../domain/comparisons.js';
 import { ApiError } from '../../errors.js';
 import { verifyAudioUrl } from '../../files/audio-input.js';
-import { resolveImageInput } from '../../files/uploads.js';
+import { audioFromUpload, resolveImageInput } from '../../files/uploads.js';
 import { makeAjv, validationError } from '../validation.js';
 import { defineRoute } from '../route.js';
 import { IdParams, Nullable, Timestamp } from '../schemas.js';
@@ -137,12 +137,14 @@ export const createComparisonRoute = defineRoute({
         ? await inParams(resolveImageInput(deps, principal, { upload_id: childParams.upload_id as string | undefined, image_url: childParams.image_url as string | undefined }))
         : undefined;
     if (typeof childParams.audio_url === 'string') await inParams(verifyAudioUrl(deps, childParams.audio_url));
+    const audio = typeof childParams.audio_upload_id === 'string' ? await inParams(audioFromUpload(deps, principal, childParams.audio_upload_id)) : undefined;
     const cmp = await createComparison(deps, principal, {
       modality,
       prompt: body.prompt ?? null,
       params,
       simulate: body.simulate as never,
       image,
+      audio,
       children,
       claim,
     });

@@ -10,8 +10,9 @@ const uploadFields = {
   status: Type.String({ enum: ['pending', 'uploaded'] }),
   content_type: Type.String({ enum: [...UPLOAD_CONTENT_TYPES] }),
   size_bytes: Type.Integer({ description: 'Declared while pending; the size received once uploaded.' }),
-  width: Nullable(Type.Integer({ description: 'Pixels, once uploaded.' })),
-  height: Nullable(Type.Integer({ description: 'Pixels, once uploaded.' })),
+  width: Nullable(Type.Integer({ description: 'Pixels, once an image is uploaded.' })),
+  height: Nullable(Type.Integer({ description: 'Pixels, once an image is uploaded.' })),
+  duration_s: Nullable(Type.String({ description: 'Seconds, once an audio file is uploaded (e.g. "4.32").' })),
   livemode: Type.Boolean(),
   expires_at: Type.String({ format: 'date-time', description: 'When upload_url stops working. An uploaded file is kept.' }),
   created_at: Timestamp,
@@ -42,8 +43,10 @@ export const createUploadRoute = defineRoute({
   method: 'POST',
   path: '/v1/uploads',
   operationId: 'createUpload',
-  summary: 'Create an upload: a presigned URL for one input image',
-  description: 'PUT the file to `upload_url` with the declared Content-Type; then pass the `id` as `upload_id` to a generation.',
+  summary: 'Create an upload: a presigned URL for one input image, or an avatar\'s speech',
+  description:
+    'PUT the file to `upload_url` with the declared Content-Type; then pass the `id` as `upload_id` to a generation ' +
+    '(an image), or as `audio_upload_id` to an avatar (audio/mpeg or audio/wav, at most 60 s). The file must be what it is declared to be.',
   tag: 'Uploads',
   auth: writeAuth,
   schema: {
