@@ -14,6 +14,8 @@ import type { Db } from './store/db.js';
 import type { Headroom } from './generations/headroom.js';
 import type { Finishing, GenerationRow } from './generations/model.js';
 import type { Wakeup } from './wakeup.js';
+import type { Moderator } from './moderation/moderator.js';
+import type { PolicyCache } from './moderation/policy.js';
 
 /**
  * Everything the composition root (main.ts) builds once from config. Routes get it whole; a use case
@@ -50,4 +52,8 @@ export interface AppDeps {
   jobsAvailable: Wakeup;
   /** An event or delivery was made here: wakes this process's webhook dispatcher, if it runs one, instead of its next poll. */
   webhooksDue: Wakeup;
+  /** Organizations' moderation policies, read through a short cache (contract §11). */
+  policies: PolicyCache;
+  /** The verdict stage of every output: the classifiers (moderation/moderator.ts). */
+  moderator: Moderator;
 }

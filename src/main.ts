@@ -8,6 +8,9 @@ import { startAdminSocket } from './admin/socket.js';
 import { Catalog } from './catalog/index.js';
 import { CATALOG } from './catalog/models.js';
 import { recordedLifecycle } from './providers/lifecycle.js';
+import { imageClassifiers } from './moderation/classifiers.js';
+import { Moderator } from './moderation/moderator.js';
+import { PolicyCache } from './moderation/policy.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { countOrganizations, insertOrganization, type CreatedOrganization } from './domain/organizations.js';
@@ -87,6 +90,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     config, db, catalog: new Catalog(CATALOG, recordedLifecycle(config.catalogDate)), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
+    policies: new PolicyCache(), moderator: new Moderator(imageClassifiers(config)),
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
   };
   // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.

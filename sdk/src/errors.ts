@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'parameter_invalid',
   'parameter_unknown',
   'model_modality_mismatch',
+  'content_policy_violation',
   'missing_authorization',
   'invalid_authorization',
   'invalid_api_key',
@@ -30,11 +31,13 @@ export const ERROR_CODES = [
   'generation_canceled',
   'idempotency_key_in_use',
   'upload_already_completed',
+  'moderation_pending',
   'model_unavailable',
   'payload_too_large',
   'unsupported_media_type',
   'idempotency_key_reused',
   'rate_limit_exceeded',
+  'content_blocked',
   'internal_error',
   'upstream_error',
   'provider_unavailable',
@@ -150,6 +153,10 @@ export class RateLimitError extends APIError {
     return Number.isFinite(n) ? n : undefined;
   }
 }
+/** 451: moderation blocked it (a file, or every output of a synchronous generation, which was refunded). */
+export class ContentBlockedError extends APIError {
+  override name = 'ContentBlockedError';
+}
 export class InternalServerError extends APIError {
   override name = 'InternalServerError';
 }
@@ -174,6 +181,7 @@ const STATUS_CLASSES: Record<number, new (...args: ConstructorParameters<typeof 
   415: UnsupportedMediaTypeError,
   422: UnprocessableEntityError,
   429: RateLimitError,
+  451: ContentBlockedError,
   500: InternalServerError,
   502: UpstreamError,
   503: ServiceUnavailableError,

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
-import type { UpstreamRequest, UpstreamStatus } from '../providers/types.js';
+import { ProviderError, type SimulateOptions, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
+import { MODALITIES } from './modalities.js';
 import { chargeAndFinish } from '../billing/statements.js';
 import { actualCredits } from '../billing/pricing.js';
 import type { AttemptEnd, GenerationRow, OutputRow } from './model.js';
@@ -10,7 +11,7 @@ import { upstreamRequest } from './upstream-request.js';
 /** Ending an attempt with what is already known (a failure, a cancel, outputs already stored). */
 export type FinishPorts = Pick<AppDeps, 'db' | 'finishes' | 'log' | 'metrics' | 'settler'>;
 /** Ending an attempt as the provider reported it: a success's outputs are fetched, stored and priced first. */
-export type FinishWithPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'settler'>;
+export type FinishWithPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'moderator' | 'policies' | 'settler'>;
 
 /**
  * How an attempt ends: its outputs stored in mmgen's blob store, then one
@@ -33,11 +34,20 @@ export interface RunResult {
 
 export function finishWith(deps: FinishWithPorts, g: GenerationRow, status: UpstreamStatus, upstreamId: string, req: UpstreamRequest, batched = false): Promise<RunResult> {
   if (status.state === 'succeeded') return finishSucceeded(deps, g, status, upstreamId, req, batched);
-  return finishFailed(deps, g, status.error?.message ?? `The upstream job ended as ${status.state}.`, upstreamId);
+  return finishFailed(deps, g, status.error?.message ?? `The upstream job ended as ${status.state}.`, upstreamId, status.error?.kind === 'content_policy' ? 'content_policy_violation' : undefined);
 }
 
-async function storeOutputs(deps: Pick<AppDeps, 'blobs' | 'config' | 'log'>, g: GenerationRow, status: UpstreamStatus, req: UpstreamRequest): Promise<OutputRow[]> {
+async function storeOutputs(
+  deps: Pick<AppDeps, 'blobs' | 'config' | 'db' | 'log' | 'moderator' | 'policies'>,
+  g: GenerationRow,
+  status: UpstreamStatus,
+  req: UpstreamRequest,
+): Promise<OutputRow[]> {
   const files = await materializeOutputs(deps, req, status.outputs ?? []);
+  // The verdict stage (contract §11): every file is judged before it is stored and can be served.
+  const policy = await deps.policies.get(deps.db, g.organization_id);
+  const forced = (g.params.simulate as SimulateOptions | undefined)?.moderation;
+  const verdicts = await deps.moderator.judge(policy, files, { forced, shared: MODALITIES[g.modality].outputs.oneWork === true });
   const stored: OutputRow[] = [];
   try {
     for (const [position, out] of files.entries()) {
@@ -55,7 +65,7 @@ async function storeOutputs(deps: Pick<AppDeps, 'blobs' | 'config' | 'log'>, g: 
         duration_s: out.duration_s,
         blob_key: key,
         size_bytes: out.bytes.length,
-        moderation_status: out.moderation,
+        moderation_status: verdicts[position]!.verdict,
       });
     }
   } catch (err) {
@@ -101,8 +111,14 @@ export async function finishSucceeded(
       return finishFailed(deps, g, `The provider finished, but ${err.message}.`, upstreamId);
     }
   }
+  const kept = outputs.filter((o) => o.moderation_status !== 'blocked');
+  if (outputs.length > 0 && !kept.some((o) => o.type !== 'thumbnail')) {
+    // Everything it made was blocked: failed, nothing charged; the files stay listed as blocked (their URLs answer 451).
+    return finishBlocked(deps, g, upstreamId, outputs, batched);
+  }
   const model = deps.catalog.find(g.model)!;
-  const charged = actualCredits(model, g, { outputs, outputTokens: status.usage?.output_tokens });
+  // Blocked outputs are not charged.
+  const charged = actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens });
   const result = {
     ...(g.result ?? {}),
     ...(status.message ? { message: status.message } : {}),
@@ -121,10 +137,36 @@ async function deleteBlobs(deps: Pick<AppDeps, 'blobs' | 'log'>, outputs: Output
   );
 }
 
+async function finishBlocked(deps: FinishPorts & Pick<AppDeps, 'blobs'>, g: GenerationRow, upstreamId: string | null, outputs: OutputRow[], batched: boolean): Promise<RunResult> {
+  const done = await finish(
+    deps,
+    g,
+    {
+      status: 'failed', charged: 0, result: g.result, upstreamId, outputs,
+      error: { type: 'invalid_request_error', code: 'content_blocked', message: 'Moderation blocked every output of this generation; it was refunded.' },
+    },
+    { batched },
+  );
+  if (!done.row) await deleteBlobs(deps, outputs);
+  return done;
+}
+
 /** Fails an attempt (refunded); an upstream id is kept so that a retry can ask about that job. */
-export async function finishFailed(deps: FinishPorts, g: GenerationRow, message: string, upstreamId: string | null = null): Promise<RunResult> {
+export async function finishFailed(
+  deps: FinishPorts,
+  g: GenerationRow,
+  message: string,
+  upstreamId: string | null = null,
+  // content_policy_violation: the provider's own safety system refused it (contract §11), refunded like any failure.
+  code: 'upstream_error' | 'content_policy_violation' = 'upstream_error',
+): Promise<RunResult> {
   return finish(deps, g, {
     status: 'failed', charged: 0, result: null, upstreamId, outputs: [],
-    error: { type: 'upstream_error', code: 'upstream_error', message },
+    error: { type: 'upstream_error', code, message },
   });
+}
+
+/** The generation error code of a provider failure: its safety refusals are told apart (contract §11). */
+export function failureCode(err: unknown): 'upstream_error' | 'content_policy_violation' {
+  return err instanceof ProviderError && err.opts.kind === 'content_policy' ? 'content_policy_violation' : 'upstream_error';
 }

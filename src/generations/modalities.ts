@@ -24,6 +24,8 @@ export interface ModalityRules {
     fitToScale?: boolean;
     /** A poster frame is made from the video when the provider sent none. */
     thumbnailFromVideo?: boolean;
+    /** The outputs are one work (a file and its thumbnail): they share one moderation verdict, the strictest. */
+    oneWork?: boolean;
   };
   /** The reply (message, usage) is part of the generation's view. */
   replyInView?: boolean;
@@ -61,7 +63,7 @@ export const MODALITIES: Readonly<Record<Modality, ModalityRules>> = {
     requestedUnits: (p) => new Decimal(p.duration_s as number),
     producedUnits: producedSeconds,
     withPrompt: asPrompt,
-    outputs: { thumbnailFromVideo: true },
+    outputs: { thumbnailFromVideo: true, oneWork: true },
   },
   voice: {
     sync: true,
@@ -82,7 +84,7 @@ export const MODALITIES: Readonly<Record<Modality, ModalityRules>> = {
     requestedUnits: (p) => (typeof p.text === 'string' ? new Decimal(speechDurationS(p.text)).ceil() : new Decimal(AVATAR_AUDIO_MAX_S)),
     producedUnits: producedSeconds,
     withPrompt: asText,
-    outputs: { thumbnailFromVideo: true },
+    outputs: { thumbnailFromVideo: true, oneWork: true },
   },
   chat: {
     sync: true,
@@ -98,7 +100,7 @@ export const MODALITIES: Readonly<Record<Modality, ModalityRules>> = {
     sync: false,
     requestedUnits: () => new Decimal(1),
     withPrompt: asPrompt,
-    outputs: {},
+    outputs: { oneWork: true },
   },
   upscale: {
     sync: false,

@@ -48,7 +48,7 @@ export async function toOutputView(o: OutputRow, links: FileLinks): Promise<Outp
     width: o.width,
     height: o.height,
     duration_s: o.duration_s,
-    url: await links.output({ fileName: outputFileName(o), blobKey: o.blob_key, mime: o.mime }),
+    url: await links.output({ fileName: outputFileName(o), blobKey: o.blob_key, mime: o.mime, held: o.moderation_status === 'blocked' || o.moderation_status === 'pending' }),
     moderation_status: o.moderation_status,
   };
 }

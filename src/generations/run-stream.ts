@@ -2,13 +2,13 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { ProviderError, type ChatStreamChunk } from '../providers/types.js';
 import { firstRouteThatTakes, moveToProvider } from './fallback.js';
-import { finishFailed, finishSucceeded } from './finish.js';
+import { failureCode, finishFailed, finishSucceeded } from './finish.js';
 import { watchRun } from './run-watch.js';
 import type { GenerationRow } from './model.js';
 import { loadGeneration } from './store.js';
 import { demandOf, upstreamRequest } from './upstream-request.js';
 
-export type RunStreamPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
+export type RunStreamPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
 
 /**
  * Streams a chat generation from its provider, calling `onDelta` per piece,
@@ -57,7 +57,7 @@ export async function runStreamed(deps: RunStreamPorts, accepted: GenerationRow,
     }
   } catch (err) {
     if (!watch.signal.aborted) {
-      await finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider stream failed.');
+      await finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider stream failed.', null, failureCode(err));
       throw err instanceof ApiError ? err : new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
     }
   } finally {

@@ -10,7 +10,7 @@ import { resumedGeneration, untilTerminal } from './resume.js';
 import { runGeneration } from './runner.js';
 import { loadGeneration, loadOutputs } from './store.js';
 
-export type RunSyncPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'inflight' | 'lifecycle' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
+export type RunSyncPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'inflight' | 'lifecycle' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
 
 /**
  * Runs a synchronous generation in the request; a failure at the provider is a 502 (it was refunded).
@@ -71,6 +71,8 @@ export async function resumeSynchronously(
 
 async function answered(deps: Pick<AppDeps, 'db'>, row: GenerationRow, outputs?: OutputRow[]): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
   if (row.status === 'failed') {
+    // Moderation blocked all it made: 451, as for its files (contract §11). Anything else failed upstream: 502.
+    if (row.error?.code === 'content_blocked') throw new ApiError('content_blocked', `The generation ${row.id} was refunded: ${row.error.message}`);
     throw new ApiError('upstream_error', `The generation ${row.id} failed at the provider and was refunded: ${row.error?.message ?? 'unknown error'}`);
   }
   return { row, outputs: outputs ?? (await loadOutputs(deps.db, [row.id])).get(row.id) ?? [] };

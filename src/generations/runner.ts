@@ -3,7 +3,7 @@ import { ProviderError, type ProviderAdapter, type UpstreamRequest, type Upstrea
 import { markRunning, recordUpstreamId, setRunnerNode } from '../store/generations.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import { firstRouteThatTakes, moveToProvider } from './fallback.js';
-import { finishFailed, finishWith, type RunResult } from './finish.js';
+import { failureCode, finishFailed, finishWith, type RunResult } from './finish.js';
 import { deleteJobIfTerminal } from '../store/jobs.js';
 import { watchRun, type RunWatch } from './run-watch.js';
 import { isTerminal, type GenerationRow } from './model.js';
@@ -11,7 +11,7 @@ import { loadGeneration } from './store.js';
 import { clientRef, demandOf, upstreamModelFor, upstreamRequest } from './upstream-request.js';
 import { withAvatarAudio } from './speech-step.js';
 
-export type RunPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'lifecycle' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
+export type RunPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'lifecycle' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
 
 /**
  * Runs one generation to a terminal state. Every step is safe to repeat, so a
@@ -138,7 +138,7 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
         submitted = await submitWithFallback(deps, g, baseReq, fresh ? opts.early?.take() : null);
       } catch (err) {
         if (!(err instanceof ProviderError)) deps.log.warn({ err, generationId }, 'submission failed');
-        return finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider could not be reached.');
+        return finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider could not be reached.', null, failureCode(err));
       }
       placement = submitted;
       upstreamId = submitted.upstreamId;
@@ -183,7 +183,7 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
       status = await adapter.poll(upstreamId, req);
       pollErrors = 0;
     } catch (err) {
-      if (err instanceof ProviderError && !err.opts.retryable) return finishFailed(deps, g, err.message);
+      if (err instanceof ProviderError && !err.opts.retryable) return finishFailed(deps, g, err.message, null, failureCode(err));
       pollErrors++;
       deps.log.warn({ err, generationId, pollErrors }, 'poll failed');
       if (pollErrors >= MAX_POLL_ERRORS) {

@@ -7,7 +7,7 @@ import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';
 import { Scheduler } from './scheduler.js';
 import { settledWithin } from './inflight.js';
 
-export type WorkerPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'jobsAvailable' | 'lifecycle' | 'log' | 'metrics' | 'nodeId' | 'providers' | 'settler'>;
+export type WorkerPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'jobsAvailable' | 'lifecycle' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
 
 /** Claims of one job before it is failed as unprocessable (each claim is a run that died or crashed). */
 const MAX_CLAIMS = 5;

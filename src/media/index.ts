@@ -12,7 +12,7 @@ export { mimeToOutputType, extensionForMime } from './mime.js';
 export type { OutputType } from './mime.js';
 
 export { parseMp4 } from './mp4.js';
-export { sniffMime, probeAudioVideo, videoThumbnail } from './probe.js';
+export { sniffMime, probeAudioVideo, videoFrames, videoThumbnail } from './probe.js';
 export type { AvInfo } from './probe.js';
 export type { Mp4Info } from './mp4.js';
 

@@ -68,3 +68,27 @@ export async function videoThumbnail(bytes: Buffer, maxSide = 512): Promise<Buff
     return readFile(out);
   });
 }
+
+/**
+ * `count` JPEG stills spread evenly over a video (the middle of each of `count` equal spans), at most `maxSide` on
+ * the longer side: what moderation looks at, so a frame other than the first or the poster is seen too.
+ */
+export async function videoFrames(bytes: Buffer, count: number, durationS: number, maxSide = 512): Promise<Buffer[]> {
+  if (count < 1 || !(durationS > 0)) return [];
+  return withTempDir(async (dir) => {
+    const file = join(dir, 'input');
+    await writeFile(file, bytes);
+    const frames: Buffer[] = [];
+    for (let i = 0; i < count; i++) {
+      const at = ((i + 0.5) * durationS) / count;
+      const out = join(dir, `f${i}.jpg`);
+      // Seeking before -i is fast (to the keyframe before, then decoded up to `at`).
+      await runFfmpeg(
+        ['-ss', at.toFixed(3), '-i', file, '-frames:v', '1', '-vf', `scale='min(${maxSide},iw)':'min(${maxSide},ih)':force_original_aspect_ratio=decrease`, '-q:v', '4', '-y', out],
+        { timeoutMs: PROBE_TIMEOUT_MS },
+      );
+      frames.push(await readFile(out).catch(() => Buffer.alloc(0)));
+    }
+    return frames.filter((f) => f.length > 0);
+  });
+}

@@ -39,6 +39,8 @@ export interface SimulateOptions {
   outcome?: 'success' | 'failure' | 'lost';
   delay_ms?: number;
   output_tokens?: number;
+  /** The moderation verdict every output gets (contract §11): a test aid, so clients can be tested against each. */
+  moderation?: 'approved' | 'flagged' | 'blocked';
 }
 
 export interface UpstreamRequest {
@@ -75,7 +77,8 @@ export interface UpstreamStatus {
   message?: { role: 'assistant'; content: string };
   usage?: { input_tokens: number; output_tokens: number };
   finish_reason?: FinishReason;
-  error?: { message: string };
+  /** `content_policy`: the provider's own safety system refused the work (contract §11: content_policy_violation, refunded). */
+  error?: { message: string; kind?: 'content_policy' };
 }
 
 export type ChatStreamChunk =

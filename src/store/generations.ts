@@ -133,8 +133,8 @@ export async function selectComparisonChildren(q: Queryable, comparisonId: strin
 }
 
 /** Where an output's bytes are, for serving a signed file URL. */
-export async function selectOutputBlob(q: Queryable, outputId: string): Promise<{ blob_key: string; mime: string } | null> {
-  const r = await q.query<{ blob_key: string; mime: string }>('SELECT blob_key, mime FROM generation_outputs WHERE id = $1', [outputId]);
+export async function selectOutputBlob(q: Queryable, outputId: string): Promise<{ blob_key: string; mime: string; moderation_status: string } | null> {
+  const r = await q.query<{ blob_key: string; mime: string; moderation_status: string }>('SELECT blob_key, mime, moderation_status FROM generation_outputs WHERE id = $1', [outputId]);
   return r.rows[0] ?? null;
 }
 

@@ -221,10 +221,21 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
     expect(sniffMime(await fetchBytes(g.outputs[0].url))).toBe('image/png');
   });
 
-  it('a moderation flag from the provider becomes moderation_status', async () => {
-    const res = await api('POST', '/v1/images', { key: org.live, body: { model: slug('fal', 'image'), prompt: 'something nsfw', num_outputs: 1, width: 512, height: 512 } });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.outputs[0].moderation_status).toBe('blocked');
+  it('a moderation flag from the provider is acted on as the organization\'s policy says', async () => {
+    const body = { model: slug('fal', 'image'), prompt: 'something nsfw', num_outputs: 1, width: 512, height: 512 };
+    // The default policy blocks: the one image is blocked, so the generation fails (451), refunded.
+    const blocked = await api('POST', '/v1/images', { key: org.live, body });
+    expect(blocked.status, JSON.stringify(blocked.body)).toBe(451);
+    const g = (await api('GET', `/v1/generations/${/gen_\w+/.exec(blocked.body.error.message)![0]}`, { key: org.live })).body;
+    expect(g).toMatchObject({ status: 'failed', charged_credits: 0, error: { code: 'content_blocked' } });
+    expect(g.outputs[0].moderation_status).toBe('blocked');
+    // A policy that flags: served, marked, charged.
+    const flagging = await s.createOrg({ credits: 100_000 });
+    expect((await api('PATCH', '/v1/organization/moderation', { key: flagging.live, body: { action: 'flag' } })).status).toBe(200);
+    const flagged = await api('POST', '/v1/images', { key: flagging.live, body });
+    expect(flagged.status, JSON.stringify(flagged.body)).toBe(200);
+    expect(flagged.body.outputs[0].moderation_status).toBe('flagged');
+    expect(flagged.body.charged_credits).toBeGreaterThan(0);
   });
 
   it('the official OpenAI SDK streams a reply that mmgen proxies from the Anthropic fake', async () => {

@@ -60,6 +60,27 @@ export interface paths {
         patch: operations["updateOrganization"];
         trace?: never;
     };
+    "/v1/organization/moderation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's moderation policy */
+        get: operations["getModerationPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the organization's moderation policy (owner keys only)
+         * @description Fields left out keep their value. Takes effect on every node within two seconds.
+         */
+        patch: operations["updateModerationPolicy"];
+        trace?: never;
+    };
     "/v1/wallet": {
         parameters: {
             query?: never;
@@ -651,7 +672,7 @@ export interface paths {
         };
         /**
          * Download a generated file (presigned URL)
-         * @description The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL.
+         * @description The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL. A file moderation blocked answers 451 `content_blocked`; one whose verdict is pending, 409 `moderation_pending`.
          */
         get: operations["getFile"];
         put?: never;
@@ -749,7 +770,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -818,7 +839,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -913,7 +934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -998,7 +1019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1080,7 +1101,188 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getModerationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "moderation_policy";
+                        /**
+                         * @description What happens to an output scored at or above `threshold`: flagged (served, marked) or blocked (never served, not charged).
+                         * @enum {string}
+                         */
+                        action: "flag" | "block";
+                        /** @description The classifier score (0–1) at or above which an output is acted on. */
+                        threshold: number;
+                        /** @description Words and phrases a prompt may not contain (case-insensitive, whole words). */
+                        prompt_blocklist: string[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateModerationPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action?: "flag" | "block";
+                    threshold?: number;
+                    prompt_blocklist?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "moderation_policy";
+                        /**
+                         * @description What happens to an output scored at or above `threshold`: flagged (served, marked) or blocked (never served, not charged).
+                         * @enum {string}
+                         */
+                        action: "flag" | "block";
+                        /** @description The classifier score (0–1) at or above which an output is acted on. */
+                        threshold: number;
+                        /** @description Words and phrases a prompt may not contain (case-insensitive, whole words). */
+                        prompt_blocklist: string[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1172,7 +1374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1265,7 +1467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1374,7 +1576,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1475,7 +1677,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1560,7 +1762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1642,7 +1844,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1765,7 +1967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1861,6 +2063,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                     /** @description upl_… of a completed upload. */
                     upload_id?: string;
@@ -1944,7 +2151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1989,7 +2196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,6 +2301,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                     /** @description upl_… of a completed upload. */
                     upload_id?: string;
@@ -2178,7 +2390,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2223,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2319,6 +2531,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                     text: string;
                     voice_id?: string;
@@ -2391,7 +2608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2436,7 +2653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2541,6 +2758,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                     prompt: string;
                     /** @default 30 */
@@ -2615,7 +2837,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2660,7 +2882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2756,6 +2978,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                     /** @description upl_… of a completed upload. */
                     upload_id?: string;
@@ -2837,7 +3064,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2882,7 +3109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2978,6 +3205,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                     messages: {
                         /** @enum {string} */
@@ -3054,7 +3286,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3099,7 +3331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3225,6 +3457,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                 };
             };
@@ -3261,7 +3498,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3306,7 +3543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3411,6 +3648,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                     /** @description upl_… of a completed upload. */
                     upload_id?: string;
@@ -3492,7 +3734,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +3779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3633,6 +3875,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                     /** @description upl_… of a completed upload. */
                     upload_id?: string;
@@ -3715,7 +3962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3760,7 +4007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3908,7 +4155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4048,7 +4295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4178,7 +4425,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4214,7 +4461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4335,7 +4582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4380,7 +4627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4454,7 +4701,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4532,6 +4779,11 @@ export interface operations {
                         outcome?: "success" | "failure" | "lost";
                         delay_ms?: number;
                         output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
                     };
                 };
             };
@@ -4615,7 +4867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4660,7 +4912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4823,7 +5075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4935,7 +5187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5022,7 +5274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5120,7 +5372,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5217,7 +5469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5299,7 +5551,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5415,7 +5667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5542,7 +5794,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5649,7 +5901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5751,7 +6003,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5870,7 +6122,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6004,7 +6256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6112,7 +6364,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6224,7 +6476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6251,7 +6503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6313,7 +6565,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6333,6 +6585,24 @@ export interface operations {
             };
             /** @description Not found: resource_not_found, route_not_found, model_not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Blocked by moderation: content_blocked */
+            451: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6372,7 +6642,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6427,7 +6697,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6489,7 +6759,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6538,7 +6808,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch */
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {
                 headers: {
                     [name: string]: unknown;

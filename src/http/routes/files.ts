@@ -57,10 +57,12 @@ export const getFile = defineRoute({
   path: '/files/{name}',
   operationId: 'getFile',
   summary: 'Download a generated file (presigned URL)',
-  description: 'The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL.',
+  description:
+    'The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL. ' +
+    'A file moderation blocked answers 451 `content_blocked`; one whose verdict is pending, 409 `moderation_pending`.',
   tag: 'Files',
   auth: null,
-  errors: [403, 404],
+  errors: [403, 404, 409, 451],
   schema: {
     params: Type.Object({ name: Type.String({ maxLength: 200, description: 'out_….ext' }) }),
     querystring: SignedQuery,
@@ -71,7 +73,10 @@ export const getFile = defineRoute({
     return serveSignedBlob(ctx, `/files/${name}`, async () => {
       const id = name.split('.')[0]!;
       if (!id.startsWith('out_')) return null;
-      return (await selectOutputBlob(ctx.deps.db, id))?.blob_key ?? null;
+      const output = await selectOutputBlob(ctx.deps.db, id);
+      if (output?.moderation_status === 'blocked') throw new ApiError('content_blocked', `Moderation blocked ${name}; it is not served.`);
+      if (output?.moderation_status === 'pending') throw new ApiError('moderation_pending', `${name} is waiting for its moderation verdict; try again shortly.`);
+      return output?.blob_key ?? null;
     });
   },
 });

@@ -47,6 +47,9 @@ export const Simulate = Type.Object(
     outcome: Type.Optional(Type.String({ enum: ['success', 'failure', 'lost'] })),
     delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
     output_tokens: Type.Optional(Type.Integer({ minimum: 0, maximum: 32_768 })),
+    moderation: Type.Optional(
+      Type.String({ enum: ['approved', 'flagged', 'blocked'], description: 'The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).' }),
+    ),
   },
   { additionalProperties: false, description: 'Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only.' },
 );

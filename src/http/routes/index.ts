@@ -18,6 +18,7 @@ import { createVideo } from './videos.js';
 import { createVoice } from './voice.js';
 import { getModel, listModels } from './models.js';
 import { retrieveOrganization, updateOrganization } from './organization.js';
+import { getModerationPolicy, updateModerationPolicyRoute } from './moderation.js';
 import { retrieveWallet } from './wallet.js';
 import { getFile } from './files.js';
 import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
@@ -30,6 +31,8 @@ export function allRoutes(): RouteDef[] {
     getModel,
     retrieveOrganization,
     updateOrganization,
+    getModerationPolicy,
+    updateModerationPolicyRoute,
     retrieveWallet,
     createKey,
     listKeys,

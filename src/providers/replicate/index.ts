@@ -91,7 +91,9 @@ export class ReplicateAdapter implements ProviderAdapter {
       case 'failed':
       case 'aborted': {
         const error = isString(p.error) ? p.error : `the prediction ${status}`;
-        return { state: 'failed', error: { message: NSFW.test(error) ? `${NAME}: the provider's safety filter blocked the output (${error})` : `${NAME}: ${error}` } };
+        return NSFW.test(error)
+          ? { state: 'failed', error: { message: `${NAME}: the provider's safety filter blocked the output (${error})`, kind: 'content_policy' } }
+          : { state: 'failed', error: { message: `${NAME}: ${error}` } };
       }
       case 'succeeded': {
         if (p.data_removed === true) return { state: 'failed', error: { message: `${NAME}: the prediction's output has been removed upstream` } };

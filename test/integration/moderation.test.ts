@@ -1,0 +1,217 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakes, type Fakes } from '../fakes/index.js';
+import { expectInvariant, waitTerminal } from '../helpers/generations.js';
+import { expectWalletMatchesLedger } from '../helpers/money.js';
+import { S3_CREDENTIALS, startTestS3, type TestS3 } from '../helpers/s3.js';
+import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/**
+ * Moderation (contract §11): every output gets a verdict before it is served;
+ * blocked files are never served (451) nor charged; a generation all of whose
+ * outputs are blocked fails with content_blocked, refunded; the policy is the
+ * organization's. Verdicts are forced here with simulate.moderation (the test
+ * aid); the real classifiers have tests of their own.
+ */
+type Api = ReturnType<typeof client>;
+
+async function pngBytes(): Promise<Buffer> {
+  return sharp({ create: { width: 64, height: 64, channels: 3, background: '#335577' } }).png().toBuffer();
+}
+
+/** One request per modality that makes files, from a live key on the simulator. */
+function requests(portrait: string): Array<{ modality: string; path: string; body: Record<string, unknown>; sync: boolean }> {
+  return [
+    { modality: 'image', path: '/v1/images', body: { model: 'flux-schnell', prompt: 'a lighthouse', num_outputs: 2, width: 256, height: 256 }, sync: true },
+    { modality: 'video', path: '/v1/videos', body: { model: 'wan-2.2', prompt: 'waves', duration_s: 1 }, sync: false },
+    { modality: 'voice', path: '/v1/voice', body: { model: 'tts-1', text: 'Hello there.' }, sync: true },
+    { modality: 'music', path: '/v1/music', body: { model: 'stable-audio-2.5', prompt: 'calm piano', duration_s: 5 }, sync: false },
+    { modality: 'avatar', path: '/v1/avatars', body: { model: 'fabric-1.0-text', upload_id: portrait, text: 'Hi.' }, sync: false },
+    { modality: '3d', path: '/v1/three-d', body: { model: 'rodin', prompt: 'a chair' }, sync: false },
+    { modality: 'upscale', path: '/v1/upscale', body: { model: 'real-esrgan', upload_id: portrait, scale: 2 }, sync: false },
+  ];
+}
+
+describeEachBackend('moderation', (backend) => {
+  let s: TestServer;
+  let api: Api;
+  let org: TestOrg;
+  let portrait: string;
+
+  async function upload(key: string, bytes: Buffer): Promise<string> {
+    const created = await api('POST', '/v1/uploads', { key, body: { content_type: 'image/png', size_bytes: bytes.length } });
+    const res = await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes });
+    expect(res.status).toBe(200);
+    return created.body.id as string;
+  }
+
+  /** Sends the request with a forced verdict and returns the finished generation (a sync one's failure answer too). */
+  async function generate(r: ReturnType<typeof requests>[number], verdict: string, key = org.live): Promise<{ status: number; g: any; answer: any }> {
+    const res = await api('POST', r.path, { key, body: { ...r.body, simulate: { moderation: verdict } } });
+    if (r.sync && res.status !== 200) {
+      const id = /gen_\w+/.exec(res.body.error.message)![0];
+      return { status: res.status, g: (await api('GET', `/v1/generations/${id}`, { key })).body, answer: res.body };
+    }
+    expect([200, 202], JSON.stringify(res.body)).toContain(res.status);
+    return { status: res.status, g: r.sync ? res.body : await waitTerminal(api, key, res.body.id), answer: res.body };
+  }
+
+  beforeAll(async () => {
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1' });
+    api = client(s.url);
+    org = await s.createOrg({ credits: 5_000_000 });
+    portrait = await upload(org.live, await pngBytes());
+  });
+  afterAll(async () => s?.close());
+
+  describe('the policy', () => {
+    it('defaults to block at 0.8 with no blocklist; the owner changes it, a developer cannot', async () => {
+      const fresh = await s.createOrg({ credits: 0 });
+      expect((await api('GET', '/v1/organization/moderation', { key: fresh.live })).body).toEqual({ object: 'moderation_policy', action: 'block', threshold: 0.8, prompt_blocklist: [] });
+      const patched = await api('PATCH', '/v1/organization/moderation', { key: fresh.live, body: { action: 'flag', threshold: 0.5, prompt_blocklist: ['Forbidden Word', 'forbidden word', ' other '] } });
+      expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+      expect(patched.body).toEqual({ object: 'moderation_policy', action: 'flag', threshold: 0.5, prompt_blocklist: ['forbidden word', 'other'] });
+      expect((await api('GET', '/v1/organization/moderation', { key: fresh.live })).body.threshold).toBe(0.5);
+      // Only the fields sent change.
+      expect((await api('PATCH', '/v1/organization/moderation', { key: fresh.live, body: { threshold: 0.9 } })).body).toMatchObject({ action: 'flag', threshold: 0.9 });
+      const dev = await api('POST', '/v1/api-keys', { key: fresh.live, body: { name: 'dev', role: 'developer' } });
+      const refused = await api('PATCH', '/v1/organization/moderation', { key: dev.body.key, body: { action: 'block' } });
+      expect(refused.status).toBe(403);
+      expect((await api('GET', '/v1/organization/moderation', { key: dev.body.key })).status).toBe(200);
+      for (const body of [{ threshold: 1.5 }, { action: 'delete' }, { prompt_blocklist: [''] }, { extra: true }]) {
+        const bad = await api('PATCH', '/v1/organization/moderation', { key: fresh.live, body });
+        expect(bad.status, JSON.stringify(body)).toBe(400);
+      }
+    });
+  });
+
+  describe('forced verdicts, every modality that makes files', () => {
+    for (const verdict of ['approved', 'flagged'] as const) {
+      it(`${verdict}: served, marked, charged as priced`, async () => {
+        for (const r of requests(portrait)) {
+          const { g } = await generate(r, verdict);
+          expect(g.status, `${r.modality}: ${JSON.stringify(g.error)}`).toBe('succeeded');
+          expect(g.outputs.length, r.modality).toBeGreaterThan(0);
+          for (const o of g.outputs) {
+            expect(o.moderation_status, `${r.modality} ${o.type}`).toBe(verdict);
+            expect((await fetch(o.url)).status, `${r.modality} ${o.type}`).toBe(200);
+          }
+          expect(g.charged_credits, r.modality).toBeGreaterThan(0);
+          expectInvariant(g);
+        }
+      }, 120_000);
+    }
+
+    it('blocked: failed with content_blocked, nothing charged, every file 451 (a synchronous request answers 451 too)', async () => {
+      const before = await expectWalletMatchesLedger(s.db, org.id);
+      for (const r of requests(portrait)) {
+        const { status, g, answer } = await generate(r, 'blocked');
+        if (r.sync) {
+          expect(status, r.modality).toBe(451);
+          expect(answer.error).toMatchObject({ code: 'content_blocked', type: 'invalid_request_error' });
+        }
+        expect(g.status, r.modality).toBe('failed');
+        expect(g.error, r.modality).toMatchObject({ code: 'content_blocked' });
+        expect(g.charged_credits, r.modality).toBe(0);
+        expect(g.refunded_credits, r.modality).toBe(g.reserved_credits);
+        expect(g.outputs.length, r.modality).toBeGreaterThan(0);
+        for (const o of g.outputs) {
+          expect(o.moderation_status).toBe('blocked');
+          const file = await fetch(o.url);
+          expect(file.status, `${r.modality} ${o.type}`).toBe(451);
+          expect(((await file.json()) as { error: { code: string } }).error.code).toBe('content_blocked');
+        }
+        const events = await s.db.query<{ type: string; data: { error: { code: string } } }>(`SELECT type, data FROM events WHERE data->>'generation_id' = $1 ORDER BY seq`, [g.id]);
+        expect(events.rows.map((e) => e.type), r.modality).toEqual(['generation.failed']);
+        expect(events.rows[0]!.data.error.code).toBe('content_blocked');
+      }
+      const after = await expectWalletMatchesLedger(s.db, org.id);
+      expect(after.balance).toBe(before.balance);
+      expect(after.held).toBe(before.held);
+    }, 120_000);
+
+    it('test keys run the same pipeline', async () => {
+      const { status, g } = await generate(requests(portrait)[0]!, 'blocked', org.test);
+      expect(status).toBe(451);
+      expect(g.outputs.every((o: { moderation_status: string }) => o.moderation_status === 'blocked')).toBe(true);
+    });
+
+    it('simulate.moderation only steers the simulator: a real provider\'s request with it is refused', async () => {
+      const live = await startTestServer(backend, { REPLICATE_API_TOKEN: 'r8_x', REPLICATE_BASE_URL: 'http://127.0.0.1:9' });
+      try {
+        const o = await live.createOrg({ credits: 1000 });
+        const res = await client(live.url)('POST', '/v1/images', { key: o.live, body: { model: 'flux-schnell', prompt: 'x', simulate: { moderation: 'blocked' } } });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'simulate' });
+      } finally {
+        await live.close();
+      }
+    });
+  });
+});
+
+describeEachBackend('a provider\'s own safety refusal', (backend) => {
+  let fakes: Fakes;
+  let s: TestServer;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    fakes = await startFakes({ jobMs: 20 });
+    s = await startTestServer(backend, { ...fakes.env, MMGEN_ALLOW_PRIVATE_NETWORK: '1' });
+    org = await s.createOrg({ credits: 100_000 });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await fakes?.close();
+  });
+
+  it('is failed with content_policy_violation and refunded (502 for a synchronous request)', async () => {
+    const before = await expectWalletMatchesLedger(s.db, org.id);
+    // Replicate's safety checker fails the prediction (the fake does so for a prompt naming NSFW).
+    const res = await client(s.url)('POST', '/v1/images', { key: org.live, body: { model: 'flux-schnell', prompt: 'nsfw please' } });
+    expect(res.status).toBe(502);
+    const id = /gen_\w+/.exec(res.body.error.message)![0];
+    const g = (await client(s.url)('GET', `/v1/generations/${id}`, { key: org.live })).body;
+    expect(g).toMatchObject({ status: 'failed', charged_credits: 0, error: { code: 'content_policy_violation' } });
+    expect(g.refunded_credits).toBe(g.reserved_credits);
+    const after = await expectWalletMatchesLedger(s.db, org.id);
+    expect(after.balance).toBe(before.balance);
+  });
+});
+
+describe('moderation with files on S3 (presigned URLs)', () => {
+  let s3: TestS3;
+  let s: TestServer;
+  let api: Api;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    s3 = await startTestS3();
+    // The in-process server finds its credentials where any AWS program does: the environment.
+    process.env.AWS_ACCESS_KEY_ID = S3_CREDENTIALS.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = S3_CREDENTIALS.secretAccessKey;
+    s = await startTestServer('pglite', { ...s3.env(), MMGEN_S3_URLS: 'presigned' });
+    api = client(s.url);
+    org = await s.createOrg({ credits: 1000 });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await s3?.close();
+  });
+
+  it('an approved file is a presigned S3 URL; a blocked one never is: mmgen\'s URL answers 451', async () => {
+    const ok = await api('POST', '/v1/images', { key: org.test, body: { model: 'flux-schnell', prompt: 'ok', width: 256, height: 256 } });
+    expect(ok.status).toBe(200);
+    const url = new URL(ok.body.outputs[0].url);
+    expect(url.origin).toBe(new URL(s3.endpoint).origin);
+    expect((await fetch(url)).status).toBe(200);
+    const blocked = await api('POST', '/v1/images', { key: org.test, body: { model: 'flux-schnell', prompt: 'no', width: 256, height: 256, simulate: { moderation: 'blocked' } } });
+    expect(blocked.status).toBe(451);
+    const id = /gen_\w+/.exec(blocked.body.error.message)![0];
+    const g = (await api('GET', `/v1/generations/${id}`, { key: org.test })).body;
+    for (const o of g.outputs) {
+      expect(new URL(o.url).origin).toBe(s.url);
+      expect((await fetch(o.url)).status).toBe(451);
+    }
+  });
+});
