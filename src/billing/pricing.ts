@@ -1,24 +1,45 @@
-import type { Decimal } from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import { speaksFirst, type CatalogModel, type Modality } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
 import { MODALITIES, type ProducedWork } from '../generations/modalities.js';
+import type { RouteDemand } from '../providers/parameters.js';
+import { routePrices, type RoutePrice } from '../providers/route-price.js';
 import type { GenerationRow } from '../store/generations.js';
 import { costInCredits } from './credits.js';
 
 /**
  * What a generation costs: its modality's units (generations/modalities.ts)
- * times its model's unit price (catalog/models.ts), in whole credits. The
- * reservation is the price of what the request asks for; the charge is the
- * price of what the attempt produced, never more than the reservation.
+ * times the unit price of the route that serves it, in whole credits. A
+ * route's price is the catalog's `unit_cost_usd` (catalog/models.ts) unless
+ * its record prices the variant it sends (`price`, docs/upstream-models.md:
+ * a tier chosen by what is sent, a per-megapixel size, a fallback dearer than
+ * the primary route). The reservation is the price of what the request asks
+ * for on the dearest route that may serve it (any of them may, by fallback);
+ * the charge is the price of what the attempt produced on the route that
+ * served it, never more than the reservation.
  */
 /** The billable units a request asks for (contract §4), used for the reservation. */
 export function requestedUnits(modality: Modality, params: Record<string, unknown>): Decimal {
   return MODALITIES[modality].requestedUnits(params);
 }
 
-export function priceCredits(model: CatalogModel, mode: Mode, params: Record<string, unknown>): number {
+/** A route's price of `units` units, in credits. */
+function routeCredits(model: CatalogModel, price: RoutePrice, units: Decimal): number {
+  return costInCredits(price.unit_cost_usd ?? model.unit_cost_usd, units.mul(price.unit_multiplier));
+}
+
+/** The routes that may serve the request (every route, if none takes it: the registry refuses it before this matters). */
+function reachable(prices: RoutePrice[]): RoutePrice[] {
+  const taking = prices.filter((p) => p.takes);
+  return taking.length > 0 ? taking : prices;
+}
+
+/** The reservation: the request's units on the dearest route it may reach, plus an avatar's speech step. */
+export function priceCredits(model: CatalogModel, mode: Mode, demand: RouteDemand): number {
   if (mode === 'test') return 0;
-  return costInCredits(model.unit_cost_usd, requestedUnits(model.modality, params)) + speechCredits(model, params);
+  const units = requestedUnits(model.modality, demand.params);
+  const dearest = Math.max(...reachable(routePrices(model, demand)).map((p) => routeCredits(model, p, units)));
+  return dearest + speechCredits(model, demand.params);
 }
 
 /** An avatar's speech step (generations/speech-step.ts): its voice model's price for the text, part of the avatar's price. */
@@ -27,13 +48,20 @@ function speechCredits(model: CatalogModel, params: Record<string, unknown>): nu
   return costInCredits(model.speech.unit_cost_usd, requestedUnits('voice', { text: params.text }));
 }
 
-/** The actual cost of a finished attempt: the produced units, capped by the reservation. */
+/**
+ * The actual cost of a finished attempt: the produced units at the price of the route that served it (the
+ * attempt's provider; the simulator plays the first route that takes the request, so that one), capped by the
+ * reservation.
+ */
 export function actualCredits(
   model: CatalogModel,
-  row: Pick<GenerationRow, 'mode' | 'params' | 'price_credits'>,
+  row: Pick<GenerationRow, 'mode' | 'params' | 'price_credits' | 'provider'>,
   produced: ProducedWork,
+  demand: RouteDemand,
 ): number {
   if (row.mode === 'test') return 0;
   const units = MODALITIES[model.modality].producedUnits?.(produced) ?? requestedUnits(model.modality, row.params);
-  return Math.min(row.price_credits, costInCredits(model.unit_cost_usd, units) + speechCredits(model, row.params));
+  const prices = reachable(routePrices(model, demand));
+  const served = prices.find((p) => p.route.provider === row.provider) ?? prices[0]!;
+  return Math.min(row.price_credits, routeCredits(model, served, units) + speechCredits(model, row.params));
 }

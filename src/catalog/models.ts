@@ -35,7 +35,7 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'image',
     routes: [{ provider: 'openai', upstream: 'gpt-image-1' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
-    unit_cost_usd: '0.042', // medium quality, 1024×1024
+    unit_cost_usd: '0.042', // medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 are $0.063 (the record's price tiers)
     status: 'active',
   },
   {
@@ -44,7 +44,7 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'image',
     routes: [{ provider: 'openai', upstream: 'gpt-image-1-mini' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
-    unit_cost_usd: '0.011', // medium quality, 1024×1024
+    unit_cost_usd: '0.011', // medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 are $0.015 (the record's price tiers)
     status: 'active',
   },
   {
@@ -449,7 +449,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'fal', upstream: 'fal-ai/lyria2' },
     ],
     capabilities: ['text-to-music', 'instrumental'],
-    unit_cost_usd: '0.002', // $2 per 1,000 seconds
+    unit_cost_usd: '0.002', // $2 per 1,000 seconds on Replicate; fal's fallback is $0.10 per 30 s clip (its record's price)
     status: 'active',
   },
   {

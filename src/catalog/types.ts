@@ -8,6 +8,11 @@
  *   gives the model's public `provider`; later routes are fallbacks.
  * - unit: what one `unit_cost_usd` buys (contract §4). Prices are decimal
  *   strings so that money is never binary floating point.
+ * - tier: a differently priced variant of a model (an image size, a video
+ *   resolution). `unit_cost_usd` is the default variant's price on the
+ *   primary route; a route's record prices its other variants and a dearer
+ *   fallback (`price`, docs/upstream-models.md), and pins the tier-deciding
+ *   fields no request field chooses (`set`).
  * - delisted: removed from service in release 1.1.1, or since then because
  *   every route's upstream shut down (`retired_on`); requests get 410.
  */
@@ -43,7 +48,7 @@ export interface CatalogModel {
   /** Primary route first; the public `provider` is routes[0].provider. */
   routes: [ModelRoute, ...ModelRoute[]];
   capabilities: string[];
-  /** US dollars per unit, as an exact decimal string, e.g. "0.003" or "0.00001". */
+  /** US dollars per unit of the default variant on the primary route, as an exact decimal string, e.g. "0.003" or "0.00001". */
   unit_cost_usd: string;
   status: 'active' | 'delisted';
   /**

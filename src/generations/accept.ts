@@ -87,7 +87,8 @@ function acceptedResult(inputBlob: string | undefined, audioBlob: string | undef
 /** Resolves the model and provider (404/410/400/503 before anything is written) and prices the request. */
 export async function prepareGeneration(deps: AcceptPorts, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
   const model = deps.catalog.resolve(input.model, input.modality);
-  const { adapter } = deps.providers.choose(principal.mode, model, { params: input.params, sent: input.sent ?? null, image: input.image !== undefined });
+  const demand = { params: input.params, sent: input.sent ?? null, image: input.image !== undefined };
+  const { adapter } = deps.providers.choose(principal.mode, model, demand);
   if (input.simulate && !deps.providers.simulates(principal.mode)) {
     // A live request to a real provider cannot be steered; ignoring the field would charge for a "simulated" failure.
     throw new ApiError('parameter_invalid', '`simulate` steers the built-in simulator only (test keys, or MMGEN_SIMULATE_PROVIDERS=1); this request goes to a real provider.', 'simulate');
@@ -104,7 +105,7 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
     sync: MODALITIES[input.modality].sync && !input.comparisonId,
     prompt: input.prompt,
     params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
-    price: priceCredits(model, principal.mode, input.params),
+    price: priceCredits(model, principal.mode, demand),
     cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
     provider: adapter.name,
     result: acceptedResult(inputBlob, audioBlob, input),

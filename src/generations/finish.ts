@@ -6,7 +6,7 @@ import { chargeAndFinish } from '../billing/statements.js';
 import { actualCredits } from '../billing/pricing.js';
 import type { AttemptEnd, GenerationRow, OutputRow } from './model.js';
 import { materializeOutputs, OutputError } from './outputs.js';
-import { upstreamRequest } from './upstream-request.js';
+import { demandOf, upstreamRequest } from './upstream-request.js';
 
 /** Ending an attempt with what is already known (a failure, a cancel, outputs already stored). */
 export type FinishPorts = Pick<AppDeps, 'db' | 'finishes' | 'log' | 'metrics' | 'settler'>;
@@ -118,7 +118,7 @@ export async function finishSucceeded(
   }
   const model = deps.catalog.find(g.model)!;
   // Blocked outputs are not charged.
-  const charged = actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens });
+  const charged = actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, demandOf(g));
   const result = {
     ...(g.result ?? {}),
     ...(status.message ? { message: status.message } : {}),

@@ -29,6 +29,36 @@ const Conversion = Type.Union([
 ]);
 export type Conversion = Static<typeof Conversion>;
 
+/** A decimal string of US dollars (money is never binary floating point). */
+const Usd = Type.String({ pattern: '^\\d+(\\.\\d+)?$' });
+
+/**
+ * The route's documented price as data, in mmgen's unit of the model's modality (catalog/types.ts): read by
+ * billing (billing/pricing.ts, through route-price.ts). Absent: the route costs the catalog's `unit_cost_usd`.
+ */
+const Price = Type.Object(
+  {
+    // The price of the variant the record sends when no tier matches (what `set` pins); absent: the catalog's.
+    unit_cost_usd: Type.Optional(Usd),
+    // Tiers decided by what is sent: the first whose every `when` field (an upstream field, dotted for an object's
+    // field) has one of the listed values in the body built for the request prices it.
+    tiers: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { when: Type.Record(Type.String(), Type.Array(Type.Unknown(), { minItems: 1 })), unit_cost_usd: Usd },
+          { additionalProperties: false },
+        ),
+        { minItems: 1 },
+      ),
+    ),
+    // Billed per started megapixel of this upstream `{ width, height }` field (fal's "per megapixel, rounded up"):
+    // the units are multiplied by ceil(width × height / 2^20).
+    per_megapixel_of: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+export type RoutePriceData = Static<typeof Price>;
+
 const Date = Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), Type.Null()]);
 
 export const UpstreamModelRecord = Type.Object(
@@ -52,6 +82,7 @@ export const UpstreamModelRecord = Type.Object(
       { additionalProperties: false },
     ),
     pricing: Type.Union([Type.String(), Type.Null()]),
+    price: Type.Optional(Price),
     input: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: true }),
     map: Type.Record(Type.String(), Type.Union([
         Type.String(),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getWallet, ledgerSums, reserve, settlePending, topUp } from '../../src/billing/credits.js';
 import { actualCredits } from '../../src/billing/pricing.js';
 import { loadGeneration } from '../../src/generations/store.js';
+import { demandOf } from '../../src/generations/upstream-request.js';
 import { finishAttempts } from '../../src/store/finishing.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
@@ -83,7 +84,7 @@ describeEachBackend('wallet and ledger', (backend) => {
       expect(wallet).toMatchObject({ balance_credits: 10_000 - (g.price_credits - 1), held_credits: 0 });
       // What an attempt is charged is the produced units' price capped by the reservation (billing/pricing.ts).
       const model = w.runtime.deps.catalog.find('musicgen')!;
-      expect(actualCredits(model, { ...g, price_credits: 3 }, { outputs: [{ type: 'audio', duration_s: '500' }] })).toBe(3);
+      expect(actualCredits(model, { ...g, price_credits: 3 }, { outputs: [{ type: 'audio', duration_s: '500' }] }, demandOf(g))).toBe(3);
     } finally {
       await w.close();
     }

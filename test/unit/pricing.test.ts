@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { costInCredits } from '../../src/billing/credits.js';
+import { actualCredits, priceCredits, requestedUnits } from '../../src/billing/pricing.js';
+import { Catalog, type CatalogModel, type Modality } from '../../src/catalog/index.js';
+import type { ProducedWork } from '../../src/generations/modalities.js';
+import type { RouteDemand } from '../../src/providers/parameters.js';
+import { routePrices } from '../../src/providers/route-price.js';
+import { upstreamModel, type UpstreamModelRecord } from '../../src/providers/upstream-models.js';
+
+/**
+ * Prices agree with what is sent (issue 18, item 6; docs/contract-addenda.md, "Prices and tiers"): every
+ * upstream field that decides a provider's price is pinned in the route's record or priced by it, and no
+ * route that may serve a request charges more than the request's reservation.
+ */
+
+/** Upstream fields that decide a price tier somewhere in the providers' documented prices (the records' `pricing`). */
+const TIER_FIELDS = [
+  'quality', 'size', 'image_size', 'megapixels', 'resolution', 'generate_audio', 'service_tier', 'pro_mode', 'turbo_mode',
+  'generate_type', 'enable_pbr', 'face_count', 'texture', 'tier', 'addons', 'quad', 'style',
+];
+
+/**
+ * Tier-deciding fields a record neither pins nor prices, each with why that is right. `unsent`: it costs extra
+ * only when sent, and mmgen never sends it (checked). `flat`: this route's documented price does not depend on it.
+ */
+const LEFT_ALONE: Record<string, { kind: 'unsent' | 'flat'; why: string }> = {
+  'fal-ai/hunyuan3d-v3/text-to-3d:face_count': { kind: 'unsent', why: 'a custom face_count is +$0.15' },
+  'fal-ai/hyper3d/rodin:addons': { kind: 'unsent', why: 'HighPack triples the price' },
+  'fal-ai/hyper3d/rodin:quality': { kind: 'flat', why: '$0.40 per generation at any quality; only addons change it' },
+  'tripo3d/tripo/v2.5/text-to-3d:quad': { kind: 'unsent', why: 'quad is +$0.05' },
+  'tripo3d/tripo/v2.5/text-to-3d:style': { kind: 'unsent', why: 'a style is +$0.05' },
+  'black-forest-labs/flux-schnell:megapixels': { kind: 'flat', why: 'Replicate prices FLUX per image' },
+  'black-forest-labs/flux-dev:megapixels': { kind: 'flat', why: 'Replicate prices FLUX per image' },
+  'fal-ai/bytedance/seedream/v4/text-to-image:image_size': { kind: 'flat', why: '$0.03 per image at any size' },
+  'fal-ai/bytedance/seedream/v4/edit:image_size': { kind: 'flat', why: '$0.03 per image at any size' },
+  'fal-ai/stable-diffusion-v35-large:image_size': { kind: 'flat', why: 'fal documents no price; priced per image as on Replicate (≈)' },
+  'ideogram-ai/ideogram-v3-turbo:resolution': { kind: 'flat', why: 'Ideogram 3.0 Turbo is one price per image' },
+  'recraft-ai/recraft-v3:size': { kind: 'flat', why: 'Recraft V3 is one price per image' },
+  'fal-ai/sora-2/text-to-video:resolution': { kind: 'flat', why: '720p is the only value' },
+  'recraft-ai/recraft-v3:style': { kind: 'flat', why: 'Recraft V3 is one price per image in any style' },
+  'fal-ai/elevenlabs/tts/multilingual-v2:style': { kind: 'flat', why: 'a voice setting; priced per character' },
+  'fal-ai/elevenlabs/tts/turbo-v2.5:style': { kind: 'flat', why: 'a voice setting; priced per character' },
+  'fal-ai/topaz/upscale/image:texture': { kind: 'flat', why: 'not a price field of Topaz (priced by output size, ≈)' },
+};
+
+// Every active model with every route it has (whatever the date: a route shut down later is still checked).
+const models = new Catalog().models.filter((m) => m.status === 'active');
+
+/** Each route's records: its own and the sibling endpoints it sends some requests to. */
+function recordsOf(model: CatalogModel): UpstreamModelRecord[] {
+  return model.routes.flatMap((r) => {
+    const own = upstreamModel(r.provider, r.upstream)!;
+    const siblings = [own.call.with_image, own.call.without_image].filter((id): id is string => !!id).map((id) => upstreamModel(r.provider, id)!);
+    return [own, ...siblings];
+  });
+}
+
+/** The upstream fields a record sends: its map's targets and its `set` (top-level names). */
+function sentFields(record: UpstreamModelRecord): { mapped: Set<string>; pinned: Set<string> } {
+  const top = (path: string) => path.split('.')[0]!;
+  return {
+    mapped: new Set(Object.values(record.map).map((s) => top(typeof s === 'string' ? s : s.to))),
+    pinned: new Set(Object.keys(record.set).map(top)),
+  };
+}
+
+describe('every tier-deciding upstream field is pinned or priced', () => {
+  for (const model of models) {
+    it(model.slug, () => {
+      for (const record of recordsOf(model)) {
+        const props = record.input.properties as Record<string, { enum?: unknown[] }>;
+        const { mapped, pinned } = sentFields(record);
+        const priced = new Set([...(record.price?.tiers ?? []).flatMap((t) => Object.keys(t.when).map((f) => f.split('.')[0]!)), record.price?.per_megapixel_of].filter(Boolean));
+        for (const field of TIER_FIELDS.filter((f) => f in props)) {
+          const where = `${record.upstream}:${field}`;
+          if (pinned.has(field) || priced.has(field)) continue;
+          const left = LEFT_ALONE[where];
+          expect(left, `${where} decides the price but is neither pinned (set) nor priced (price): the provider chooses its tier`).toBeDefined();
+          if (left!.kind === 'unsent') expect(mapped.has(field), `${where} is sent, but is only left alone because it is never sent`).toBe(false);
+        }
+        // A tier can match only what is sent, with a value the provider documents.
+        for (const tier of record.price?.tiers ?? []) {
+          for (const [field, values] of Object.entries(tier.when)) {
+            const top = field.split('.')[0]!;
+            expect(mapped.has(top) || pinned.has(top), `${record.upstream}: tier on ${field}, which is never sent`).toBe(true);
+            const documented = props[top]?.enum;
+            if (documented) for (const v of values) expect(documented, `${record.upstream}: tier value ${String(v)} of ${field}`).toContain(v);
+          }
+        }
+        if (record.price?.per_megapixel_of) expect(mapped.has(record.price.per_megapixel_of), `${record.upstream}: per_megapixel_of a field it never sends`).toBe(true);
+      }
+    });
+  }
+
+  it('the catalog price is the primary route’s price for the default variant', () => {
+    for (const model of models) {
+      const primary = upstreamModel(model.routes[0].provider, model.routes[0].upstream)!;
+      if (primary.price?.unit_cost_usd !== undefined) expect(primary.price.unit_cost_usd, model.slug).toBe(model.unit_cost_usd);
+    }
+  });
+
+  it('LEFT_ALONE names only fields that exist (a stale entry would hide a new one)', () => {
+    const all = new Set(models.flatMap((m) => recordsOf(m).flatMap((r) => Object.keys(r.input.properties).map((f) => `${r.upstream}:${f}`))));
+    for (const key of Object.keys(LEFT_ALONE)) expect(all, key).toContain(key);
+  });
+});
+
+/** Requests of each modality across the fields that choose a variant; each with and without an input image. */
+function samples(model: CatalogModel): Array<Record<string, unknown>> {
+  const byModality: Record<Modality, Array<Record<string, unknown>>> = {
+    image: [[1024, 1024], [1536, 1024], [1024, 1536], [512, 512], [2048, 2048], [2048, 1024], [1216, 832]].flatMap(([width, height]) =>
+      [1, 4].map((num_outputs) => ({ prompt: 'p', width, height, num_outputs })),
+    ),
+    video: [1, 4, 5, 6, 8, 10, 12, 16, 20].map((duration_s) => ({ prompt: 'p', duration_s, aspect_ratio: '16:9' })),
+    music: [5, 30, 95, 300].map((duration_s) => ({ prompt: 'p', duration_s, with_vocals: false, lyrics: 'la la la' })),
+    voice: [1, 999, 5000].map((n) => ({ text: 'a'.repeat(n) })),
+    avatar: [{ audio_url: 'https://example.com/a.mp3' }, { text: 'Hello there, this is a talking portrait.' }],
+    chat: [1, 1024, 32768].map((max_tokens) => ({ messages: [{ role: 'user', content: 'hi' }], max_tokens })),
+    '3d': [{ prompt: 'p', format: 'glb' }],
+    upscale: [2, 4].map((scale) => ({ scale, face_restore: false })),
+  };
+  // The model's own defaults, as acceptance fills them in (a voice its routes require).
+  const defaults = Object.assign({}, ...model.routes.map((r) => upstreamModel(r.provider, r.upstream)!.defaults ?? {}).reverse());
+  return byModality[model.modality].map((p) => ({ ...defaults, ...p }));
+}
+
+/** What an attempt produces when it makes exactly what was asked. */
+function producedAsAsked(model: CatalogModel, params: Record<string, unknown>): ProducedWork {
+  const units = requestedUnits(model.modality, params).toString();
+  if (model.modality === 'image') return { outputs: Array.from({ length: params.num_outputs as number }, () => ({ type: 'image' })) };
+  if (model.modality === 'chat') return { outputs: [], outputTokens: params.max_tokens as number };
+  return { outputs: [{ type: model.modality === 'music' || model.modality === 'voice' ? 'audio' : 'video', duration_s: units }] };
+}
+
+describe('the reservation covers the charge of every route a request may reach', () => {
+  for (const model of models) {
+    it(model.slug, () => {
+      let checked = 0;
+      for (const params of samples(model)) {
+        for (const image of [false, true]) {
+          const demand: RouteDemand = { params, sent: null, image };
+          const prices = routePrices(model, demand);
+          if (!prices.some((p) => p.takes)) continue;
+          const reserved = priceCredits(model, 'live', demand);
+          const charges = prices
+            .filter((p) => p.takes)
+            .map((p) => actualCredits(model, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: p.route.provider }, producedAsAsked(model, params), demand));
+          for (const c of charges) expect(c, `${model.slug} ${JSON.stringify(params).slice(0, 60)} image=${image}`).toBeLessThanOrEqual(reserved);
+          // And no more than the dearest of them: a reservation is a price, not a margin.
+          expect(reserved, `${model.slug} ${JSON.stringify(params).slice(0, 60)}`).toBe(Math.max(...charges));
+          checked++;
+        }
+      }
+      expect(checked, `${model.slug}: no sample request was taken by any route`).toBeGreaterThan(0);
+    });
+  }
+
+  it('a tiered model’s dearest request is reserved at least any variant’s charge', () => {
+    for (const model of models.filter((m) => recordsOf(m).some((r) => r.price))) {
+      const one = samples(model).map((p) => ({ ...p, ...(p.num_outputs ? { num_outputs: 1 } : {}) }));
+      const reserved = one.map((params) => priceCredits(model, 'live', { params, sent: null, image: false }));
+      const dearest = Math.max(...reserved);
+      for (const r of reserved) expect(r, model.slug).toBeLessThanOrEqual(dearest);
+    }
+  });
+});
+
+describe('prices by tier and by route', () => {
+  const model = (slug: string) => models.find((m) => m.slug === slug)!;
+  const demand = (params: Record<string, unknown>): RouteDemand => ({ params, sent: null, image: false });
+  const charge = (slug: string, params: Record<string, unknown>, provider: string) =>
+    actualCredits(model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, producedAsAsked(model(slug), params), demand(params));
+
+  it('gpt-image-1(-mini): square at the catalog price, 1536×1024 and 1024×1536 at their size tier', () => {
+    for (const [slug, upstream] of [['gpt-image-1', '0.063'], ['gpt-image-1-mini', '0.015']] as const) {
+      const record = upstreamModel('openai', slug)!;
+      expect(record.set.quality, 'the quality the catalog price is for').toBe('medium');
+      const square = { prompt: 'p', width: 1024, height: 1024, num_outputs: 2 };
+      const wide = { ...square, width: 1536 };
+      expect(priceCredits(model(slug), 'live', demand(square))).toBe(costInCredits(model(slug).unit_cost_usd, 2));
+      expect(priceCredits(model(slug), 'live', demand(wide))).toBe(costInCredits(upstream, 2));
+      expect(priceCredits(model(slug), 'live', demand({ ...square, height: 1536 }))).toBe(costInCredits(upstream, 2));
+      expect(record.price?.tiers?.[0]?.unit_cost_usd).toBe(upstream);
+    }
+  });
+
+  it('flux-dev: reserved at fal’s per-megapixel price, charged at the route that served it', () => {
+    const big = { prompt: 'p', width: 2048, height: 2048, num_outputs: 1 };
+    const fal = costInCredits(model('flux-dev').unit_cost_usd, 4); // 2048² is 4 MP at $0.025 per MP
+    expect(priceCredits(model('flux-dev'), 'live', demand(big))).toBe(fal);
+    expect(charge('flux-dev', big, 'fal')).toBe(fal);
+    expect(charge('flux-dev', big, 'replicate')).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
+  });
+
+  it('lyria-2: fal’s dearer fallback sets the reservation; Replicate serving it is charged Replicate’s price', () => {
+    const params = { prompt: 'p', duration_s: 30, with_vocals: false };
+    const falPrice = upstreamModel('fal', 'fal-ai/lyria2')!.price!.unit_cost_usd!;
+    expect(priceCredits(model('lyria-2'), 'live', demand(params))).toBe(costInCredits(falPrice, 30));
+    expect(charge('lyria-2', params, 'replicate')).toBe(costInCredits(model('lyria-2').unit_cost_usd, 30));
+    expect(charge('lyria-2', params, 'fal')).toBe(costInCredits(falPrice, 30));
+  });
+
+  it('test keys pay nothing', () => {
+    expect(priceCredits(model('gpt-image-1'), 'test', demand({ prompt: 'p', width: 1536, height: 1024, num_outputs: 4 }))).toBe(0);
+  });
+});
