@@ -1,8 +1,11 @@
 /**
- * Regenerates src/generated/openapi.ts from the OpenAPI document mmgen serves.
+ * Regenerates src/generated/openapi.ts from the OpenAPI document mmgen serves,
+ * and src/model-parameters.generated.ts from the parameters of this checkout's
+ * catalog (scripts/model-parameters.ts).
  *
  *   npm run generate -w @mmgen/sdk                 # boots this checkout's mmgen in-process (in-memory database)
  *   npm run generate -w @mmgen/sdk -- --url URL    # or reads URL/v1/openapi.json from a running mmgen
+ *   npm run generate -w @mmgen/sdk -- --catalog-date YYYY-MM-DD   # the models as served on that day (default: the tests' date)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +16,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { runtimeOn, startServer } from '../../src/main.js';
 import { PGliteDb } from '../../src/store/db.js';
+import { DEFAULT_CATALOG_DATE, MODEL_PARAMETERS_PATH, renderModelParameterTypes, servedModelParameters } from './model-parameters.js';
 import { GENERATED_TYPES_PATH, renderOpenApiTypes } from './openapi-types.js';
 
 async function fetchDocument(baseUrl: string): Promise<Record<string, unknown>> {
@@ -36,9 +40,16 @@ async function documentFromThisCheckout(): Promise<Record<string, unknown>> {
   }
 }
 
-const { values } = parseArgs({ options: { url: { type: 'string' } } });
+const { values } = parseArgs({ options: { url: { type: 'string' }, 'catalog-date': { type: 'string' } } });
 const document = values.url ? await fetchDocument(values.url) : await documentFromThisCheckout();
-const out = join(dirname(fileURLToPath(import.meta.url)), '..', GENERATED_TYPES_PATH);
+const sdkDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(sdkDir, GENERATED_TYPES_PATH);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, await renderOpenApiTypes(document));
 process.stdout.write(`Wrote ${out}\n`);
+
+const date = values['catalog-date'] ?? DEFAULT_CATALOG_DATE;
+if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`--catalog-date wants YYYY-MM-DD, not '${date}'`);
+const modelsOut = join(sdkDir, MODEL_PARAMETERS_PATH);
+writeFileSync(modelsOut, renderModelParameterTypes(servedModelParameters(date), date));
+process.stdout.write(`Wrote ${modelsOut} (the catalog of ${date})\n`);

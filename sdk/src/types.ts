@@ -4,8 +4,10 @@
  * server's schemas and never drift from them.
  */
 import type { operations } from './generated/openapi.js';
+import type { ModelParameters } from './model-parameters.generated.js';
 
 export type { operations, paths } from './generated/openapi.js';
+export type * from './model-parameters.generated.js';
 
 type OperationId = keyof operations;
 
@@ -39,6 +41,22 @@ export type AvatarCreateParams = RequestBody<'createAvatar'>;
 export type ChatCreateParams = RequestBody<'createChat'>;
 export type ThreeDCreateParams = RequestBody<'createThreeD'>;
 export type UpscaleCreateParams = RequestBody<'createUpscale'>;
+/** The slugs of the models of a modality that this SDK knows the parameters of (model-parameters.generated.ts). */
+export type KnownModel<Mod extends keyof ModelParameters> = keyof ModelParameters[Mod] & string;
+
+/**
+ * The request a create method takes for the model `M`: that model's own fields
+ * (its `parameters` in GET /v1/models: enums as literal unions, required fields
+ * required, no field it does not take) when the SDK knows the model, else the
+ * endpoint's generic request (a model added to mmgen after this SDK was built,
+ * an mdl_ id, or a slug that is only known at run time as a `string`).
+ */
+export type CreateParamsFor<Mod extends keyof ModelParameters, M extends string, Generic> = string extends M
+  ? Generic
+  : M extends KnownModel<Mod>
+    ? ModelParameters[Mod][M]
+    : Generic;
+
 /** The answer of POST /v1/videos: the queued generation, plus `generation_id`. */
 export type VideoGeneration = ResponseBody<'createVideo', 202>;
 export type SimulateOptions = NonNullable<ImageCreateParams['simulate']>;

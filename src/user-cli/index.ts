@@ -9,12 +9,13 @@ import { UsageError } from './args.js';
 import type { Context } from './context.js';
 import { compare, COMPARE_USAGE, generate, GENERATE_USAGE } from './generate.js';
 import { comparisons, generations, keys, MANAGE_USAGE, uploads, usage, wallet, webhooks } from './manage.js';
+import { models, MODELS_USAGE } from './models.js';
 
 export const USER_USAGE = `User commands (an mmgen API client; MMGEN_API_KEY=sk_…, MMGEN_BASE_URL default http://localhost:8080):
-${[GENERATE_USAGE, COMPARE_USAGE, MANAGE_USAGE].join('\n').replace(/^/gm, '  ')}`;
+${[GENERATE_USAGE, COMPARE_USAGE, MODELS_USAGE, MANAGE_USAGE].join('\n').replace(/^/gm, '  ')}`;
 
 /** The usage shown with a mistake in one command: its own part. */
-const HELP: Record<string, string> = { generate: GENERATE_USAGE, gen: GENERATE_USAGE, compare: COMPARE_USAGE };
+const HELP: Record<string, string> = { generate: GENERATE_USAGE, gen: GENERATE_USAGE, compare: COMPARE_USAGE, models: MODELS_USAGE };
 
 const COMMANDS: Record<string, (ctx: Context, args: string[]) => Promise<number>> = {
   generate,
@@ -28,12 +29,17 @@ const COMMANDS: Record<string, (ctx: Context, args: string[]) => Promise<number>
   'api-keys': keys,
   usage,
   wallet,
+  models,
 };
 
-/** Whether argv is a user command. `wallet topup` is the operator's; `wallet` alone is the user's. */
+/**
+ * Whether argv is a user command. `wallet topup` is the operator's; `wallet` alone is the user's. `models list` is the
+ * operator's (this checkout's catalog, no server needed); `models show` asks a server for a model as it serves it.
+ */
 export function isUserCommand(argv: string[]): boolean {
   const [cmd, sub] = argv;
   if (cmd === 'wallet') return sub !== 'topup';
+  if (cmd === 'models') return sub !== 'list';
   return cmd !== undefined && Object.hasOwn(COMMANDS, cmd);
 }
 

@@ -19,7 +19,7 @@ interface Result {
   stderr: string;
 }
 
-describe('user CLI (mmgen generate, compare, generations, …) against a real mmgen', () => {
+describe('user CLI (mmgen generate, compare, models show, generations, …) against a real mmgen', () => {
   let s: TestServer;
   let org: TestOrg;
   let dir: string;
@@ -156,6 +156,43 @@ describe('user CLI (mmgen generate, compare, generations, …) against a real mm
     const usage = await mmgen(['usage', '--group-by', 'model', '--json']);
     const direct = await fetch(`${s.url}/v1/usage?group_by=model`, { headers: { authorization: `Bearer ${org.test}` } });
     expect(JSON.parse(usage.stdout)).toEqual(await direct.json());
+  });
+
+  it('models show prints a model\'s parameters as a table (its enums, ranges, defaults, required fields, input image, speech step); --json its schema', async () => {
+    const kling = await mmgen(['models', 'show', 'kling-v2.1-master']);
+    expect(kling.code, kling.stderr).toBe(0);
+    expect(kling.stdout).toMatch(/^kling-v2\.1-master {2}.+\(video, \$[\d.]+\/second, active\)$/m);
+    expect(kling.stdout).toMatch(/^FIELD\s+TYPE\s+REQUIRED\s+DEFAULT\s+ALLOWED$/m);
+    // Its own durations and aspect ratios, not the modality's 1 to 20 s and six ratios.
+    expect(kling.stdout).toMatch(/^duration_s\s+integer\s+5\s+5, 10$/m);
+    expect(kling.stdout).toMatch(/^aspect_ratio\s+string\s+16:9\s+16:9, 9:16, 1:1$/m);
+    expect(kling.stdout).toMatch(/^prompt\s+string\s+yes\s+1 to 4000 characters$/m);
+    expect(kling.stdout).toMatch(/^upload_id\s+string\s+at most 100 characters$/m);
+    expect(kling.stdout).not.toMatch(/^(model|cache|simulate)\s/m);
+    expect(kling.stdout).toMatch(/^also taken, as by every model: cache, simulate/m);
+    expect(kling.stdout).toMatch(/^input image: optional \(upload_id or image_url\)$/m);
+    expect(kling.stdout).not.toMatch(/speech step/);
+
+    const avatar = await mmgen(['models', 'show', 'omnihuman']);
+    expect(avatar.code, avatar.stderr).toBe(0);
+    expect(avatar.stdout).toMatch(/^input image: required \(upload_id or image_url\)$/m);
+    expect(avatar.stdout).toMatch(/^speech step: text \(with voice_id\) is spoken by eleven-turbo-v2\.5 first; or give audio_url$/m);
+    // A price in plain digits, an integer range as integers (hunyuan-video's 8.29 s of frames allows 8).
+    expect((await mmgen(['models', 'show', 'gpt-4o-mini'])).stdout).toMatch(/^gpt-4o-mini {2}.+\(chat, \$0\.000000\d+\/output_token, active\)$/m);
+    expect((await mmgen(['models', 'show', 'hunyuan-video'])).stdout).toMatch(/^duration_s\s+integer\s+5\s+1 to 8$/m);
+    expect((await mmgen(['models', 'show', 'tts-1'])).stdout).toMatch(/^voice_id\s+string\s+alloy\s+alloy, ash, coral, echo, fable, nova, onyx, sage, shimmer$/m);
+
+    const json = await mmgen(['models', 'show', 'kling-v2.1-master', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const direct = await fetch(`${s.url}/v1/models/kling-v2.1-master`, { headers: { authorization: `Bearer ${org.test}` } });
+    expect(JSON.parse(json.stdout)).toEqual(((await direct.json()) as { parameters: unknown }).parameters);
+
+    const unknown = await mmgen(['models', 'show', 'no-such-model']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^mmgen: 404 model_not_found: /);
+    const misuse = await mmgen(['models', 'show']);
+    expect(misuse.code).toBe(2);
+    expect(misuse.stderr).toMatch(/missing the model slug/);
   });
 
   it('errors: no key, an API error (with --json its envelope on stdout), a misuse (exit 2), an unreachable server', async () => {

@@ -830,7 +830,7 @@ export interface operations {
                                 replacement: string | null;
                                 sources: string[];
                             } | null;
-                            /** @description JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Declared, not yet enforced: a request outside it still reaches the provider, which refuses it (a 502 or a failed generation, refunded). */
+                            /** @description JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Enforced: a request outside it is refused with 400 (parameter_invalid or parameter_missing, `param` naming the field) before anything is reserved. `x-mmgen-image: "required"`: the model needs an input image; `x-mmgen-speech`: the voice model that speaks an avatar's `text` first. */
                             parameters: {
                                 [key: string]: unknown;
                             };
@@ -927,7 +927,7 @@ export interface operations {
                             replacement: string | null;
                             sources: string[];
                         } | null;
-                        /** @description JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Declared, not yet enforced: a request outside it still reaches the provider, which refuses it (a 502 or a failed generation, refunded). */
+                        /** @description JSON Schema of the request fields this model takes, with its own enums, ranges, defaults and required fields (contract §3a), derived from what its providers document. Enforced: a request outside it is refused with 400 (parameter_invalid or parameter_missing, `param` naming the field) before anything is reserved. `x-mmgen-image: "required"`: the model needs an input image; `x-mmgen-speech`: the voice model that speaks an avatar's `text` first. */
                         parameters: {
                             [key: string]: unknown;
                         };

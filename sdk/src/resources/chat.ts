@@ -3,7 +3,7 @@ import { parseSSE } from '../core/sse.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
 import { anySignal } from '../core/util.js';
 import { APIConnectionError, APIError, APIUserAbortError, MmgenError, errorBodyOf } from '../errors.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParams, ChatCreateParams, Generation } from '../types.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParams, ChatCreateParams, CreateParamsFor, Generation, KnownModel } from '../types.js';
 
 /**
  * A `stream: true` chat completion: `for await (const chunk of stream)`.
@@ -85,8 +85,11 @@ export class Chat {
     this.completions = new Completions(transport);
   }
 
-  /** POST /v1/chat: synchronous; the generation carries `message` and `usage`. Charged per output token. */
-  create(params: ChatCreateParams, options?: RequestOptions): APIPromise<Generation> {
+  /**
+   * POST /v1/chat: synchronous; the generation carries `message` and `usage`. Charged per output token. A model this
+   * SDK knows is held to its own parameters (as the other create methods, resources/create.ts).
+   */
+  create<M extends KnownModel<'chat'> | (string & {})>(params: CreateParamsFor<'chat', M, ChatCreateParams> & { model: M }, options?: RequestOptions): APIPromise<Generation> {
     return this.transport.request({ method: 'POST', path: '/v1/chat', body: params, retry: 'idempotency-key' }, options);
   }
 }
