@@ -25,6 +25,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -71,6 +73,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -107,6 +111,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -153,6 +159,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -189,6 +197,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -235,6 +245,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -281,6 +293,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -324,6 +338,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -355,6 +371,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -401,6 +419,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -447,6 +467,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -473,6 +495,8 @@ export interface ImageModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -503,6 +527,8 @@ export interface VideoModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -533,6 +559,8 @@ export interface VideoModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -568,6 +596,8 @@ export interface VideoModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -603,6 +633,8 @@ export interface VideoModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -633,6 +665,8 @@ export interface VideoModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -666,6 +700,8 @@ export interface VideoModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -704,6 +740,8 @@ export interface VideoModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -732,6 +770,8 @@ export interface VideoModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -759,6 +799,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4096 characters. */
     text: string;
@@ -782,6 +824,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4096 characters. */
     text: string;
@@ -805,6 +849,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4096 characters. */
     text: string;
@@ -833,6 +879,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 5000 characters. */
     text: string;
@@ -863,6 +911,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 5000 characters. */
     text: string;
@@ -893,6 +943,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 5000 characters. */
     text: string;
@@ -923,6 +975,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 5000 characters. */
     text: string;
@@ -948,6 +1002,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 5000 characters. */
     text: string;
@@ -968,6 +1024,8 @@ export interface VoiceModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 5000 characters. */
     text: string;
@@ -994,6 +1052,8 @@ export interface MusicModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 2000 characters. */
     prompt: string;
@@ -1022,6 +1082,8 @@ export interface MusicModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -1038,6 +1100,8 @@ export interface MusicModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 3000 characters. */
     prompt: string;
@@ -1061,6 +1125,8 @@ export interface MusicModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -1087,6 +1153,8 @@ export interface MusicModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -1113,6 +1181,8 @@ export interface MusicModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 4000 characters. */
     prompt: string;
@@ -1140,6 +1210,8 @@ export interface AvatarModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1153,6 +1225,11 @@ export interface AvatarModelParameters {
     image_url?: string;
     /** At most 4096 characters; format: uri. */
     audio_url?: string;
+    /**
+     * An upload of audio/mpeg or audio/wav (POST /v1/uploads).
+     * At most 100 characters.
+     */
+    audio_upload_id?: string;
     /** At most 5000 characters. */
     text?: string;
     /** At most 100 characters. */
@@ -1170,6 +1247,8 @@ export interface AvatarModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1183,6 +1262,11 @@ export interface AvatarModelParameters {
     image_url?: string;
     /** At most 4096 characters; format: uri. */
     audio_url?: string;
+    /**
+     * An upload of audio/mpeg or audio/wav (POST /v1/uploads).
+     * At most 100 characters.
+     */
+    audio_upload_id?: string;
     /** At most 5000 characters. */
     text?: string;
     /** At most 100 characters. */
@@ -1200,6 +1284,8 @@ export interface AvatarModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1213,6 +1299,11 @@ export interface AvatarModelParameters {
     image_url?: string;
     /** At most 4096 characters; format: uri. */
     audio_url?: string;
+    /**
+     * An upload of audio/mpeg or audio/wav (POST /v1/uploads).
+     * At most 100 characters.
+     */
+    audio_upload_id?: string;
     /** At most 5000 characters. */
     text?: string;
     /** At most 100 characters. */
@@ -1230,6 +1321,8 @@ export interface AvatarModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1243,6 +1336,11 @@ export interface AvatarModelParameters {
     image_url?: string;
     /** At most 2083 characters; format: uri. */
     audio_url?: string;
+    /**
+     * An upload of audio/mpeg or audio/wav (POST /v1/uploads).
+     * At most 100 characters.
+     */
+    audio_upload_id?: string;
     /** At most 5000 characters. */
     text?: string;
     /** At most 100 characters. */
@@ -1260,6 +1358,8 @@ export interface AvatarModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1295,6 +1395,8 @@ export interface ChatModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** 1 to 500 items. */
     messages: Array<{
@@ -1327,6 +1429,8 @@ export interface ChatModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** 1 to 500 items. */
     messages: Array<{
@@ -1359,6 +1463,8 @@ export interface ChatModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** 1 to 500 items. */
     messages: Array<{
@@ -1391,6 +1497,8 @@ export interface ChatModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** 1 to 500 items. */
     messages: Array<{
@@ -1423,6 +1531,8 @@ export interface ChatModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** 1 to 500 items. */
     messages: Array<{
@@ -1453,6 +1563,8 @@ export interface ChatModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** 1 to 500 items. */
     messages: Array<{
@@ -1478,6 +1590,8 @@ export interface ChatModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** 1 to 500 items. */
     messages: Array<{
@@ -1505,6 +1619,8 @@ export interface ChatModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** 1 to 500 items. */
     messages: Array<{
@@ -1541,6 +1657,8 @@ export interface ThreeDModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1565,6 +1683,8 @@ export interface ThreeDModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 1024 characters. */
     prompt: string;
@@ -1586,6 +1706,8 @@ export interface ThreeDModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1615,6 +1737,8 @@ export interface ThreeDModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1648,6 +1772,8 @@ export interface ThreeDModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /** At most 1024 characters. */
     prompt: string;
@@ -1668,6 +1794,8 @@ export interface UpscaleModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1701,6 +1829,8 @@ export interface UpscaleModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1727,6 +1857,8 @@ export interface UpscaleModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1756,6 +1888,8 @@ export interface UpscaleModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1782,6 +1916,8 @@ export interface UpscaleModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
@@ -1808,6 +1944,8 @@ export interface UpscaleModelParameters {
       delay_ms?: number;
       /** 0 to 32768; an integer. */
       output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
     };
     /**
      * upl_… of a completed upload.
