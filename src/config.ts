@@ -75,6 +75,11 @@ export interface Config {
   };
   /** Upstream providers whose credentials are set, by provider name (variables: src/providers/<name>/config.ts). */
   providers: Record<string, ProviderCredentials>;
+  /** Moderation (contract §11). The local classifier and the pipeline's settings join here as `moderation.local` etc. */
+  moderation: {
+    /** A hosted classifier the operator configured (OpenAI's moderation endpoint); undefined: none, only local checks. */
+    hosted: HostedModerationConfig | undefined;
+  };
   /** How mmgen talks to upstream providers (docs/contract-addenda.md, "Providers"). */
   upstream: {
     /** Deadline of a call that does the work (a synchronous generation, a submission, a stream's first byte or next chunk). */
@@ -118,6 +123,16 @@ export interface S3Config {
    * served by mmgen, which reads and writes S3 itself.
    */
   urls: 'presigned' | 'proxy';
+}
+
+/** OpenAI's moderation endpoint (`POST {baseUrl}/moderations`), used for prompts and output images. */
+export interface HostedModerationConfig {
+  provider: 'openai';
+  apiKey: string;
+  /** Ends in /v1, as the official SDK's base does. */
+  baseUrl: string;
+  /** A model that takes text and images (omni-moderation-…): mmgen sends output images too. */
+  model: string;
 }
 
 export class ConfigError extends Error {}
@@ -209,6 +224,26 @@ function s3Config(env: Env): S3Config | undefined {
   };
 }
 
+/**
+ * Hosted moderation is on only when its key is set (it sends every prompt to a third party, so never by default).
+ * A model or base URL without a key is refused rather than ignored: the operator meant to turn it on.
+ */
+function hostedModeration(env: Env): HostedModerationConfig | undefined {
+  const apiKey = env.MMGEN_MODERATION_OPENAI_KEY?.trim();
+  if (!apiKey) {
+    for (const name of ['MMGEN_MODERATION_OPENAI_BASE_URL', 'MMGEN_MODERATION_OPENAI_MODEL']) {
+      if (env[name]?.trim()) throw new ConfigError(`${name} is set but MMGEN_MODERATION_OPENAI_KEY is not: hosted moderation needs the key`);
+    }
+    return undefined;
+  }
+  const baseUrl = (url(env, 'MMGEN_MODERATION_OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
+  const model = env.MMGEN_MODERATION_OPENAI_MODEL?.trim() || 'omni-moderation-latest';
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(model)) throw new ConfigError(`MMGEN_MODERATION_OPENAI_MODEL: "${model}" is not a model name`);
+  // The legacy text-moderation models refuse image inputs, and mmgen classifies output images with the same model.
+  if (model.startsWith('text-moderation')) throw new ConfigError(`MMGEN_MODERATION_OPENAI_MODEL: "${model}" takes text only; use an omni-moderation model (images are classified too)`);
+  return { provider: 'openai', apiKey, baseUrl, model };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '0.0.0.0';
@@ -258,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     providers: readProviderCredentials(env, (message) => {
       throw new ConfigError(message);
     }),
+    moderation: { hosted: hostedModeration(env) },
     upstream: {
       timeoutMs: int(env, 'MMGEN_PROVIDER_TIMEOUT_MS', 120_000, 100, 3_600_000),
       readTimeoutMs: int(env, 'MMGEN_PROVIDER_READ_TIMEOUT_MS', 30_000, 100, 600_000),

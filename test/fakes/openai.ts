@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import sharp from 'sharp';
 import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
 import { formValues, recordOf, violations, type Violation } from './schemas.js';
 import { fakeMp3, fakePng, words } from './media.js';
@@ -12,6 +13,7 @@ import { fakeMp3, fakePng, words } from './media.js';
  * the sizes each image model accepts, multipart edits with an image file
  * (checked against the model's recorded edits form, `edits_input`).
  * A prompt containing "forbidden" is refused as the safety system does.
+ * Moderations (`POST /v1/moderations`, text and images) score deterministically: see `moderate`.
  *
  * `fast: true` answers chat with a canned reply without any work (benches).
  */
@@ -31,7 +33,30 @@ export interface OpenAiFakeOptions {
   fast?: boolean;
   /** The assistant's reply (default: an echo of the last user message). */
   reply?: (messages: Array<{ role: string; content: string }>) => string;
+  /**
+   * Moderation: a text containing one of these words (whole, any case) scores 0.97 for the OpenAI category it maps
+   * to (default: `fakeviolence` → `violence`). Everything else scores under 0.01.
+   */
+  moderationMarkers?: Record<string, OpenAiModerationCategory>;
 }
+
+/** OpenAI's moderation categories (omni-moderation), in its own spelling. */
+export const OPENAI_MODERATION_CATEGORIES = [
+  'harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm',
+  'self-harm/intent', 'self-harm/instructions', 'sexual', 'sexual/minors', 'violence', 'violence/graphic',
+] as const;
+export type OpenAiModerationCategory = (typeof OPENAI_MODERATION_CATEGORIES)[number];
+/** The categories omni-moderation scores images for (the rest apply to text only). */
+const IMAGE_MODERATION_CATEGORIES: ReadonlySet<string> = new Set(['self-harm', 'self-harm/intent', 'self-harm/instructions', 'sexual', 'violence', 'violence/graphic']);
+/** The documented moderation models and the snapshot each answers as. */
+const MODERATION_MODELS: Record<string, string> = {
+  'omni-moderation-latest': 'omni-moderation-2024-09-26',
+  'omni-moderation-2024-09-26': 'omni-moderation-2024-09-26',
+  'text-moderation-latest': 'text-moderation-007',
+  'text-moderation-stable': 'text-moderation-007',
+};
+/** An image whose top-left pixel is this (pure magenta) scores 0.98 for `sexual`: a marker that needs no such content. */
+export const MODERATION_IMAGE_MARKER = { r: 255, g: 0, b: 255 } as const;
 
 export class OpenAiFake extends FakeServer {
   constructor(private readonly opts: OpenAiFakeOptions = {}) {
@@ -47,8 +72,9 @@ export class OpenAiFake extends FakeServer {
     if (bearer(req) !== this.key) return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     const headers = { 'x-request-id': `req_${randomUUID().replace(/-/g, '')}` };
     let reply: Reply;
-    const refusal = req.method === 'POST' && req.path !== '/v1/images/edits' ? this.checkModel(req) : null;
+    const refusal = req.method === 'POST' && req.path !== '/v1/images/edits' && req.path !== '/v1/moderations' ? this.checkModel(req) : null;
     if (refusal) reply = refusal;
+    else if (req.method === 'POST' && req.path === '/v1/moderations') reply = await this.moderate(req);
     else if (req.method === 'POST' && req.path === '/v1/chat/completions') reply = this.chat(req);
     else if (req.method === 'POST' && req.path === '/v1/images/generations') reply = await this.images(req, req.json as Record<string, unknown>);
     else if (req.method === 'POST' && req.path === '/v1/images/edits') reply = await this.edits(req);
@@ -152,5 +178,113 @@ export class OpenAiFake extends FakeServer {
     if (typeof b.voice !== 'string') return error(400, "Missing required parameter: 'voice'.", 'invalid_request_error', 'missing_required_parameter', 'voice');
     if (b.response_format !== undefined && b.response_format !== 'mp3') return error(400, 'The fake only speaks mp3.');
     return { status: 200, headers: { 'content-type': 'audio/mpeg' }, body: await fakeMp3({ text: b.input }) };
+  }
+
+  /**
+   * POST /v1/moderations, as documented (openai-node's ModerationCreateParams / ModerationCreateResponse): `input`
+   * is a string, an array of strings (one result each), or an array of `{type:'text',text}` and
+   * `{type:'image_url',image_url:{url}}` items (one result for all); `model` is optional, one of the documented
+   * moderation models; anything else is refused in OpenAI's 400 shape. Images are data URLs here (the fake
+   * fetches nothing), and only the omni models take them.
+   *
+   * Scores: a text with a marker word (`moderationMarkers`) scores 0.97 for its category; an image whose top-left
+   * pixel is MODERATION_IMAGE_MARKER scores 0.98 for `sexual`; everything else under 0.01, from a hash of the
+   * content. A category is flagged at 0.5 or more; `category_applied_input_types` names the kinds of input
+   * that scored it (an image never scores the text-only categories).
+   */
+  private async moderate(req: FakeRequest): Promise<Reply> {
+    const b = req.json;
+    const refuse = (status: number, field: string, message: string, code: string | null, keyword: string): Reply => {
+      this.refused.push({ model: String((b as { model?: unknown } | undefined)?.model ?? 'omni-moderation-latest'), body: b, violations: [{ field, message, keyword }] });
+      return error(status, message, 'invalid_request_error', code, field || null);
+    };
+    if (b === null || typeof b !== 'object' || Array.isArray(b)) {
+      return refuse(400, '', 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly.)', null, 'type');
+    }
+    const body = b as Record<string, unknown>;
+    for (const key of Object.keys(body)) if (key !== 'input' && key !== 'model') return refuse(400, key, `Unknown parameter: '${key}'.`, 'unknown_parameter', 'additionalProperties');
+    const model = body.model ?? 'omni-moderation-latest';
+    if (typeof model !== 'string' || !MODERATION_MODELS[model]) {
+      return refuse(400, 'model', `Invalid value for 'model': ${JSON.stringify(model)} is not a moderation model. Supported values are: ${Object.keys(MODERATION_MODELS).map((m) => `'${m}'`).join(', ')}.`, 'invalid_value', 'enum');
+    }
+    const omni = model.startsWith('omni');
+    if (body.input === undefined) return refuse(400, 'input', "Missing required parameter: 'input'.", 'missing_required_parameter', 'required');
+
+    // Each result is scored from parts: a text or an image.
+    type Part = { kind: 'text'; text: string } | { kind: 'image'; bytes: Buffer };
+    const results: Part[][] = [];
+    const input = body.input;
+    if (typeof input === 'string') results.push([{ kind: 'text', text: input }]);
+    else if (Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === 'string')) {
+      for (const text of input as string[]) results.push([{ kind: 'text', text }]);
+    } else if (Array.isArray(input) && input.length > 0 && input.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x))) {
+      const parts: Part[] = [];
+      for (const [i, raw] of (input as Array<Record<string, unknown>>).entries()) {
+        const at = `input[${i}]`;
+        if (raw.type === 'text') {
+          const extra = Object.keys(raw).find((k) => k !== 'type' && k !== 'text');
+          if (extra) return refuse(400, `${at}.${extra}`, `Unknown parameter: '${at}.${extra}'.`, 'unknown_parameter', 'additionalProperties');
+          if (typeof raw.text !== 'string') return refuse(400, `${at}.text`, `Invalid type for '${at}.text': expected a string.`, 'invalid_type', 'type');
+          parts.push({ kind: 'text', text: raw.text });
+        } else if (raw.type === 'image_url') {
+          const extra = Object.keys(raw).find((k) => k !== 'type' && k !== 'image_url');
+          if (extra) return refuse(400, `${at}.${extra}`, `Unknown parameter: '${at}.${extra}'.`, 'unknown_parameter', 'additionalProperties');
+          const image = raw.image_url as Record<string, unknown> | undefined;
+          if (image === null || typeof image !== 'object' || Array.isArray(image) || typeof image.url !== 'string') {
+            return refuse(400, `${at}.image_url.url`, `Missing required parameter: '${at}.image_url.url'.`, 'missing_required_parameter', 'required');
+          }
+          const extraUrl = Object.keys(image).find((k) => k !== 'url');
+          if (extraUrl) return refuse(400, `${at}.image_url.${extraUrl}`, `Unknown parameter: '${at}.image_url.${extraUrl}'.`, 'unknown_parameter', 'additionalProperties');
+          if (!omni) return refuse(400, 'input', `The model '${model}' does not support image inputs.`, 'invalid_value', 'model');
+          const m = /^data:image\/(png|jpeg|webp|gif);base64,([A-Za-z0-9+/]+={0,2})$/.exec(image.url);
+          if (!m) {
+            const why = /^https?:\/\//.test(image.url) ? 'the fake classifies data URLs only' : 'expected an image URL or a base64 data URL of a PNG, JPEG, WebP or GIF image';
+            return refuse(400, `${at}.image_url.url`, `Invalid '${at}.image_url.url': ${why}.`, 'invalid_value', 'format');
+          }
+          const bytes = Buffer.from(m[2]!, 'base64');
+          const format = await sharp(bytes).metadata().then((meta) => meta.format, () => undefined);
+          if (!format) return refuse(400, `${at}.image_url.url`, `Invalid '${at}.image_url.url': the data URL is not a valid image.`, 'invalid_image', 'format');
+          parts.push({ kind: 'image', bytes });
+        } else {
+          return refuse(400, `${at}.type`, `Invalid value: '${String(raw.type)}'. Supported values are: 'text' and 'image_url'.`, 'invalid_value', 'enum');
+        }
+      }
+      results.push(parts);
+    } else {
+      return refuse(400, 'input', "Invalid type for 'input': expected a string, an array of strings, or an array of objects with `type` 'text' or 'image_url'.", 'invalid_type', 'type');
+    }
+    return { status: 200, body: { id: `modr-${randomUUID().replace(/-/g, '')}`, model: MODERATION_MODELS[model], results: await Promise.all(results.map((parts) => this.moderationResult(parts, omni))) } };
+  }
+
+  private async moderationResult(parts: Array<{ kind: 'text'; text: string } | { kind: 'image'; bytes: Buffer }>, omni: boolean) {
+    const markers = Object.entries(this.opts.moderationMarkers ?? { fakeviolence: 'violence' });
+    const scores = Object.fromEntries(OPENAI_MODERATION_CATEGORIES.map((c) => [c, 0])) as Record<OpenAiModerationCategory, number>;
+    const applied = Object.fromEntries(OPENAI_MODERATION_CATEGORIES.map((c) => [c, [] as string[]])) as Record<OpenAiModerationCategory, string[]>;
+    for (const part of parts) {
+      const seed = part.kind === 'text' ? part.text : part.bytes.toString('base64');
+      const high = new Map<string, number>();
+      if (part.kind === 'text') {
+        for (const [word, category] of markers) if (new RegExp(`\\b${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(part.text)) high.set(category, 0.97);
+      } else {
+        const { data } = await sharp(part.bytes).toColourspace('srgb').removeAlpha().extract({ left: 0, top: 0, width: 1, height: 1 }).raw().toBuffer({ resolveWithObject: true });
+        const { r, g, b } = MODERATION_IMAGE_MARKER;
+        if (data[0] === r && data[1] === g && data[2] === b) high.set('sexual', 0.98);
+      }
+      for (const c of OPENAI_MODERATION_CATEGORIES) {
+        if (part.kind === 'image' && !IMAGE_MODERATION_CATEGORIES.has(c)) continue;
+        // Under 0.01, the same for the same content.
+        const low = createHash('sha256').update(`${c}\u0000${seed}`).digest().readUInt16BE(0) / 65535 / 100;
+        scores[c] = Math.max(scores[c], high.get(c) ?? low);
+        if (!applied[c].includes(part.kind)) applied[c].push(part.kind);
+      }
+    }
+    // The text models predate `illicit`: OpenAI answers null for it there.
+    const categories = Object.fromEntries(OPENAI_MODERATION_CATEGORIES.map((c) => [c, !omni && c.startsWith('illicit') ? null : scores[c] >= 0.5]));
+    return {
+      flagged: Object.values(categories).some((v) => v === true),
+      categories,
+      category_scores: Object.fromEntries(OPENAI_MODERATION_CATEGORIES.map((c) => [c, Number(scores[c].toFixed(6))])),
+      category_applied_input_types: applied,
+    };
   }
 }

@@ -15,3 +15,25 @@ describe('configuration errors name the variable', () => {
     expect(() => loadConfig({ MMGEN_REQUEST_TIMEOUT_MS: '10' })).toThrow(/MMGEN_REQUEST_TIMEOUT_MS/);
   });
 });
+
+describe('hosted moderation (MMGEN_MODERATION_OPENAI_*)', () => {
+  it('is off unless its key is set; the base URL and model default to OpenAI and omni-moderation-latest', () => {
+    expect(loadConfig({}).moderation.hosted).toBeUndefined();
+    expect(loadConfig({ OPENAI_API_KEY: 'sk-gen' }).moderation.hosted).toBeUndefined(); // the provider's key does not turn it on
+    expect(loadConfig({ MMGEN_MODERATION_OPENAI_KEY: 'sk-mod' }).moderation.hosted).toEqual({
+      provider: 'openai', apiKey: 'sk-mod', baseUrl: 'https://api.openai.com/v1', model: 'omni-moderation-latest',
+    });
+    const custom = loadConfig({ MMGEN_MODERATION_OPENAI_KEY: 'sk-mod', MMGEN_MODERATION_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1/', MMGEN_MODERATION_OPENAI_MODEL: 'omni-moderation-2024-09-26' });
+    expect(custom.moderation.hosted).toMatchObject({ baseUrl: 'http://127.0.0.1:9/v1', model: 'omni-moderation-2024-09-26' });
+  });
+
+  it('a bad URL or model, or settings without the key, name the variable', () => {
+    const key = { MMGEN_MODERATION_OPENAI_KEY: 'sk-mod' };
+    expect(() => loadConfig({ ...key, MMGEN_MODERATION_OPENAI_BASE_URL: 'ftp://x' })).toThrow(/MMGEN_MODERATION_OPENAI_BASE_URL/);
+    expect(() => loadConfig({ ...key, MMGEN_MODERATION_OPENAI_BASE_URL: 'not a url' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...key, MMGEN_MODERATION_OPENAI_MODEL: 'omni moderation' })).toThrow(/MMGEN_MODERATION_OPENAI_MODEL/);
+    expect(() => loadConfig({ ...key, MMGEN_MODERATION_OPENAI_MODEL: 'text-moderation-latest' })).toThrow(/takes text only/);
+    expect(() => loadConfig({ MMGEN_MODERATION_OPENAI_MODEL: 'omni-moderation-latest' })).toThrow(/MMGEN_MODERATION_OPENAI_KEY is not/);
+    expect(() => loadConfig({ MMGEN_MODERATION_OPENAI_BASE_URL: 'https://example.test/v1' })).toThrow(/MMGEN_MODERATION_OPENAI_BASE_URL is set/);
+  });
+});

@@ -1,0 +1,183 @@
+import { DataSet, englishDataset, englishRecommendedTransformers, RegExpMatcher } from 'obscenity';
+import { MODERATION_CATEGORIES, type TextClassifier } from './types.js';
+
+/**
+ * Prompt screening (contract §11): before anything is reserved, a prompt is
+ * checked by the organization's blocklist, a profanity and slur filter, and
+ * (when the operator configured one) a hosted classifier. A refusal becomes
+ * 400 `content_policy_violation` with `param: "prompt"`; its `reason` names the
+ * rule that matched and never echoes the prompt back.
+ *
+ * Order: the two local checks first (no network, and a prompt they refuse is
+ * never sent to a third party), then the hosted classifier.
+ *
+ * A failing hosted classifier fails closed: screenPrompt throws
+ * ModerationUnavailableError (the route answers it as a server-side
+ * unavailability, nothing reserved), it does not let the prompt through. The
+ * operator turned the hosted classifier on as part of the policy; failing
+ * open would switch that policy off exactly when the endpoint is down or rate
+ * limited, and its rate limit is driven by mmgen's own traffic, i.e. by the
+ * users whose prompts it screens: a burst of requests could turn moderation
+ * off for the requests that follow. The client already retries a 429 once
+ * and a 5xx once before giving up, so this costs availability only during a
+ * real outage, which the operator can ride out by unsetting
+ * MMGEN_MODERATION_OPENAI_KEY. It is not a refusal either: the prompt broke no
+ * rule, and 400 content_policy_violation would tell the user so wrongly.
+ */
+
+export interface PromptScreenOptions {
+  /** The organization's `prompt_blocklist`: words or phrases, matched case-insensitively on word boundaries. */
+  blocklist: readonly string[];
+  /** The hosted classifier, when the operator configured one. */
+  hosted?: TextClassifier | undefined;
+  /** The organization's threshold (0–1): a hosted score at or above it refuses the prompt. */
+  threshold: number;
+}
+
+export type PromptRule = 'blocklist' | 'profanity' | 'hosted';
+
+export type PromptVerdict =
+  | { refused: false }
+  | {
+      refused: true;
+      /** For the error message: which rule matched, without the prompt. */
+      reason: string;
+      /** A category of the vocabulary (types.ts) where one applies; `profanity` for a profane word that is not a slur or sexual. */
+      category?: string;
+      rule: PromptRule;
+    };
+
+/** The hosted classifier could not answer; the prompt is neither accepted nor refused (fail closed, see above). */
+export class ModerationUnavailableError extends Error {
+  constructor(classifier: string, cause: unknown) {
+    super(`prompt moderation is unavailable: the hosted classifier ${classifier} failed (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    this.name = 'ModerationUnavailableError';
+  }
+}
+
+/**
+ * NFKC (full-width and styled letters, ligatures become plain ones), invisible format characters removed (a
+ * zero-width space inside a word would otherwise split it), whitespace collapsed to one space, lower case.
+ */
+export function normalizeForMatching(text: string): string {
+  return text.normalize('NFKC').replace(/\p{Cf}/gu, '').replace(/\s+/gu, ' ').trim().toLowerCase();
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The first blocklist entry the prompt contains as whole words: not inside a longer word ("ass" does not match
+ * "class"), whatever the case, width or spacing. Entries are normalized like the prompt; an empty one is ignored.
+ */
+export function matchBlocklist(text: string, blocklist: readonly string[]): string | undefined {
+  const normalized = normalizeForMatching(text);
+  for (const entry of blocklist) {
+    const needle = normalizeForMatching(entry);
+    if (!needle) continue;
+    // Letters, digits and _ of any script are word characters; whitespace inside an entry matches any run of it.
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}_])${needle.split(' ').map(escapeRegExp).join('\\s+')}(?![\\p{L}\\p{N}\\p{M}_])`, 'u');
+    if (pattern.test(normalized)) return entry;
+  }
+  return undefined;
+}
+
+/*
+ * The profanity filter: obscenity's English dataset with its recommended transformers (confusable Unicode
+ * letters, leetspeak, repeated letters: "sh1t", "fuuuck", "ʃṳ𝒸𝗄" are caught), because it is maintained and its
+ * patterns come with whitelists for the classic false positives ("Scunthorpe", "assassin", "class", "cocktail",
+ * "Essex", "analysis" pass as they are). Measured against 0.4.6 (test/unit/prompt-screen.test.ts):
+ *
+ * - removed from the dataset: words whose ordinary or clinical meaning is common in prompts for images and
+ *   speech (anatomy: sex, penis, vagina, anus, semen; birds: tit, booby; "cum laude", cumin; scat singing; a
+ *   rugby hooker; Spanish and Portuguese "negro", as in Río Negro). Whether such a prompt is sexual depends on
+ *   the rest of it, which the classifiers judge with the organization's threshold; a word list cannot.
+ * - whitelisted phrases it otherwise flags (checked at the whitelist's own, lighter normalization): shiitake,
+ *   cockpit, pussycat, pussy willow, niggardly, flame retardant, a chink in the armour, Moby Dick, Emily
+ *   Dickinson, rapeseed, a pin prick, cuckold.
+ * - not caught: profanity spelled out with spaces or dots ("f u c k"): the English preset has left out
+ *   obscenity's skip-non-alphabetic transformer since 2024 (its issues #23 and #46), and adding it back
+ *   matches across word gaps. A stricter list belongs in the organization's blocklist.
+ */
+const REMOVED_WORDS = new Set(['sex', 'penis', 'vagina', 'anus', 'semen', 'tit', 'boob', 'cum', 'scat', 'hooker', 'negro']);
+const EXTRA_WHITELIST = [
+  'shiitake', 'cockpit', 'pussycat', 'pussy cat', 'pussy willow', 'pussyfoot', 'niggardly', 'retardant', 'retardation',
+  'chink in the armor', 'chink in the armour', 'chink of light', 'moby dick', 'dick van dyke', 'dickinson', 'rapeseed',
+  'pin prick', 'pinprick', 'prick up', 'cuckold', 'spastic paralysis', 'bastard sword',
+];
+/** Slurs (hate) and sexual terms among the dataset's words; the rest is plain profanity. */
+const HATE_WORDS = new Set(['abeed', 'abo', 'africoon', 'arabush', 'boonga', 'chingchong', 'chink', 'dyke', 'fag', 'kike', 'nigger', 'retard', 'spastic', 'tranny']);
+const SEXUAL_WORDS = new Set([
+  'anal', 'bestiality', 'blowjob', 'buttplug', 'cock', 'deepthroat', 'dildo', 'doggystyle', 'ejaculate', 'felch', 'fellatio', 'fisting',
+  'gangbang', 'handjob', 'hentai', 'incest', 'jizz', 'lubejob', 'masturbate', 'orgasm', 'orgy', 'porn', 'pussy', 'rape', 'slut', 'whore',
+]);
+
+let profanity: { matcher: RegExpMatcher; dataset: DataSet<{ originalWord: string }> } | undefined;
+
+function profanityFilter() {
+  if (!profanity) {
+    // A copy: englishDataset is the library's shared instance, and removePhrasesIf changes the set it is called on.
+    const dataset = new DataSet<{ originalWord: string }>()
+      .addAll(englishDataset)
+      .removePhrasesIf((p) => REMOVED_WORDS.has(p.metadata?.originalWord ?? ''));
+    const built = dataset.build();
+    const matcher = new RegExpMatcher({
+      ...built,
+      whitelistedTerms: [...(built.whitelistedTerms ?? []), ...EXTRA_WHITELIST],
+      ...englishRecommendedTransformers,
+    });
+    profanity = { matcher, dataset };
+  }
+  return profanity;
+}
+
+/** The dataset word a prompt contains (e.g. `fuck` for "fvck"), or undefined. */
+export function matchProfanity(text: string): string | undefined {
+  const { matcher, dataset } = profanityFilter();
+  const match = matcher.getAllMatches(text.normalize('NFKC'), true)[0];
+  if (!match) return undefined;
+  return dataset.getPayloadWithPhraseMetadata(match).phraseMetadata?.originalWord ?? 'a listed term';
+}
+
+/** A word named in an error without spelling it out: its first letter, then one * per other letter. */
+const masked = (word: string) => `${word.slice(0, 1)}${'*'.repeat(Math.max(0, word.length - 1))}`;
+
+export async function screenPrompt(text: string, opts: PromptScreenOptions): Promise<PromptVerdict> {
+  if (!(opts.threshold >= 0 && opts.threshold <= 1)) throw new RangeError(`threshold must be from 0 to 1, got ${opts.threshold}`);
+
+  const entry = matchBlocklist(text, opts.blocklist);
+  if (entry !== undefined) {
+    // The organization wrote the entry, so it is named as written.
+    return { refused: true, rule: 'blocklist', category: 'blocklist', reason: `the prompt contains "${entry.trim()}", which is on the organization's prompt blocklist` };
+  }
+
+  const word = matchProfanity(text);
+  if (word !== undefined) {
+    const category = HATE_WORDS.has(word) ? 'hate' : SEXUAL_WORDS.has(word) ? 'sexual' : 'profanity';
+    const kind = category === 'hate' ? 'a slur' : category === 'sexual' ? 'an explicit sexual term' : 'profanity';
+    return { refused: true, rule: 'profanity', category, reason: `the prompt contains ${kind} ("${masked(word)}"), which the profanity filter refuses` };
+  }
+
+  if (opts.hosted) {
+    let scores;
+    try {
+      scores = await opts.hosted.classify(text);
+    } catch (err) {
+      throw new ModerationUnavailableError(opts.hosted.name, err);
+    }
+    // The highest score at or above the threshold names the category (ties: the vocabulary's order).
+    let worst: { category: string; score: number } | undefined;
+    for (const category of MODERATION_CATEGORIES) {
+      const score = scores[category];
+      if (score !== undefined && score >= opts.threshold && (!worst || score > worst.score)) worst = { category, score };
+    }
+    if (worst) {
+      return {
+        refused: true,
+        rule: 'hosted',
+        category: worst.category,
+        reason: `the hosted classifier (${opts.hosted.name}) scored the prompt ${worst.score.toFixed(2)} for ${worst.category}, at or above the organization's threshold ${opts.threshold}`,
+      };
+    }
+  }
+  return { refused: false };
+}
