@@ -8,7 +8,7 @@ import { startAdminSocket } from './admin/socket.js';
 import { Catalog } from './catalog/index.js';
 import { CATALOG } from './catalog/models.js';
 import { recordedLifecycle } from './providers/lifecycle.js';
-import { imageClassifiers } from './moderation/classifiers.js';
+import { classifiersFor } from './moderation/classifiers.js';
 import { Moderator } from './moderation/moderator.js';
 import { PolicyCache } from './moderation/policy.js';
 import type { Config } from './config.js';
@@ -67,6 +67,11 @@ export async function openRuntime(config: Config, log: Logger = createLogger(con
   }
 }
 
+function moderatorFor(config: Config): Moderator {
+  const c = classifiersFor(config);
+  return new Moderator(c.image, { text: c.text });
+}
+
 /** Files on S3 when MMGEN_S3_BUCKET is set (required with several nodes unless they share a disk), else under the data directory. */
 export function openBlobStore(config: Config): BlobStore {
   return config.s3 ? new S3BlobStore(config.s3) : new DiskBlobStore(join(config.dataDir, 'files'));
@@ -90,7 +95,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     config, db, catalog: new Catalog(CATALOG, recordedLifecycle(config.catalogDate)), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
-    policies: new PolicyCache(), moderator: new Moderator(imageClassifiers(config)),
+    policies: new PolicyCache(), moderator: moderatorFor(config),
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
   };
   // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.

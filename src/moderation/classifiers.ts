@@ -1,11 +1,21 @@
 import type { Config } from '../config.js';
-import type { ImageClassifier } from './types.js';
+import { OpenAiModerationClassifier } from './hosted-openai.js';
+import type { ImageClassifier, TextClassifier } from './types.js';
 
 /**
- * The image classifiers the operator's configuration turns on, in the order they run. Not finished: the local
- * model (nsfwjs) and the hosted one (OpenAI's moderation endpoint) are being added (issue 19); until then only
- * forced verdicts and the providers' own signals decide.
+ * The classifiers the operator's configuration turns on. Not finished: the local image model (nsfwjs, on by
+ * default, no account needed) is being added (issue 19); until it lands, images are classified only by the hosted
+ * classifier when one is configured, and otherwise by forced verdicts and the providers' own signals.
  */
-export function imageClassifiers(_config: Config): ImageClassifier[] {
-  return [];
+export interface Classifiers {
+  /** Every output image (and video still) goes through each, in order; the highest score per category counts. */
+  image: ImageClassifier[];
+  /** Prompts, after the blocklist and the profanity filter (moderation/prompt-screen.ts). */
+  text: TextClassifier | undefined;
+}
+
+export function classifiersFor(config: Config): Classifiers {
+  const h = config.moderation.hosted;
+  const hosted = h ? new OpenAiModerationClassifier({ apiKey: h.apiKey, baseUrl: h.baseUrl, model: h.model }) : undefined;
+  return { image: hosted ? [hosted] : [], text: hosted };
 }

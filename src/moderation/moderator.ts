@@ -1,6 +1,6 @@
 import { probeAudioVideo, videoFrames } from '../media/index.js';
 import type { ModerationPolicy } from './policy.js';
-import type { ImageClassifier, Scores } from './types.js';
+import type { ImageClassifier, Scores, TextClassifier } from './types.js';
 import { verdictOf, worst, type Verdict } from './verdict.js';
 
 /** A generated file as moderation sees it. */
@@ -38,8 +38,13 @@ function merge(into: Scores, more: Scores): Scores {
 export class Moderator {
   constructor(
     private readonly classifiers: readonly ImageClassifier[],
-    private readonly opts: { videoFrames?: number } = {},
+    private readonly opts: { videoFrames?: number; text?: TextClassifier | undefined } = {},
   ) {}
+
+  /** The hosted classifier prompts are screened by, when the operator configured one. */
+  get text(): TextClassifier | undefined {
+    return this.opts.text;
+  }
 
   /** Whether any classifier runs (off: only provider signals and forced verdicts decide). */
   get classifies(): boolean {

@@ -55,7 +55,7 @@ const MODERATION_MODELS: Record<string, string> = {
   'text-moderation-latest': 'text-moderation-007',
   'text-moderation-stable': 'text-moderation-007',
 };
-/** An image whose top-left pixel is this (pure magenta) scores 0.98 for `sexual`: a marker that needs no such content. */
+/** An image whose top-left pixel is this (pure magenta, within a few levels) scores 0.98 for `sexual`: a marker that needs no such content. */
 export const MODERATION_IMAGE_MARKER = { r: 255, g: 0, b: 255 } as const;
 
 export class OpenAiFake extends FakeServer {
@@ -268,7 +268,9 @@ export class OpenAiFake extends FakeServer {
       } else {
         const { data } = await sharp(part.bytes).toColourspace('srgb').removeAlpha().extract({ left: 0, top: 0, width: 1, height: 1 }).raw().toBuffer({ resolveWithObject: true });
         const { r, g, b } = MODERATION_IMAGE_MARKER;
-        if (data[0] === r && data[1] === g && data[2] === b) high.set('sexual', 0.98);
+        // Near enough: a JPEG (an upscale's output) shifts a pure colour by a few levels.
+        const near = (x: number | undefined, y: number) => x !== undefined && Math.abs(x - y) <= 16;
+        if (near(data[0], r) && near(data[1], g) && near(data[2], b)) high.set('sexual', 0.98);
       }
       for (const c of OPENAI_MODERATION_CATEGORIES) {
         if (part.kind === 'image' && !IMAGE_MODERATION_CATEGORIES.has(c)) continue;

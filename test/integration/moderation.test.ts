@@ -150,6 +150,95 @@ describeEachBackend('moderation', (backend) => {
   });
 });
 
+describeEachBackend('prompt screening and the hosted classifier', (backend) => {
+  let fakes: Fakes;
+  let s: TestServer;
+  let api: Api;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    fakes = await startFakes({ jobMs: 20 });
+    s = await startTestServer(backend, {
+      MMGEN_SIMULATE_PROVIDERS: '1',
+      MMGEN_MODERATION_OPENAI_KEY: fakes.env.OPENAI_API_KEY!,
+      MMGEN_MODERATION_OPENAI_BASE_URL: fakes.env.OPENAI_BASE_URL!,
+    });
+    api = client(s.url);
+    org = await s.createOrg({ credits: 1_000_000 });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await fakes?.close();
+  });
+
+  async function nothingReserved(before: { balance: number; held: number }, count: number) {
+    const after = await expectWalletMatchesLedger(s.db, org.id);
+    expect(after).toMatchObject({ balance: before.balance, held: before.held });
+    const n = await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM generations WHERE organization_id = $1', [org.id]);
+    expect(n.rows[0]!.n).toBe(count);
+  }
+
+  it('a prompt the policy refuses is 400 content_policy_violation naming the field, before anything is reserved', async () => {
+    expect((await api('PATCH', '/v1/organization/moderation', { key: org.live, body: { prompt_blocklist: ['red lighthouse'] } })).status).toBe(200);
+    const before = await expectWalletMatchesLedger(s.db, org.id);
+    const count = Number((await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM generations WHERE organization_id = $1', [org.id])).rows[0]!.n);
+    const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      // The organization's blocklist, whole words, any case.
+      ['/v1/images', { model: 'flux-schnell', prompt: 'A RED   Lighthouse at dusk' }, 'prompt', /blocklist/],
+      // The profanity filter, leetspeak too.
+      ['/v1/images', { model: 'flux-schnell', prompt: 'a sh1t storm' }, 'prompt', /profanity/],
+      // The hosted classifier (OpenAI's moderation endpoint, its loopback fake: a marker word scores high for violence).
+      ['/v1/videos', { model: 'wan-2.2', prompt: 'a fakeviolence scene', duration_s: 1 }, 'prompt', /violence/],
+      ['/v1/voice', { model: 'tts-1', text: 'red lighthouse' }, 'text', /blocklist/],
+      ['/v1/chat', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tell me about a red lighthouse' }] }, 'messages', /blocklist/],
+      ['/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a fakeviolence story' }] }, 'messages', /violence/],
+      ['/v1/comparisons', { models: ['flux-schnell', 'flux-dev'], prompt: 'red lighthouse' }, 'prompt', /blocklist/],
+    ];
+    for (const [path, body, param, reason] of cases) {
+      const res = await api('POST', path, { key: org.live, body });
+      expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'content_policy_violation', type: 'invalid_request_error', param });
+      expect(res.body.error.message).toMatch(reason);
+    }
+    await nothingReserved(before, count);
+    // Clean prompts pass, words that merely contain a listed one too.
+    const clean = await api('POST', '/v1/images', { key: org.live, body: { model: 'flux-schnell', prompt: 'a red lighthouses museum in Scunthorpe', width: 256, height: 256 } });
+    expect(clean.status, JSON.stringify(clean.body)).toBe(200);
+  });
+
+  it('the hosted classifier judges output images too: an output it scores over the threshold is blocked', async () => {
+    // An upscale keeps the input's top-left pixel: pure magenta is the fake's marker of an image to score 0.98.
+    const marked = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 255, g: 0, b: 255 } } }).png().toBuffer();
+    const plain = await pngBytes();
+    const upload = async (bytes: Buffer) => {
+      const created = await api('POST', '/v1/uploads', { key: org.live, body: { content_type: 'image/png', size_bytes: bytes.length } });
+      await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes });
+      return created.body.id as string;
+    };
+    const calls = fakes.openai.calls('POST', '/v1/moderations').length;
+    const bad = await api('POST', '/v1/upscale', { key: org.live, body: { model: 'real-esrgan', upload_id: await upload(marked), scale: 2 } });
+    const good = await api('POST', '/v1/upscale', { key: org.live, body: { model: 'real-esrgan', upload_id: await upload(plain), scale: 2 } });
+    const [b, g] = [await waitTerminal(api, org.live, bad.body.id), await waitTerminal(api, org.live, good.body.id)];
+    expect(b).toMatchObject({ status: 'failed', error: { code: 'content_blocked' }, charged_credits: 0 });
+    expect(g.status).toBe('succeeded');
+    expect(g.outputs[0].moderation_status).toBe('approved');
+    expect(fakes.openai.calls('POST', '/v1/moderations').length - calls).toBeGreaterThanOrEqual(2);
+    // Under a flagging policy the same image is served, marked.
+    expect((await api('PATCH', '/v1/organization/moderation', { key: org.live, body: { action: 'flag' } })).status).toBe(200);
+    const flagged = await waitTerminal(api, org.live, (await api('POST', '/v1/upscale', { key: org.live, body: { model: 'real-esrgan', upload_id: await upload(marked), scale: 2 } })).body.id);
+    expect(flagged.status).toBe('succeeded');
+    expect(flagged.outputs[0].moderation_status).toBe('flagged');
+    expect((await api('PATCH', '/v1/organization/moderation', { key: org.live, body: { action: 'block' } })).status).toBe(200);
+  });
+
+  it('a hosted classifier that cannot answer: 503, the prompt is not let through, nothing reserved', async () => {
+    fakes.openai.misbehave({ method: 'POST', path: '/v1/moderations' }, { reply: { status: 500, body: { error: { message: 'down' } } } }, 5);
+    const res = await api('POST', '/v1/images', { key: org.live, body: { model: 'flux-schnell', prompt: 'a quiet harbour', width: 256, height: 256 } });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('service_unavailable');
+  });
+});
+
 describeEachBackend('a provider\'s own safety refusal', (backend) => {
   let fakes: Fakes;
   let s: TestServer;

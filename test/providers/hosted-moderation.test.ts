@@ -63,7 +63,8 @@ describe('OpenAI moderation as a text and image classifier', () => {
     const marked = await classifier.classify(await png(255, 0, 255));
     expect(marked.sexual).toBe(0.98);
     expect(Object.keys(marked).sort()).toEqual(['self_harm', 'sexual', 'violence']);
-    const clean = await classifier.classify(await png(254, 0, 255));
+    // Far from magenta (the marker allows a JPEG's few levels of drift).
+    const clean = await classifier.classify(await png(200, 40, 255));
     expect(clean.sexual).toBeLessThan(0.01);
     const [first] = fake.calls('POST', '/v1/moderations').slice(before);
     const input = (first!.json as { input: Array<{ type: string; image_url: { url: string } }> }).input;

@@ -8,7 +8,7 @@ import { finishSynchronously, resumeSynchronously } from '../../generations/run-
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
-import { tagRequestLog } from './generation-route.js';
+import { holdToModel, MODALITY_SPECS, screenRequestPrompt, tagRequestLog } from './generation-route.js';
 import { Simulate } from './generation-schema.js';
 
 /**
@@ -130,9 +130,18 @@ export const chatCompletions = defineRoute({
     const claim = request.idempotency ?? undefined;
     // An earlier request with this Idempotency-Key accepted a generation and died: its answer, not a new one.
     const resume = claim?.resume;
-    const g = resume
-      ? (await resumeSynchronously(deps, principal, resume)).row
-      : await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null, undefined, { early, claim });
+    let g: GenerationRow;
+    if (resume) g = (await resumeSynchronously(deps, principal, resume)).row;
+    else {
+      // Held to the model's parameters like /v1/chat (contract §3a), for the fields /v1/chat has; OpenAI's other fields
+      // (top_p, stop, penalties, user) go to the adapter, which sends those the model's record maps.
+      const known = Object.keys(MODALITY_SPECS.get('chat')!.body.properties);
+      const held = Object.fromEntries(Object.entries(params).filter(([k]) => known.includes(k)));
+      holdToModel(deps, principal, deps.catalog.resolve(params.model as string, 'chat'), held, new Set(Object.keys(held)));
+      const said = (params.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+      await screenRequestPrompt(deps, principal, said, 'messages');
+      g = await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null, undefined, { early, claim });
+    }
     tagRequestLog(request, g.id);
     if (!b.stream) {
       if (resume) return { status: 200, body: toCompletion(g) };

@@ -9,7 +9,7 @@ import { audioFromUpload, resolveImageInput } from '../../files/uploads.js';
 import { makeAjv, validationError } from '../validation.js';
 import { defineRoute } from '../route.js';
 import { IdParams, Nullable, Timestamp } from '../schemas.js';
-import { holdToModel, MODALITY_SPECS } from './generation-route.js';
+import { holdToModel, MODALITY_SPECS, screenRequestPrompt } from './generation-route.js';
 import { MODALITIES } from '../../generations/modalities.js';
 import { Generation, Simulate } from './generation-schema.js';
 
@@ -122,6 +122,7 @@ export const createComparisonRoute = defineRoute({
     // Each child is held to its own model's parameters and routes, with that model's defaults (contract §3a).
     const sent = new Set(Object.keys(asRequest));
     const fromPrompt = new Set(Object.keys(asRequest).filter((f) => !(f in params)));
+    await screenRequestPrompt(deps, principal, body.prompt ?? null);
     const children = models.map((m, i) => {
       const child: Record<string, unknown> = { ...fields, model: m.slug };
       const paramName = (f: string) => (f === 'model' ? `models[${i}]` : fromPrompt.has(f) ? 'prompt' : `params.${f}`);

@@ -4,6 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import { speaksFirst, type CatalogModel, type Modality } from '../../catalog/index.js';
 import { ApiError } from '../../errors.js';
 import { modelParameters, type JsonSchemaObject } from '../../providers/parameters.js';
+import { ModerationUnavailableError, screenPrompt } from '../../moderation/prompt-screen.js';
 import { makeAjv, validationError } from '../validation.js';
 import type { Principal, Scope } from '../../domain/access.js';
 import { submitGeneration } from '../../generations/accept.js';
@@ -107,6 +108,29 @@ export function enforceParameters(model: CatalogModel, body: Record<string, unkn
   }
 }
 
+/** The request field a modality's prompt is in, named by a refusal. */
+const PROMPT_PARAM: Partial<Record<Modality, string>> = { voice: 'text', avatar: 'text', chat: 'messages' };
+
+/**
+ * A prompt held to the organization's moderation policy before anything is reserved (contract §11): its blocklist,
+ * the profanity filter, and the hosted classifier when one is configured. 400 content_policy_violation names the
+ * rule, never echoing the prompt; a hosted classifier that cannot answer is 503 (the prompt is not let through).
+ */
+export async function screenRequestPrompt(deps: Pick<AppDeps, 'db' | 'moderator' | 'policies'>, principal: Principal, text: string | null, param = 'prompt'): Promise<void> {
+  if (!text) return;
+  const policy = await deps.policies.get(deps.db, principal.organizationId);
+  let verdict;
+  try {
+    verdict = await screenPrompt(text, { blocklist: policy.prompt_blocklist, hosted: deps.moderator.text, threshold: policy.threshold });
+  } catch (err) {
+    if (err instanceof ModerationUnavailableError) {
+      throw new ApiError('service_unavailable', 'The moderation service that screens prompts did not answer; nothing was reserved. Try again shortly.').withHeader('Retry-After', '5');
+    }
+    throw err;
+  }
+  if (verdict.refused) throw new ApiError('content_policy_violation', `The organization's moderation policy refuses this prompt: ${verdict.reason}.`, param);
+}
+
 /**
  * A request held to its model before anything is fetched or reserved: its parameters (enforceParameters), then a
  * route that takes it (each route documents its own subset: 400 naming the field when none does, 503 when none is
@@ -173,6 +197,7 @@ export function modalityRoute<P extends TProperties>(o: ModalityRouteOptions<P>)
       else {
         const sent = request.sentFields;
         holdToModel(deps, principal, deps.catalog.resolve(b.model as string, o.modality), b, sent);
+        await screenRequestPrompt(deps, principal, o.prompt(b), PROMPT_PARAM[o.modality] ?? 'prompt');
         g = await submitGeneration(deps, principal, o.modality, b, o.prompt(b), o.image, { claim, ...(sent ? { sent } : {}) });
       }
       tagRequestLog(request, g.id);
