@@ -130,10 +130,31 @@ function profanityFilter() {
   return profanity;
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+const DIGIT = /\p{N}/u;
+
+/**
+ * Whether a match stands for a word: leetspeak reads digits as letters, so inside a longer run of letters and
+ * digits (a hash, an id, a product code: "a55294f2", "f46e9b") a few characters look like a word without being one.
+ * A match in a token with digits counts only when the token is at least half letters ("sh1tty", "f4g"; not "4b05"
+ * or "A55", a phone) and not hexadecimal ("abb0", a piece of a UUID); in letters alone ("fuckface") it counts.
+ */
+function isWordMatch(text: string, start: number, end: number): boolean {
+  let from = start;
+  let to = end + 1;
+  while (from > 0 && WORD_CHAR.test(text[from - 1]!)) from--;
+  while (to < text.length && WORD_CHAR.test(text[to]!)) to++;
+  const token = text.slice(from, to);
+  if (!DIGIT.test(token)) return true;
+  const digits = [...token].filter((c) => DIGIT.test(c)).length;
+  return token.length - digits >= digits && !/^[0-9a-f]+$/i.test(token);
+}
+
 /** The dataset word a prompt contains (e.g. `fuck` for "fvck"), or undefined. */
 export function matchProfanity(text: string): string | undefined {
   const { matcher, dataset } = profanityFilter();
-  const match = matcher.getAllMatches(text.normalize('NFKC'), true)[0];
+  const normalized = text.normalize('NFKC');
+  const match = matcher.getAllMatches(normalized, true).find((m) => isWordMatch(normalized, m.startIndex, m.endIndex));
   if (!match) return undefined;
   return dataset.getPayloadWithPhraseMetadata(match).phraseMetadata?.originalWord ?? 'a listed term';
 }

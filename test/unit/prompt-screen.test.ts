@@ -72,6 +72,16 @@ describe('the profanity filter (obscenity, English dataset)', () => {
     expect(matchProfanity('f.u.c.k')).toBeUndefined();
   });
 
+  it('leaves ids, hashes and codes alone: leetspeak reads their digits as letters', async () => {
+    // Each of these was refused before (a55 = "ass", 4b05 = "abos", abb0 = "abo", f46 = "fag").
+    for (const text of ['job idem-a55294f217809951', 'ref 3db2f280-3b5b-4bb0-bff7-785a62effa3b', 'a 4b05 part', 'id abb0-65', 'x f46e9b14', 'a Samsung Galaxy A55 on a desk']) {
+      expect(await screen(text), text).toEqual({ refused: false });
+    }
+    // …while leetspeak in a word still counts.
+    expect(await screen('a sh1tty day')).toMatchObject({ refused: true });
+    expect(await screen('5h1t')).toMatchObject({ refused: true });
+  });
+
   it('refuses with the word masked and a category', async () => {
     expect(await screen('a sh1tty drawing')).toEqual({ refused: true, rule: 'profanity', category: 'profanity', reason: 'the prompt contains profanity ("s***"), which the profanity filter refuses' });
     expect(await screen('some n1gger thing')).toMatchObject({ refused: true, category: 'hate', reason: expect.stringContaining('a slur ("n*****")') });
