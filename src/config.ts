@@ -75,8 +75,13 @@ export interface Config {
   };
   /** Upstream providers whose credentials are set, by provider name (variables: src/providers/<name>/config.ts). */
   providers: Record<string, ProviderCredentials>;
-  /** Moderation (contract §11). The local classifier and the pipeline's settings join here as `moderation.local` etc. */
+  /** Moderation (contract §11). */
   moderation: {
+    /**
+     * The local image classifier (nsfwjs MobileNetV2 in a worker thread; moderation/local-image-classifier.ts): on
+     * unless MMGEN_MODERATION_LOCAL=off (then only the hosted classifier, provider signals and forced verdicts judge).
+     */
+    local: boolean;
     /** A hosted classifier the operator configured (OpenAI's moderation endpoint); undefined: none, only local checks. */
     hosted: HostedModerationConfig | undefined;
   };
@@ -162,6 +167,14 @@ function isoDate(env: Env, name: string): string | undefined {
   if (!raw) return undefined;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || Number.isNaN(Date.parse(`${raw}T00:00:00Z`))) throw new ConfigError(`${name} must be a date as YYYY-MM-DD, got "${raw}"`);
   return raw;
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (raw === 'on' || raw === '1' || raw === 'true') return true;
+  if (raw === 'off' || raw === '0' || raw === 'false') return false;
+  throw new ConfigError(`${name} must be on or off, got "${env[name]}"`);
 }
 
 function bool(env: Env, name: string): boolean {
@@ -293,7 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
     providers: readProviderCredentials(env, (message) => {
       throw new ConfigError(message);
     }),
-    moderation: { hosted: hostedModeration(env) },
+    moderation: { local: onOff(env, 'MMGEN_MODERATION_LOCAL', true), hosted: hostedModeration(env) },
     upstream: {
       timeoutMs: int(env, 'MMGEN_PROVIDER_TIMEOUT_MS', 120_000, 100, 3_600_000),
       readTimeoutMs: int(env, 'MMGEN_PROVIDER_READ_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -69,7 +69,7 @@ export async function openRuntime(config: Config, log: Logger = createLogger(con
 
 function moderatorFor(config: Config): Moderator {
   const c = classifiersFor(config);
-  return new Moderator(c.image, { text: c.text });
+  return new Moderator(c.image, { text: c.text, close: c.close });
 }
 
 /** Files on S3 when MMGEN_S3_BUCKET is set (required with several nodes unless they share a disk), else under the data directory. */
@@ -110,6 +110,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
       await deps.settler.stop();
       await rateLimiter.close();
       await providers.close();
+      await deps.moderator.close();
       if (blobs instanceof S3BlobStore) blobs.close();
       await db.close();
       onClose();

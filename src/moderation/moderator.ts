@@ -38,8 +38,13 @@ function merge(into: Scores, more: Scores): Scores {
 export class Moderator {
   constructor(
     private readonly classifiers: readonly ImageClassifier[],
-    private readonly opts: { videoFrames?: number; text?: TextClassifier | undefined } = {},
+    private readonly opts: { videoFrames?: number; text?: TextClassifier | undefined; close?: () => Promise<void> } = {},
   ) {}
+
+  /** Stops the classifiers' work (the local model's worker thread), on shutdown. */
+  close(): Promise<void> {
+    return this.opts.close?.() ?? Promise.resolve();
+  }
 
   /** The hosted classifier prompts are screened by, when the operator configured one. */
   get text(): TextClassifier | undefined {

@@ -16,7 +16,7 @@ export interface CliResult {
 /** Runs one `mmgen` command to completion. */
 export async function mmgen(args: string[], env: Record<string, string>): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(BIN, args, { env: { ...process.env, LOG_LEVEL: 'silent', MMGEN_CATALOG_DATE: TEST_CATALOG_DATE, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(BIN, args, { env: { ...process.env, LOG_LEVEL: 'silent', MMGEN_CATALOG_DATE: TEST_CATALOG_DATE, MMGEN_MODERATION_LOCAL: 'off', ...env }, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -45,7 +45,7 @@ export interface MmgenProcess {
 export function spawnMmgen(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<MmgenProcess> {
   const serving = args[0] === 'serve';
   const proc = spawn(BIN, args, {
-    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', MMGEN_CATALOG_DATE: TEST_CATALOG_DATE, ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', MMGEN_CATALOG_DATE: TEST_CATALOG_DATE, MMGEN_MODERATION_LOCAL: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalImageClassifier } from '../../src/moderation/local-image-classifier.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { expectInvariant, waitTerminal } from '../helpers/generations.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
@@ -148,6 +149,64 @@ describeEachBackend('moderation', (backend) => {
       }
     });
   });
+});
+
+describeEachBackend('the local classifier on real generated images', (backend) => {
+  let s: TestServer;
+  let api: Api;
+  let org: TestOrg;
+  const local = new LocalImageClassifier();
+
+  beforeAll(async () => {
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_MODERATION_LOCAL: 'on' });
+    api = client(s.url);
+    org = await s.createOrg({ credits: 1_000_000 });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await local.close();
+  });
+
+  const policy = (body: Record<string, unknown>) => api('PATCH', '/v1/organization/moderation', { key: org.live, body });
+
+  it('judges by the model\'s real score: approved with the threshold above it, blocked (not charged) with it below', async () => {
+    const body = { model: 'flux-schnell', prompt: 'a field of sunflowers under a blue sky', seed: 11, width: 512, height: 512, cache: false };
+    expect((await policy({ action: 'block', threshold: 1 })).status).toBe(200);
+    const first = await api('POST', '/v1/images', { key: org.live, body });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.outputs[0].moderation_status).toBe('approved');
+    // The same bytes through the same model, here in the test: its highest score.
+    const bytes = Buffer.from(await (await fetch(first.body.outputs[0].url)).arrayBuffer());
+    const scores = await local.classify(bytes);
+    const top = Math.max(...Object.values(scores));
+    expect(top).toBeGreaterThan(0);
+    expect(top).toBeLessThan(1);
+    // Just above it: approved; just below: blocked, the generation failed and refunded.
+    expect((await policy({ threshold: Math.min(1, top * 1.5 + 1e-6) })).status).toBe(200);
+    expect((await api('POST', '/v1/images', { key: org.live, body })).body.outputs[0].moderation_status).toBe('approved');
+    expect((await policy({ threshold: top / 2 })).status).toBe(200);
+    const blocked = await api('POST', '/v1/images', { key: org.live, body });
+    expect(blocked.status).toBe(451);
+    const id = /gen_\w+/.exec(blocked.body.error.message)![0];
+    expect((await api('GET', `/v1/generations/${id}`, { key: org.live })).body).toMatchObject({ status: 'failed', charged_credits: 0, error: { code: 'content_blocked' } });
+    // With action flag, the same image is served, marked, and charged.
+    expect((await policy({ action: 'flag' })).status).toBe(200);
+    const flagged = await api('POST', '/v1/images', { key: org.live, body });
+    expect(flagged.body.outputs[0].moderation_status).toBe('flagged');
+    expect(flagged.body.charged_credits).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a video is judged by stills spread over it, and its thumbnail shares the verdict', async () => {
+    expect((await policy({ action: 'block', threshold: 1 })).status).toBe(200);
+    const body = { model: 'wan-2.2', prompt: 'waves at night', seed: 5, duration_s: 2, cache: false };
+    const ok = await waitTerminal(api, org.live, (await api('POST', '/v1/videos', { key: org.live, body })).body.id);
+    expect(ok.outputs.map((o: { moderation_status: string }) => o.moderation_status)).toEqual(['approved', 'approved']);
+    // Any score passes a threshold of 0: every still is scored, and the video and its thumbnail are blocked together.
+    expect((await policy({ threshold: 0 })).status).toBe(200);
+    const blocked = await waitTerminal(api, org.live, (await api('POST', '/v1/videos', { key: org.live, body })).body.id);
+    expect(blocked).toMatchObject({ status: 'failed', error: { code: 'content_blocked' }, charged_credits: 0 });
+    expect(blocked.outputs.map((o: { moderation_status: string }) => o.moderation_status)).toEqual(['blocked', 'blocked']);
+  }, 60_000);
 });
 
 describeEachBackend('prompt screening and the hosted classifier', (backend) => {
