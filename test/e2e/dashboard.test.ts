@@ -354,6 +354,42 @@ describe('the dashboard in a browser [pglite]', () => {
     expect((await api()('GET', '/v1/organization', { key: org.test })).body.paused).toBe(false);
   });
 
+  it('veils a flagged image until asked, never shows a blocked one, and lets an owner set the moderation policy', async () => {
+    const body = { model: 'flux-schnell', prompt: 'moderated', width: 256, height: 256 };
+    const flagged = await api()('POST', '/v1/images', { key: org.test, body: { ...body, simulate: { moderation: 'flagged' } } });
+    expect(flagged.status).toBe(200);
+    await page.goto(`${s.url}/dashboard/generations/${flagged.body.id}`);
+    const veil = page.getByTestId('output-flagged');
+    await veil.waitFor();
+    // Blurred and out of the accessibility tree until the viewer chooses to see it.
+    expect(await veil.locator('.moderation-veiled').evaluate((el) => getComputedStyle(el).filter)).toContain('blur');
+    await shot(page, 'moderation-flagged');
+    await page.getByRole('button', { name: 'Flagged by moderation: show it' }).click();
+    await page.locator('[data-testid=output-image] img').waitFor();
+    expect(await page.getByTestId('moderation-status').first().textContent()).toBe('moderation: flagged');
+
+    const blocked = await api()('POST', '/v1/images', { key: org.test, body: { ...body, simulate: { moderation: 'blocked' } } });
+    expect(blocked.status).toBe(451);
+    const id = /gen_\w+/.exec(blocked.body.error.message)![0];
+    await page.goto(`${s.url}/dashboard/generations/${id}`);
+    await page.getByTestId('output-blocked').waitFor();
+    expect(await page.locator('[data-testid=output-image] img').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Open file' }).count()).toBe(0);
+
+    await go(page, '/moderation');
+    await page.locator('#mod-threshold').fill('1.5');
+    await page.getByRole('button', { name: 'Save the policy' }).click();
+    await page.getByText('must be a number from 0 to 1').waitFor();
+    await page.locator('#mod-action').selectOption('flag');
+    await page.locator('#mod-threshold').fill('0.6');
+    await page.locator('#mod-blocklist').fill('lighthouse\n  harbour  \n');
+    await page.getByRole('button', { name: 'Save the policy' }).click();
+    await page.getByText('Moderation policy saved.').waitFor();
+    await shot(page, 'moderation-policy');
+    expect((await api()('GET', '/v1/organization/moderation', { key: org.test })).body).toEqual({ object: 'moderation_policy', action: 'flag', threshold: 0.6, prompt_blocklist: ['lighthouse', 'harbour'] });
+    expect((await api()('PATCH', '/v1/organization/moderation', { key: org.test, body: { action: 'block', threshold: 0.8, prompt_blocklist: [] } })).status).toBe(200);
+  }, 90_000);
+
   it('shows what a narrower key may not do as disabled, with the reason', async () => {
     const viewer = await api()('POST', '/v1/api-keys', { key: org.test, body: { name: 'read-only', role: 'viewer', scopes: ['generations:read', 'usage:read'] } });
     expect(viewer.status).toBe(201);

@@ -7,6 +7,7 @@ import { Compare } from './pages/Compare.js';
 import { GenerationDetail } from './pages/GenerationDetail.js';
 import { Generations } from './pages/Generations.js';
 import { Models } from './pages/Models.js';
+import { Moderation } from './pages/Moderation.js';
 import { NotFound } from './pages/NotFound.js';
 import { Overview } from './pages/Overview.js';
 import { Playground } from './pages/Playground.js';
@@ -41,6 +42,7 @@ function Routes() {
   if (path === '/webhooks') return <Webhooks />;
   if ((m = match('/webhooks/:id', path))) return <WebhookDetail key={m.id} id={m.id!} />;
   if (path === '/usage') return <Usage />;
+  if (path === '/moderation') return <Moderation />;
   return <NotFound />;
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { Generation, GenerationOutput } from '../api/types.js';
 import { modalityInfo } from '../lib/modalities.js';
 
@@ -50,6 +50,32 @@ export function OutputView({ output, poster, alt }: { output: GenerationOutput; 
   }
 }
 
+/**
+ * A flagged file is veiled (blurred) until the viewer asks to see it; a blocked one is not shown at all (its URL
+ * answers 451 anyway): contract §11.
+ */
+function Moderated({ output, children }: { output: GenerationOutput; children: ReactNode }) {
+  const [revealed, setRevealed] = useState(false);
+  if (output.moderation_status === 'blocked') {
+    return (
+      <div className="media media-placeholder moderation-blocked" data-testid="output-blocked">
+        Blocked by moderation: not shown, not charged.
+      </div>
+    );
+  }
+  if (output.moderation_status !== 'flagged' || revealed) return <>{children}</>;
+  return (
+    <div className="moderation-veil" data-testid="output-flagged">
+      <div className="moderation-veiled" aria-hidden="true">
+        {children}
+      </div>
+      <button type="button" className="btn btn-sm moderation-reveal" onClick={() => setRevealed(true)}>
+        Flagged by moderation: show it
+      </button>
+    </div>
+  );
+}
+
 /** A generation's outputs in place: images, <video> (with its thumbnail as poster), <audio>, a 3D viewer; chat text. */
 export function GenerationMedia({ generation: g }: { generation: Generation }) {
   const thumb = g.outputs.find((o) => o.type === 'thumbnail');
@@ -64,15 +90,25 @@ export function GenerationMedia({ generation: g }: { generation: Generation }) {
       )}
       {main.map((o, i) => (
         <figure key={o.id} className="output" data-testid={`output-${o.type}`}>
-          <OutputView output={o} poster={thumb?.url} alt={main.length > 1 ? `${alt} (${i + 1} of ${main.length})` : alt} />
+          <Moderated output={o}>
+            <OutputView output={o} poster={thumb?.moderation_status === 'approved' || thumb?.moderation_status === 'flagged' ? thumb.url : undefined} alt={main.length > 1 ? `${alt} (${i + 1} of ${main.length})` : alt} />
+          </Moderated>
           <figcaption className="muted small">
             {o.mime}
             {o.width && o.height ? ` · ${o.width}×${o.height}` : ''}
             {o.duration_s ? ` · ${o.duration_s} s` : ''}
-            {o.moderation_status !== 'approved' ? ` · moderation: ${o.moderation_status}` : ''} ·{' '}
-            <a href={o.url} target="_blank" rel="noreferrer">
-              Open file
-            </a>
+            {' · '}
+            <span className={`moderation moderation-${o.moderation_status}`} data-testid="moderation-status">
+              moderation: {o.moderation_status}
+            </span>
+            {o.moderation_status !== 'blocked' && (
+              <>
+                {' · '}
+                <a href={o.url} target="_blank" rel="noreferrer">
+                  Open file
+                </a>
+              </>
+            )}
           </figcaption>
         </figure>
       ))}
@@ -91,8 +127,13 @@ function ModalityGlyph({ modality }: { modality: string }) {
 
 /** A small preview for lists: the image or thumbnail when there is one, else the modality's glyph. */
 export function Thumb({ generation: g }: { generation: Generation }) {
-  const picture = g.outputs.find((o) => o.type === 'image') ?? g.outputs.find((o) => o.type === 'thumbnail');
-  if (picture) return <img className="thumb" src={picture.url} alt="" loading="lazy" />;
+  // Blocked pictures are never shown; flagged ones blurred until opened (the detail page shows them on request).
+  const shown = g.outputs.filter((o) => o.moderation_status !== 'blocked');
+  const picture = shown.find((o) => o.type === 'image') ?? shown.find((o) => o.type === 'thumbnail');
+  if (picture) {
+    const flagged = picture.moderation_status === 'flagged';
+    return <img className={`thumb${flagged ? ' thumb-flagged' : ''}`} src={picture.url} alt={flagged ? 'Flagged by moderation' : ''} loading="lazy" />;
+  }
   return (
     <span className="thumb thumb-glyph">
       <ModalityGlyph modality={g.modality} />

@@ -111,7 +111,7 @@ export function GenerationDetail({ id }: { id: string }) {
               <p>{g.error.message}</p>
             </div>
           )}
-          {g.status === 'succeeded' ? <GenerationMedia generation={g} /> : !live && !g.error && <p className="muted">No output ({g.status}).</p>}
+          {g.status === 'succeeded' || g.outputs.length > 0 ? <GenerationMedia generation={g} /> : !live && !g.error && <p className="muted">No output ({g.status}).</p>}
         </Card>
         <div className="stack">
           <Card title="Credits">
