@@ -12,8 +12,8 @@ import { costInCredits } from './credits.js';
  * times the unit price of the route that serves it, in whole credits. A
  * route's price is the catalog's `unit_cost_usd` (catalog/models.ts) unless
  * its record prices the variant it sends (`price`, docs/upstream-models.md:
- * a tier chosen by what is sent, a per-megapixel size, a fallback dearer than
- * the primary route). The reservation is the price of what the request asks
+ * a tier chosen by what is sent, a per-megapixel size, a flat price per
+ * output whatever its length, a fallback dearer than the primary route). The reservation is the price of what the request asks
  * for on the dearest route that may serve it (any of them may, by fallback);
  * the charge is the price of what the attempt produced on the route that
  * served it, never more than the reservation.
@@ -23,8 +23,26 @@ export function requestedUnits(modality: Modality, params: Record<string, unknow
   return MODALITIES[modality].requestedUnits(params);
 }
 
-/** A route's price of `units` units, in credits. */
-function routeCredits(model: CatalogModel, price: RoutePrice, units: Decimal): number {
+/** What is priced: the modality's units, and the outputs (for a route priced per output, `per_output`). */
+interface Work {
+  units: Decimal;
+  outputs: Decimal;
+}
+
+/** The outputs a request asks for: `num_outputs` where the modality has it, else one (a track, a video). */
+function requestedOutputs(params: Record<string, unknown>): Decimal {
+  return new Decimal(typeof params.num_outputs === 'number' ? params.num_outputs : 1);
+}
+
+/** The outputs an attempt made (thumbnails are part of their output); none counted: those asked for. */
+function producedOutputs(produced: ProducedWork, params: Record<string, unknown>): Decimal {
+  const made = produced.outputs.filter((o) => o.type !== 'thumbnail').length;
+  return made > 0 ? new Decimal(made) : requestedOutputs(params);
+}
+
+/** A route's price of a piece of work, in credits. */
+function routeCredits(model: CatalogModel, price: RoutePrice, work: Work): number {
+  const units = price.per_output ? work.outputs : work.units;
   return costInCredits(price.unit_cost_usd ?? model.unit_cost_usd, units.mul(price.unit_multiplier));
 }
 
@@ -37,8 +55,8 @@ function reachable(prices: RoutePrice[]): RoutePrice[] {
 /** The reservation: the request's units on the dearest route it may reach, plus an avatar's speech step. */
 export function priceCredits(model: CatalogModel, mode: Mode, demand: RouteDemand): number {
   if (mode === 'test') return 0;
-  const units = requestedUnits(model.modality, demand.params);
-  const dearest = Math.max(...reachable(routePrices(model, demand)).map((p) => routeCredits(model, p, units)));
+  const work = { units: requestedUnits(model.modality, demand.params), outputs: requestedOutputs(demand.params) };
+  const dearest = Math.max(...reachable(routePrices(model, demand)).map((p) => routeCredits(model, p, work)));
   return dearest + speechCredits(model, demand.params);
 }
 
@@ -61,7 +79,8 @@ export function actualCredits(
 ): number {
   if (row.mode === 'test') return 0;
   const units = MODALITIES[model.modality].producedUnits?.(produced) ?? requestedUnits(model.modality, row.params);
+  const work = { units, outputs: producedOutputs(produced, row.params) };
   const prices = reachable(routePrices(model, demand));
   const served = prices.find((p) => p.route.provider === row.provider) ?? prices[0]!;
-  return Math.min(row.price_credits, routeCredits(model, served, units) + speechCredits(model, row.params));
+  return Math.min(row.price_credits, routeCredits(model, served, work) + speechCredits(model, row.params));
 }

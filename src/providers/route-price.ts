@@ -17,6 +17,8 @@ export interface RoutePrice {
   unit_cost_usd: string | null;
   /** What the modality's units are multiplied by (started megapixels for a route billed per megapixel), at least 1. */
   unit_multiplier: number;
+  /** Priced per output (a track, a song) whatever its length: the units are the outputs, not the modality's. */
+  per_output: boolean;
 }
 
 const MEGAPIXEL = 1024 * 1024;
@@ -41,7 +43,7 @@ export function routePrice(model: CatalogModel, route: ModelRoute, demand: Route
   const takes = routeRefusal(route, routeDemand) === null;
   const record = recordFor(route, routeDemand);
   const price = record?.price;
-  if (!record || !price) return { route, takes, unit_cost_usd: null, unit_multiplier: 1 };
+  if (!record || !price) return { route, takes, unit_cost_usd: null, unit_multiplier: 1, per_output: false };
   // The body as the adapter builds it (the input image aside: no tier is decided by its bytes).
   const body = upstreamInput(record, withModelDefaults(record, routeDemand.params));
   const tier = price.tiers?.find((t) => Object.entries(t.when).every(([field, values]) => values.includes(at(body, field))));
@@ -52,7 +54,13 @@ export function routePrice(model: CatalogModel, route: ModelRoute, demand: Route
       unit_multiplier = Math.max(1, Math.ceil((size.width * size.height) / MEGAPIXEL));
     }
   }
-  return { route, takes, unit_cost_usd: tier?.unit_cost_usd ?? price.unit_cost_usd ?? null, unit_multiplier };
+  return {
+    route,
+    takes,
+    unit_cost_usd: tier?.unit_cost_usd ?? price.unit_cost_usd ?? null,
+    unit_multiplier,
+    per_output: price.per_output === true,
+  };
 }
 
 /** Every route's price for a request, in the catalog's order. */

@@ -54,6 +54,9 @@ const Price = Type.Object(
     // Billed per started megapixel of this upstream `{ width, height }` field (fal's "per megapixel, rounded up"):
     // the units are multiplied by ceil(width × height / 2^20).
     per_megapixel_of: Type.Optional(Type.String({ minLength: 1 })),
+    // The price (`unit_cost_usd`, a tier's) is per output, whatever its length: fal's Stable Audio 2.5 is $0.20 a
+    // track, MiniMax Music $0.03 a song. The units are the outputs (one track), not the modality's seconds.
+    per_output: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -6,6 +6,7 @@ import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakePng } from '../fakes/media.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
+import { waitTerminal } from '../helpers/generations.js';
 
 /**
  * Prices that match what is sent (issue 18, item 6; docs/contract-addenda.md, "Prices and tiers"), end to end
@@ -67,6 +68,19 @@ describeEachBackend('prices and tiers against the provider fakes', (backend) => 
     expect((await s.db.query<{ provider: string }>('SELECT provider FROM generations WHERE id = $1', [fellBack.body.id])).rows[0]!.provider).toBe('fal');
     expect(fakes.fal.calls('POST', /^\/fal-ai\/flux\/dev$/).at(-1)!.json).toMatchObject({ image_size: { width: 2048, height: 2048 } });
     expect(fellBack.body).toMatchObject({ reserved_credits: fourMegapixels, charged_credits: fourMegapixels, refunded_credits: 0 });
+    await expectWalletMatchesLedger(s.db, org.id);
+  });
+
+  it('stable-audio-2.5 is $0.20 a track whatever its length: reserved and charged that, not per second', async () => {
+    const track = costInCredits('0.20', 1);
+    for (const duration_s of [10, 120]) {
+      const res = await api('POST', '/v1/music', { key: org.live, body: { model: 'stable-audio-2.5', prompt: 'calm piano', duration_s } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(res.body.reserved_credits, `${duration_s} s`).toBe(track);
+      const done = await waitTerminal(api, org.live, res.body.id);
+      expect(done, `${duration_s} s`).toMatchObject({ status: 'succeeded', reserved_credits: track, charged_credits: track, refunded_credits: 0 });
+    }
+    expect(fakes.fal.calls('POST', /^\/fal-ai\/stable-audio-25\/text-to-audio$/).at(-1)!.json).toMatchObject({ seconds_total: 120 });
     await expectWalletMatchesLedger(s.db, org.id);
   });
 

@@ -95,7 +95,8 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
   it('the catalog price is the primary route’s price for the default variant', () => {
     for (const model of models) {
       const primary = upstreamModel(model.routes[0].provider, model.routes[0].upstream)!;
-      if (primary.price?.unit_cost_usd !== undefined) expect(primary.price.unit_cost_usd, model.slug).toBe(model.unit_cost_usd);
+      // A price per output is not per the catalog's unit (a track, not a second): the catalog shows it as ≈.
+      if (primary.price?.unit_cost_usd !== undefined && !primary.price.per_output) expect(primary.price.unit_cost_usd, model.slug).toBe(model.unit_cost_usd);
     }
   });
 
@@ -192,12 +193,29 @@ describe('prices by tier and by route', () => {
     expect(charge('flux-dev', big, 'replicate')).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
   });
 
-  it('lyria-2: fal’s dearer fallback sets the reservation; Replicate serving it is charged Replicate’s price', () => {
+  it('lyria-2: fal’s dearer fallback ($0.10 a clip) sets the reservation; Replicate serving it is charged Replicate’s price', () => {
     const params = { prompt: 'p', duration_s: 30, with_vocals: false };
-    const falPrice = upstreamModel('fal', 'fal-ai/lyria2')!.price!.unit_cost_usd!;
-    expect(priceCredits(model('lyria-2'), 'live', demand(params))).toBe(costInCredits(falPrice, 30));
+    expect(priceCredits(model('lyria-2'), 'live', demand(params))).toBe(costInCredits('0.10', 1));
     expect(charge('lyria-2', params, 'replicate')).toBe(costInCredits(model('lyria-2').unit_cost_usd, 30));
-    expect(charge('lyria-2', params, 'fal')).toBe(costInCredits(falPrice, 30));
+    expect(charge('lyria-2', params, 'fal')).toBe(costInCredits('0.10', 1));
+  });
+
+  it('flat per-output prices: a track or a song costs the same at any length, reserved and charged', () => {
+    for (const duration_s of [5, 30, 190]) {
+      const params = { prompt: 'p', duration_s, with_vocals: false };
+      expect(priceCredits(model('stable-audio-2.5'), 'live', demand(params)), `${duration_s} s`).toBe(costInCredits('0.20', 1));
+      expect(charge('stable-audio-2.5', params, 'fal'), `${duration_s} s`).toBe(costInCredits('0.20', 1));
+    }
+    // MiniMax Music has no duration input: a song is whatever length it makes, $0.03 on either route.
+    const song = { prompt: 'a sad barroom ballad', lyrics: '[verse] la la la la', duration_s: 30, with_vocals: true };
+    expect(priceCredits(model('minimax-music-1.5'), 'live', demand(song))).toBe(costInCredits('0.03', 1));
+    for (const provider of ['replicate', 'fal']) {
+      const m = model('minimax-music-1.5');
+      const threeMinutes: ProducedWork = { outputs: [{ type: 'audio', duration_s: '183.5' }] };
+      expect(actualCredits(m, { mode: 'live', params: song, price_credits: Number.MAX_SAFE_INTEGER, provider }, threeMinutes, demand(song)), provider).toBe(
+        costInCredits('0.03', 1),
+      );
+    }
   });
 
   it('test keys pay nothing', () => {
