@@ -31,6 +31,25 @@ function recordFor(route: ModelRoute, demand: RouteDemand): UpstreamModelRecord 
   return (siblingId && upstreamModel(route.provider, siblingId)) || own;
 }
 
+/**
+ * The size of the request's image as accepted, by the names a price uses besides upstream fields: `input_image`,
+ * and `output_image`, the input × the request's `scale` (an upscale's output is held to exactly that). Undefined
+ * when the image's size is not known.
+ */
+function imageSizeOf(name: string, demand: RouteDemand): { width: number; height: number } | undefined {
+  const input = demand.imageSize;
+  if (!input) return undefined;
+  if (name === 'input_image') return input;
+  if (name !== 'output_image') return undefined;
+  // The default scale as acceptance applies it (generations/accept.ts); the params carry it once validated.
+  const scale = typeof demand.params.scale === 'number' ? demand.params.scale : 2;
+  return { width: Math.round(input.width * scale), height: Math.round(input.height * scale) };
+}
+
+function megapixels(size: { width?: unknown; height?: unknown } | undefined): number | undefined {
+  return typeof size?.width === 'number' && typeof size.height === 'number' ? (size.width * size.height) / MEGAPIXEL : undefined;
+}
+
 function at(body: Record<string, unknown>, path: string): unknown {
   let v: unknown = body;
   for (const key of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
@@ -46,13 +65,18 @@ export function routePrice(model: CatalogModel, route: ModelRoute, demand: Route
   if (!record || !price) return { route, takes, unit_cost_usd: null, unit_multiplier: 1, per_output: false };
   // The body as the adapter builds it (the input image aside: no tier is decided by its bytes).
   const body = upstreamInput(record, withModelDefaults(record, routeDemand.params));
-  const tier = price.tiers?.find((t) => Object.entries(t.when).every(([field, values]) => values.includes(at(body, field))));
+  const outputMegapixels = megapixels(imageSizeOf('output_image', routeDemand));
+  const tier = price.tiers?.find(
+    (t) =>
+      Object.entries(t.when ?? {}).every(([field, values]) => values.includes(at(body, field))) &&
+      (t.output_megapixels_at_most === undefined || (outputMegapixels !== undefined && outputMegapixels <= t.output_megapixels_at_most)),
+  );
   let unit_multiplier = 1;
   if (price.per_megapixel_of) {
-    const size = at(body, price.per_megapixel_of) as { width?: unknown; height?: unknown } | undefined;
-    if (typeof size?.width === 'number' && typeof size.height === 'number') {
-      unit_multiplier = Math.max(1, Math.ceil((size.width * size.height) / MEGAPIXEL));
-    }
+    const of = price.per_megapixel_of;
+    const size = imageSizeOf(of, routeDemand) ?? (at(body, of) as { width?: unknown; height?: unknown } | undefined);
+    const mp = megapixels(size);
+    if (mp !== undefined) unit_multiplier = Math.max(1, Math.ceil(mp));
   }
   return {
     route,

@@ -42,7 +42,7 @@ describeEachBackend('prices and tiers against the provider fakes', (backend) => 
   });
 
   it('gpt-image-1-mini at 1536×1024 is reserved and charged at its size tier', async () => {
-    const tier = upstreamModel('openai', 'gpt-image-1-mini')!.price!.tiers!.find((t) => t.when.size!.includes('1536x1024'))!.unit_cost_usd;
+    const tier = upstreamModel('openai', 'gpt-image-1-mini')!.price!.tiers!.find((t) => t.when?.size?.includes('1536x1024'))!.unit_cost_usd;
     expect(Number(tier)).toBeGreaterThan(Number(catalogPrice('gpt-image-1-mini')));
     const res = await api('POST', '/v1/images', { key: org.live, body: { model: 'gpt-image-1-mini', prompt: 'a wide harbour', width: 1536, height: 1024, num_outputs: 2 } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -81,6 +81,18 @@ describeEachBackend('prices and tiers against the provider fakes', (backend) => 
       expect(done, `${duration_s} s`).toMatchObject({ status: 'succeeded', reserved_credits: track, charged_credits: track, refunded_credits: 0 });
     }
     expect(fakes.fal.calls('POST', /^\/fal-ai\/stable-audio-25\/text-to-audio$/).at(-1)!.json).toMatchObject({ seconds_total: 120 });
+    await expectWalletMatchesLedger(s.db, org.id);
+  });
+
+  it('clarity-upscaler: reserved at fal’s price per output megapixel of the image given, charged Replicate’s run when Replicate serves it', async () => {
+    const image = fakes.fal.hostFile(await fakePng('a small photo', 1024, 768), 'image/png', 'png');
+    const res = await api('POST', '/v1/upscale', { key: org.live, body: { model: 'clarity-upscaler', image_url: image, scale: 2 } });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const falPrice = costInCredits('0.03', 3); // 2048×1536 out: 3 MP at fal's $0.03
+    expect(res.body.reserved_credits).toBe(falPrice);
+    const done = await waitTerminal(api, org.live, res.body.id);
+    const replicatePrice = costInCredits(catalogPrice('clarity-upscaler'), 1);
+    expect(done).toMatchObject({ status: 'succeeded', reserved_credits: falPrice, charged_credits: replicatePrice, refunded_credits: falPrice - replicatePrice });
     await expectWalletMatchesLedger(s.db, org.id);
   });
 

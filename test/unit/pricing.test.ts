@@ -70,7 +70,7 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
       for (const record of recordsOf(model)) {
         const props = record.input.properties as Record<string, { enum?: unknown[] }>;
         const { mapped, pinned } = sentFields(record);
-        const priced = new Set([...(record.price?.tiers ?? []).flatMap((t) => Object.keys(t.when).map((f) => f.split('.')[0]!)), record.price?.per_megapixel_of].filter(Boolean));
+        const priced = new Set([...(record.price?.tiers ?? []).flatMap((t) => Object.keys(t.when ?? {}).map((f) => f.split('.')[0]!)), record.price?.per_megapixel_of].filter(Boolean));
         for (const field of TIER_FIELDS.filter((f) => f in props)) {
           const where = `${record.upstream}:${field}`;
           if (pinned.has(field) || priced.has(field)) continue;
@@ -80,14 +80,20 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
         }
         // A tier can match only what is sent, with a value the provider documents.
         for (const tier of record.price?.tiers ?? []) {
-          for (const [field, values] of Object.entries(tier.when)) {
+          for (const [field, values] of Object.entries(tier.when ?? {})) {
             const top = field.split('.')[0]!;
             expect(mapped.has(top) || pinned.has(top), `${record.upstream}: tier on ${field}, which is never sent`).toBe(true);
             const documented = props[top]?.enum;
             if (documented) for (const v of values) expect(documented, `${record.upstream}: tier value ${String(v)} of ${field}`).toContain(v);
           }
         }
-        if (record.price?.per_megapixel_of) expect(mapped.has(record.price.per_megapixel_of), `${record.upstream}: per_megapixel_of a field it never sends`).toBe(true);
+        // The request's image (input or output size) is a price's only other source: a route that takes an image.
+        const imageSized = (of: string) => (of === 'input_image' || of === 'output_image') && 'image' in record.map;
+        const of = record.price?.per_megapixel_of;
+        if (of) expect(mapped.has(of) || imageSized(of), `${record.upstream}: per_megapixel_of ${of}, which it never sends`).toBe(true);
+        for (const tier of record.price?.tiers ?? []) {
+          if (tier.output_megapixels_at_most !== undefined) expect(imageSized('output_image'), `${record.upstream}: a tier by output size, without an input image`).toBe(true);
+        }
       }
     });
   }
@@ -125,6 +131,9 @@ function samples(model: CatalogModel): Array<Record<string, unknown>> {
   return byModality[model.modality].map((p) => ({ ...defaults, ...p }));
 }
 
+/** Input images' sizes: small, about 24 MP at 2× (Topaz's first tier), and the largest a 2× upscale takes. */
+const INPUT_SIZES = [{ width: 512, height: 512 }, { width: 3000, height: 2000 }, { width: 3000, height: 3000 }, { width: 4096, height: 4096 }];
+
 /** What an attempt produces when it makes exactly what was asked. */
 function producedAsAsked(model: CatalogModel, params: Record<string, unknown>): ProducedWork {
   const units = requestedUnits(model.modality, params).toString();
@@ -138,15 +147,16 @@ describe('the reservation covers the charge of every route a request may reach',
     it(model.slug, () => {
       let checked = 0;
       for (const params of samples(model)) {
-        for (const image of [false, true]) {
-          const demand: RouteDemand = { params, sent: null, image };
+        // Without an image, and with input images of several sizes (a price may read its megapixels).
+        for (const [image, imageSize] of [[false, undefined], [true, undefined], ...INPUT_SIZES.map((s) => [true, s] as const)] as const) {
+          const demand: RouteDemand = { params, sent: null, image, imageSize };
           const prices = routePrices(model, demand);
           if (!prices.some((p) => p.takes)) continue;
           const reserved = priceCredits(model, 'live', demand);
           const charges = prices
             .filter((p) => p.takes)
             .map((p) => actualCredits(model, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: p.route.provider }, producedAsAsked(model, params), demand));
-          for (const c of charges) expect(c, `${model.slug} ${JSON.stringify(params).slice(0, 60)} image=${image}`).toBeLessThanOrEqual(reserved);
+          for (const c of charges) expect(c, `${model.slug} ${JSON.stringify(params).slice(0, 60)} image=${JSON.stringify(imageSize ?? image)}`).toBeLessThanOrEqual(reserved);
           // And no more than the dearest of them: a reservation is a price, not a margin.
           expect(reserved, `${model.slug} ${JSON.stringify(params).slice(0, 60)}`).toBe(Math.max(...charges));
           checked++;
@@ -216,6 +226,35 @@ describe('prices by tier and by route', () => {
         costInCredits('0.03', 1),
       );
     }
+  });
+
+  it('upscalers billed by output size: fal’s Topaz by its output-megapixel tier, Clarity per output megapixel', () => {
+    const upscale = (slug: string, width: number, height: number, scale: number, provider?: string) => {
+      const params = { scale, face_restore: false };
+      const d: RouteDemand = { params, sent: null, image: true, imageSize: { width, height } };
+      if (!provider) return priceCredits(model(slug), 'live', d);
+      return actualCredits(model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, { outputs: [{ type: 'image' }] }, d);
+    };
+    // Topaz: $0.08 up to 24 MP of output, $0.16 up to 48, $0.32 up to 96, per image at any scale.
+    expect(upscale('topaz-image-upscale', 1024, 1024, 2, 'fal')).toBe(costInCredits('0.08', 1)); // 4 MP
+    expect(upscale('topaz-image-upscale', 1024, 1024, 4, 'fal')).toBe(costInCredits('0.08', 1)); // 16 MP: one image, not two units
+    expect(upscale('topaz-image-upscale', 3000, 3000, 2, 'fal')).toBe(costInCredits('0.16', 1)); // 34 MP
+    expect(upscale('topaz-image-upscale', 4096, 4096, 2, 'fal')).toBe(costInCredits('0.32', 1)); // 64 MP
+    expect(upscale('topaz-image-upscale', 2048, 2048, 4)).toBe(costInCredits('0.32', 1)); // reserved: 64 MP on fal
+    // Clarity on fal: $0.03 per started output megapixel; reserved at that when dearer than Replicate's run.
+    expect(upscale('clarity-upscaler', 1024, 1024, 2, 'fal')).toBe(costInCredits('0.03', 4));
+    expect(upscale('clarity-upscaler', 1000, 700, 4, 'fal')).toBe(costInCredits('0.03', 11)); // 4000×2800 = 10.7 MP
+    expect(upscale('clarity-upscaler', 1000, 700, 4)).toBe(costInCredits('0.03', 11));
+    expect(upscale('clarity-upscaler', 1000, 700, 4, 'replicate')).toBe(costInCredits(model('clarity-upscaler').unit_cost_usd, 2));
+  });
+
+  it('flux-dev with an input image: fal’s image-to-image at $0.03 per started megapixel of the input', () => {
+    const params = { prompt: 'p', num_outputs: 1 };
+    const d: RouteDemand = { params, sent: null, image: true, imageSize: { width: 2048, height: 1536 } }; // 3 MP
+    const fal = routePrices(model('flux-dev'), d).find((p) => p.route.provider === 'fal')!;
+    expect(fal).toMatchObject({ takes: true, unit_cost_usd: '0.03', unit_multiplier: 3 });
+    expect(priceCredits(model('flux-dev'), 'live', d)).toBeGreaterThanOrEqual(costInCredits('0.03', 3));
+    expect(actualCredits(model('flux-dev'), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: 'fal' }, { outputs: [{ type: 'image' }] }, d)).toBe(costInCredits('0.03', 3));
   });
 
   it('test keys pay nothing', () => {
