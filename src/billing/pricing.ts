@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { speaksFirst, type CatalogModel, type Modality } from '../catalog/index.js';
+import { speaksFirst, type CatalogModel, type Modality, type ModelRoute } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
 import { MODALITIES, type ProducedWork } from '../generations/modalities.js';
 import type { RouteDemand } from '../providers/parameters.js';
@@ -52,11 +52,20 @@ function reachable(prices: RoutePrice[]): RoutePrice[] {
   return taking.length > 0 ? taking : prices;
 }
 
-/** The reservation: the request's units on the dearest route it may reach, plus an avatar's speech step. */
-export function priceCredits(model: CatalogModel, mode: Mode, demand: RouteDemand): number {
+const sameRoute = (a: ModelRoute, b: ModelRoute) => a.provider === b.provider && a.upstream === b.upstream;
+
+/**
+ * The reservation: the request's units on the dearest route it may reach, plus an avatar's speech step. `serving`:
+ * the routes this installation would use (the registry's servingRoutes: configured providers that take it, or the
+ * route the simulator plays); a route of a provider not configured here can never serve it, so it does not raise
+ * the price. Without them (or none of them known to price): every route that takes the request.
+ */
+export function priceCredits(model: CatalogModel, mode: Mode, demand: RouteDemand, serving?: readonly ModelRoute[]): number {
   if (mode === 'test') return 0;
   const work = { units: requestedUnits(model.modality, demand.params), outputs: requestedOutputs(demand.params) };
-  const dearest = Math.max(...reachable(routePrices(model, demand)).map((p) => routeCredits(model, p, work)));
+  const prices = reachable(routePrices(model, demand));
+  const here = serving ? prices.filter((p) => serving.some((r) => sameRoute(r, p.route))) : [];
+  const dearest = Math.max(...(here.length > 0 ? here : prices).map((p) => routeCredits(model, p, work)));
   return dearest + speechCredits(model, demand.params);
 }
 

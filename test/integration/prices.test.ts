@@ -96,6 +96,21 @@ describeEachBackend('prices and tiers against the provider fakes', (backend) => 
     await expectWalletMatchesLedger(s.db, org.id);
   });
 
+  it('an installation without fal reserves flux-dev at the routes it has: Replicate’s per-image price, not fal’s per megapixel', async () => {
+    const { FAL_KEY: _fal, FAL_BASE_URL: _falUrl, ...withoutFal } = fakes.env;
+    const here = await startTestServer(backend, { ...withoutFal, MMGEN_ALLOW_PRIVATE_NETWORK: '1' });
+    try {
+      const o = await here.createOrg({ credits: 10_000 });
+      const res = await client(here.url)('POST', '/v1/images', { key: o.live, body: { model: 'flux-dev', prompt: 'a big map', width: 2048, height: 2048 } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const perImage = costInCredits(catalogPrice('flux-dev'), 1);
+      expect(res.body).toMatchObject({ status: 'succeeded', reserved_credits: perImage, charged_credits: perImage, refunded_credits: 0 });
+      await expectWalletMatchesLedger(here.db, o.id);
+    } finally {
+      await here.close();
+    }
+  });
+
   it('veed fabric sends the resolution its price is for', async () => {
     const portrait = fakes.fal.hostFile(await fakePng('a portrait', 256, 256), 'image/png', 'png');
     const res = await api('POST', '/v1/avatars', { key: org.live, body: { model: 'fabric-1.0-text', image_url: portrait, text: 'Hello there.' } });

@@ -6,6 +6,10 @@ import type { ProducedWork } from '../../src/generations/modalities.js';
 import type { RouteDemand } from '../../src/providers/parameters.js';
 import { routePrices } from '../../src/providers/route-price.js';
 import { upstreamModel, type UpstreamModelRecord } from '../../src/providers/upstream-models.js';
+import { loadConfig } from '../../src/config.js';
+import { PROVIDER_ENVS } from '../../src/providers/credentials.js';
+import { ProviderRegistry } from '../../src/providers/registry.js';
+import type { SimulatorJobs } from '../../src/providers/simulator/jobs.js';
 
 /**
  * Prices agree with what is sent (issue 18, item 6; docs/contract-addenda.md, "Prices and tiers"): every
@@ -259,5 +263,54 @@ describe('prices by tier and by route', () => {
 
   it('test keys pay nothing', () => {
     expect(priceCredits(model('gpt-image-1'), 'test', demand({ prompt: 'p', width: 1536, height: 1024, num_outputs: 4 }))).toBe(0);
+  });
+});
+
+/** A registry of these providers (credentials only: nothing is sent), or of the simulator serving live keys. */
+function installation(providers: string[], simulate = false): ProviderRegistry {
+  const refuse = () => Promise.reject(new Error('no simulator jobs here'));
+  const env: Record<string, string> = { MMGEN_DATA_DIR: '/tmp/mmgen-unused', ...(simulate ? { MMGEN_SIMULATE_PROVIDERS: '1' } : {}) };
+  for (const p of PROVIDER_ENVS) if (providers.includes(p.name)) env[p.keyVar] = 'k';
+  return new ProviderRegistry(loadConfig(env), { submit: refuse, findByClientRef: refuse, cancel: refuse, get: refuse } as SimulatorJobs);
+}
+
+describe('the reservation prices the routes this installation would use', () => {
+  const model = (slug: string) => models.find((m) => m.slug === slug)!;
+  const reserve = (registry: ProviderRegistry, slug: string, d: RouteDemand) => priceCredits(model(slug), 'live', d, registry.servingRoutes('live', model(slug), d));
+  const big: RouteDemand = { params: { prompt: 'p', width: 2048, height: 2048, num_outputs: 1 }, sent: null, image: false };
+  const clip: RouteDemand = { params: { prompt: 'p', duration_s: 30, with_vocals: false }, sent: null, image: false };
+
+  it('a dearer route of a provider not configured here does not raise it', () => {
+    expect(reserve(installation(['replicate']), 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
+    expect(reserve(installation(['replicate', 'fal']), 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 4));
+    expect(reserve(installation(['fal']), 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 4));
+    expect(reserve(installation(['replicate']), 'lyria-2', clip)).toBe(costInCredits(model('lyria-2').unit_cost_usd, 30));
+    expect(reserve(installation(['replicate', 'fal']), 'lyria-2', clip)).toBe(costInCredits('0.10', 1));
+  });
+
+  it('the simulator serving live keys: the price of the route it plays (the first that takes the request)', () => {
+    const simulator = installation(['fal'], true);
+    expect(simulator.servingRoutes('live', model('flux-dev'), big)).toEqual([model('flux-dev').routes[0]]);
+    expect(reserve(simulator, 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
+    // And what it charges: that route's price (actualCredits under the simulator's provider name).
+    const charged = actualCredits(model('flux-dev'), { mode: 'live', params: big.params, price_credits: Number.MAX_SAFE_INTEGER, provider: 'simulator' }, { outputs: [{ type: 'image' }] }, big);
+    expect(charged).toBe(reserve(simulator, 'flux-dev', big));
+  });
+
+  it('on any one installation, the reservation covers the charge of every route it may fall back to', () => {
+    const installations = [['replicate'], ['fal'], ['openai', 'replicate'], ['replicate', 'fal'], ['fal', 'elevenlabs'], ['openai', 'anthropic', 'replicate', 'fal', 'elevenlabs']];
+    for (const providers of installations) {
+      const registry = installation(providers);
+      for (const m of models) {
+        for (const params of samples(m)) {
+          const d: RouteDemand = { params, sent: null, image: false };
+          const serving = registry.servingRoutes('live', m, d);
+          if (serving.length === 0) continue;
+          const reserved = priceCredits(m, 'live', d, serving);
+          const charges = serving.map((r) => actualCredits(m, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: r.provider }, producedAsAsked(m, params), d));
+          expect(reserved, `${m.slug} on ${providers.join('+')}`).toBe(Math.max(...charges));
+        }
+      }
+    }
   });
 });
