@@ -60,19 +60,42 @@ const sameRoute = (a: ModelRoute, b: ModelRoute) => a.provider === b.provider &&
  * route the simulator plays); a route of a provider not configured here can never serve it, so it does not raise
  * the price. Without them (or none of them known to price): every route that takes the request.
  */
-export function priceCredits(model: CatalogModel, mode: Mode, demand: RouteDemand, serving?: readonly ModelRoute[]): number {
+export function priceCredits(model: CatalogModel, mode: Mode, demand: RouteDemand, serving?: ServingRoutes): number {
   if (mode === 'test') return 0;
-  const work = { units: requestedUnits(model.modality, demand.params), outputs: requestedOutputs(demand.params) };
-  const prices = reachable(routePrices(model, demand));
-  const here = serving ? prices.filter((p) => serving.some((r) => sameRoute(r, p.route))) : [];
-  const dearest = Math.max(...(here.length > 0 ? here : prices).map((p) => routeCredits(model, p, work)));
-  return dearest + speechCredits(model, demand.params);
+  const speech = speechPrices(model, demand.params, serving);
+  return dearestCredits(model, demand, serving) + (speech ? Math.max(...speech.credits) : 0);
 }
 
-/** An avatar's speech step (generations/speech-step.ts): its voice model's price for the text, part of the avatar's price. */
+/** The routes an installation would serve a model's request with (the registry's servingRoutes). */
+export type ServingRoutes = (model: CatalogModel, demand: RouteDemand) => readonly ModelRoute[];
+
+function dearestCredits(model: CatalogModel, demand: RouteDemand, serving?: ServingRoutes): number {
+  const work = { units: requestedUnits(model.modality, demand.params), outputs: requestedOutputs(demand.params) };
+  const prices = reachable(routePrices(model, demand));
+  const routes = serving?.(model, demand);
+  const here = routes ? prices.filter((p) => routes.some((r) => sameRoute(r, p.route))) : [];
+  return Math.max(...(here.length > 0 ? here : prices).map((p) => routeCredits(model, p, work)));
+}
+
+/**
+ * An avatar's speech step (generations/speech-step.ts): the text on each route of its voice model that may speak
+ * it (the request the step sends: the text and voice), part of the avatar's price. Reserved at the dearest; the
+ * step's route is not recorded, so the charge is the first route's (the one the step tries first), within the
+ * reservation.
+ */
+function speechPrices(model: CatalogModel, params: Record<string, unknown>, serving?: ServingRoutes): { credits: number[] } | null {
+  if (!speaksFirst(model, params)) return null;
+  const spoken: Record<string, unknown> = { text: params.text, ...(params.voice_id !== undefined ? { voice_id: params.voice_id } : {}) };
+  const demand: RouteDemand = { params: spoken, sent: new Set(Object.keys(spoken)), image: false };
+  const work = { units: requestedUnits('voice', spoken), outputs: new Decimal(1) };
+  const prices = reachable(routePrices(model.speech, demand));
+  const routes = serving?.(model.speech, demand);
+  const here = routes ? prices.filter((p) => routes.some((r) => sameRoute(r, p.route))) : [];
+  return { credits: (here.length > 0 ? here : prices).map((p) => routeCredits(model.speech, p, work)) };
+}
+
 function speechCredits(model: CatalogModel, params: Record<string, unknown>): number {
-  if (!speaksFirst(model, params)) return 0;
-  return costInCredits(model.speech.unit_cost_usd, requestedUnits('voice', { text: params.text }));
+  return speechPrices(model, params)?.credits[0] ?? 0;
 }
 
 /**

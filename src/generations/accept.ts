@@ -113,7 +113,7 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
     prompt: input.prompt,
     params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
     // The dearest route a fallback may reach here (configured providers; the simulator's played route).
-    price: priceCredits(model, principal.mode, demand, deps.providers.servingRoutes(principal.mode, model, demand)),
+    price: priceCredits(model, principal.mode, demand, (m, d) => deps.providers.servingRoutes(principal.mode, m, d)),
     cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
     provider: adapter.name,
     result: acceptedResult(inputBlob, audioBlob, input),

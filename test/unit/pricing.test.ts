@@ -276,7 +276,7 @@ function installation(providers: string[], simulate = false): ProviderRegistry {
 
 describe('the reservation prices the routes this installation would use', () => {
   const model = (slug: string) => models.find((m) => m.slug === slug)!;
-  const reserve = (registry: ProviderRegistry, slug: string, d: RouteDemand) => priceCredits(model(slug), 'live', d, registry.servingRoutes('live', model(slug), d));
+  const reserve = (registry: ProviderRegistry, slug: string, d: RouteDemand) => priceCredits(model(slug), 'live', d, (m, dd) => registry.servingRoutes('live', m, dd));
   const big: RouteDemand = { params: { prompt: 'p', width: 2048, height: 2048, num_outputs: 1 }, sent: null, image: false };
   const clip: RouteDemand = { params: { prompt: 'p', duration_s: 30, with_vocals: false }, sent: null, image: false };
 
@@ -306,11 +306,28 @@ describe('the reservation prices the routes this installation would use', () => 
           const d: RouteDemand = { params, sent: null, image: false };
           const serving = registry.servingRoutes('live', m, d);
           if (serving.length === 0) continue;
-          const reserved = priceCredits(m, 'live', d, serving);
+          const reserved = priceCredits(m, 'live', d, (mm, dd) => registry.servingRoutes('live', mm, dd));
           const charges = serving.map((r) => actualCredits(m, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: r.provider }, producedAsAsked(m, params), d));
           expect(reserved, `${m.slug} on ${providers.join('+')}`).toBe(Math.max(...charges));
         }
       }
+    }
+  });
+});
+
+describe('an avatar’s speech step is priced by its voice model’s routes', () => {
+  it('the speech part of a text avatar’s reservation is the voice model’s own reservation for the text and voice', () => {
+    const spoken = models.filter((m) => m.speech);
+    expect(spoken.length).toBeGreaterThan(0);
+    for (const m of spoken) {
+      const text = 'Hello there, this is a talking portrait with a longer sentence.';
+      const withText: RouteDemand = { params: { ...samples(m)[1], text }, sent: null, image: true };
+      const viaAudio: RouteDemand = { params: { ...withText.params, text: undefined, audio_url: 'https://example.com/a.mp3' }, sent: null, image: true };
+      const voice: RouteDemand = { params: { text }, sent: new Set(['text']), image: false };
+      const speech = priceCredits(m, 'live', withText) - priceCredits({ ...m, speech: undefined }, 'live', withText);
+      // A voice route priced on its own (a record's `price`) would show here: the catalog price is not assumed.
+      expect(speech, m.slug).toBe(priceCredits(m.speech!, 'live', voice));
+      expect(priceCredits(m, 'live', viaAudio), m.slug).toBeGreaterThan(0);
     }
   });
 });
