@@ -449,7 +449,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'fal', upstream: 'fal-ai/lyria2' },
     ],
     capabilities: ['text-to-music', 'instrumental'],
-    unit_cost_usd: '0.002', // $2 per 1,000 seconds on Replicate; fal's fallback is $0.10 per 30 s clip (its record's price)
+    unit_cost_usd: '0.002', // $2 per 1,000 seconds on Replicate; fal's fallback is $0.10 per 30 s clip (its record's price, per output)
     status: 'active',
   },
   {
@@ -461,7 +461,7 @@ export const CATALOG: readonly CatalogModel[] = [
       { provider: 'fal', upstream: 'fal-ai/minimax-music/v1.5' },
     ],
     capabilities: ['text-to-music', 'vocals', 'lyrics'],
-    unit_cost_usd: '0.00025', // ≈ $0.03 per song of ~2 minutes
+    unit_cost_usd: '0.00025', // ≈ for display: both routes bill $0.03 per song whatever its length (their records' price, per output)
     status: 'active',
   },
   {
@@ -470,7 +470,7 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'music',
     routes: [{ provider: 'fal', upstream: 'fal-ai/stable-audio-25/text-to-audio' }],
     capabilities: ['text-to-music', 'instrumental'],
-    unit_cost_usd: '0.002', // ≈ $0.20 per track of ~100 s
+    unit_cost_usd: '0.002', // ≈ for display: fal bills $0.20 per track whatever its length (its record's price, per output)
     status: 'active',
   },
   {

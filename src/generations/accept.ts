@@ -72,8 +72,8 @@ function cacheKeyOf(modelSlug: string, params: Record<string, unknown>): string 
 
 /**
  * What a generation keeps from its request beside its params, for the runner: the stored input image (and the
- * caller's URL of it, for a provider that takes a URL but no long data URI), and the fields the client sent, so
- * that a fallback goes only to a route that takes them (demandOf).
+ * caller's URL of it, for a provider that takes a URL but no long data URI) and its size, and the fields the client
+ * sent, so that a fallback goes only to a route that takes them (demandOf).
  */
 function acceptedResult(inputBlob: string | undefined, audioBlob: string | undefined, input: CreateGenerationInput): Record<string, unknown> | null {
   const result: Record<string, unknown> = {};
@@ -81,13 +81,20 @@ function acceptedResult(inputBlob: string | undefined, audioBlob: string | undef
   if (inputBlob && input.image?.url) result.input_url = input.image.url;
   if (audioBlob) result.input_audio_blob = audioBlob;
   if (input.sent) result.sent_fields = [...input.sent].filter((f) => f in input.params).sort();
+  // The charge prices by it as the reservation did (a route billed by the image's megapixels): demandOf.
+  if (input.image) result.input_size = { width: input.image.width, height: input.image.height };
   return Object.keys(result).length > 0 ? result : null;
 }
 
 /** Resolves the model and provider (404/410/400/503 before anything is written) and prices the request. */
 export async function prepareGeneration(deps: AcceptPorts, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
   const model = deps.catalog.resolve(input.model, input.modality);
-  const demand = { params: input.params, sent: input.sent ?? null, image: input.image !== undefined };
+  const demand = {
+    params: input.params,
+    sent: input.sent ?? null,
+    image: input.image !== undefined,
+    imageSize: input.image ? { width: input.image.width, height: input.image.height } : undefined,
+  };
   const { adapter } = deps.providers.choose(principal.mode, model, demand);
   if (input.simulate && !deps.providers.simulates(principal.mode)) {
     // A live request to a real provider cannot be steered; ignoring the field would charge for a "simulated" failure.
@@ -105,7 +112,8 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
     sync: MODALITIES[input.modality].sync && !input.comparisonId,
     prompt: input.prompt,
     params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
-    price: priceCredits(model, principal.mode, demand),
+    // The dearest route a fallback may reach here (configured providers; the simulator's played route).
+    price: priceCredits(model, principal.mode, demand, (m, d) => deps.providers.servingRoutes(principal.mode, m, d)),
     cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
     provider: adapter.name,
     result: acceptedResult(inputBlob, audioBlob, input),

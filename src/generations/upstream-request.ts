@@ -41,7 +41,14 @@ export async function upstreamRequest(deps: UpstreamRequestPorts, g: GenerationR
 export function demandOf(g: Pick<GenerationRow, 'params' | 'result'>): RouteDemand {
   const { simulate: _steers, ...params } = g.params as Record<string, unknown>;
   const sent = g.result?.sent_fields;
-  return { params, sent: Array.isArray(sent) ? new Set(sent) : null, image: typeof g.result?.input_blob === 'string' };
+  const size = g.result?.input_size;
+  return {
+    params,
+    sent: Array.isArray(sent) ? new Set(sent) : null,
+    image: typeof g.result?.input_blob === 'string',
+    // Kept since prices read it (a generation accepted before has none: its charge is capped by its reservation).
+    imageSize: typeof size?.width === 'number' && typeof size.height === 'number' ? { width: size.width, height: size.height } : undefined,
+  };
 }
 
 /** The model's name on a provider's route (the primary route's name for the simulator). */

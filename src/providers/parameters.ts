@@ -247,6 +247,11 @@ export interface RouteDemand {
   sent: ReadonlySet<string> | null;
   /** Whether the request carries an input image. */
   image: boolean;
+  /**
+   * The input image's size, when known (acceptance has the resolved image; a generation keeps it in its result):
+   * the price of a route billed by an image's megapixels (route-price.ts).
+   */
+  imageSize?: { width: number; height: number } | undefined;
 }
 
 /** Why a route cannot serve a request: the field, and what the route documents. */

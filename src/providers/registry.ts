@@ -91,20 +91,30 @@ export class ProviderRegistry {
    * are held to the same routes as live ones.
    */
   routes(mode: Mode, model: CatalogModel, preferred?: string | null, demand?: RouteDemand): Route[] {
+    const serving = this.servingRoutes(mode, model, demand);
+    if (this.simulates(mode)) return serving.map((r) => ({ adapter: this.simulator, upstreamModel: r.upstream }));
+    const routes: Route[] = serving.map((r) => ({ adapter: this.adapters.get(r.provider)!, upstreamModel: r.upstream }));
+    const first = routes.findIndex((r) => r.adapter.name === preferred);
+    if (first > 0) routes.unshift(...routes.splice(first, 1));
+    return routes;
+  }
+
+  /**
+   * The model's catalog routes `routes` serves a request with here, in catalog order: those of configured
+   * providers that take it; under the simulator, the one it plays. A reservation prices these (billing/pricing.ts):
+   * a route of a provider not configured here can never serve the request.
+   */
+  servingRoutes(mode: Mode, model: CatalogModel, demand?: RouteDemand): ModelRoute[] {
     const d = demand && avatarRouteDemand(model, demand);
     const takes = (r: ModelRoute) => !d || routeRefusal(r, d) === null;
     if (this.simulates(mode)) {
       const played = model.routes.find(takes);
-      return played ? [{ adapter: this.simulator, upstreamModel: played.upstream }] : [];
+      return played ? [played] : [];
     }
-    const routes: Route[] = [];
-    for (const r of model.routes) {
+    return model.routes.filter((r) => {
       const adapter = this.adapters.get(r.provider);
-      if (adapter && adapter !== this.simulator && adapter.modalities.includes(model.modality) && takes(r)) routes.push({ adapter, upstreamModel: r.upstream });
-    }
-    const first = routes.findIndex((r) => r.adapter.name === preferred);
-    if (first > 0) routes.unshift(...routes.splice(first, 1));
-    return routes;
+      return adapter !== undefined && adapter !== this.simulator && adapter.modalities.includes(model.modality) && takes(r);
+    });
   }
 
   /**

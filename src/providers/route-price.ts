@@ -17,6 +17,8 @@ export interface RoutePrice {
   unit_cost_usd: string | null;
   /** What the modality's units are multiplied by (started megapixels for a route billed per megapixel), at least 1. */
   unit_multiplier: number;
+  /** Priced per output (a track, a song) whatever its length: the units are the outputs, not the modality's. */
+  per_output: boolean;
 }
 
 const MEGAPIXEL = 1024 * 1024;
@@ -27,6 +29,25 @@ function recordFor(route: ModelRoute, demand: RouteDemand): UpstreamModelRecord 
   if (!own) return undefined;
   const siblingId = demand.image ? own.call.with_image : own.call.without_image;
   return (siblingId && upstreamModel(route.provider, siblingId)) || own;
+}
+
+/**
+ * The size of the request's image as accepted, by the names a price uses besides upstream fields: `input_image`,
+ * and `output_image`, the input × the request's `scale` (an upscale's output is held to exactly that). Undefined
+ * when the image's size is not known.
+ */
+function imageSizeOf(name: string, demand: RouteDemand): { width: number; height: number } | undefined {
+  const input = demand.imageSize;
+  if (!input) return undefined;
+  if (name === 'input_image') return input;
+  if (name !== 'output_image') return undefined;
+  // The default scale as acceptance applies it (generations/accept.ts); the params carry it once validated.
+  const scale = typeof demand.params.scale === 'number' ? demand.params.scale : 2;
+  return { width: Math.round(input.width * scale), height: Math.round(input.height * scale) };
+}
+
+function megapixels(size: { width?: unknown; height?: unknown } | undefined): number | undefined {
+  return typeof size?.width === 'number' && typeof size.height === 'number' ? (size.width * size.height) / MEGAPIXEL : undefined;
 }
 
 function at(body: Record<string, unknown>, path: string): unknown {
@@ -41,18 +62,29 @@ export function routePrice(model: CatalogModel, route: ModelRoute, demand: Route
   const takes = routeRefusal(route, routeDemand) === null;
   const record = recordFor(route, routeDemand);
   const price = record?.price;
-  if (!record || !price) return { route, takes, unit_cost_usd: null, unit_multiplier: 1 };
+  if (!record || !price) return { route, takes, unit_cost_usd: null, unit_multiplier: 1, per_output: false };
   // The body as the adapter builds it (the input image aside: no tier is decided by its bytes).
   const body = upstreamInput(record, withModelDefaults(record, routeDemand.params));
-  const tier = price.tiers?.find((t) => Object.entries(t.when).every(([field, values]) => values.includes(at(body, field))));
+  const outputMegapixels = megapixels(imageSizeOf('output_image', routeDemand));
+  const tier = price.tiers?.find(
+    (t) =>
+      Object.entries(t.when ?? {}).every(([field, values]) => values.includes(at(body, field))) &&
+      (t.output_megapixels_at_most === undefined || (outputMegapixels !== undefined && outputMegapixels <= t.output_megapixels_at_most)),
+  );
   let unit_multiplier = 1;
   if (price.per_megapixel_of) {
-    const size = at(body, price.per_megapixel_of) as { width?: unknown; height?: unknown } | undefined;
-    if (typeof size?.width === 'number' && typeof size.height === 'number') {
-      unit_multiplier = Math.max(1, Math.ceil((size.width * size.height) / MEGAPIXEL));
-    }
+    const of = price.per_megapixel_of;
+    const size = imageSizeOf(of, routeDemand) ?? (at(body, of) as { width?: unknown; height?: unknown } | undefined);
+    const mp = megapixels(size);
+    if (mp !== undefined) unit_multiplier = Math.max(1, Math.ceil(mp));
   }
-  return { route, takes, unit_cost_usd: tier?.unit_cost_usd ?? price.unit_cost_usd ?? null, unit_multiplier };
+  return {
+    route,
+    takes,
+    unit_cost_usd: tier?.unit_cost_usd ?? price.unit_cost_usd ?? null,
+    unit_multiplier,
+    per_output: price.per_output === true,
+  };
 }
 
 /** Every route's price for a request, in the catalog's order. */

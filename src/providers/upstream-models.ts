@@ -45,15 +45,25 @@ const Price = Type.Object(
     tiers: Type.Optional(
       Type.Array(
         Type.Object(
-          { when: Type.Record(Type.String(), Type.Array(Type.Unknown(), { minItems: 1 })), unit_cost_usd: Usd },
+          {
+            when: Type.Optional(Type.Record(Type.String(), Type.Array(Type.Unknown(), { minItems: 1 }))),
+            // And the output image is at most this many megapixels (fal's Topaz: $0.08 up to 24 MP, ...); a tier
+            // with it matches only when the input image's size is known.
+            output_megapixels_at_most: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+            unit_cost_usd: Usd,
+          },
           { additionalProperties: false },
         ),
         { minItems: 1 },
       ),
     ),
     // Billed per started megapixel of this upstream `{ width, height }` field (fal's "per megapixel, rounded up"):
-    // the units are multiplied by ceil(width × height / 2^20).
+    // the units are multiplied by ceil(width × height / 2^20). `input_image` and `output_image` (the input × the
+    // request's `scale`) are the request's image as accepted, for a route whose output size follows its input.
     per_megapixel_of: Type.Optional(Type.String({ minLength: 1 })),
+    // The price (`unit_cost_usd`, a tier's) is per output, whatever its length: fal's Stable Audio 2.5 is $0.20 a
+    // track, MiniMax Music $0.03 a song. The units are the outputs (one track), not the modality's seconds.
+    per_output: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -26,7 +26,7 @@ export interface GenerationRow {
   provider: string | null;
   upstream_id: string | null;
   upstream_history: Array<{ attempt: number; provider: string | null; upstream_id: string | null }>;
-  result: { message?: { role: 'assistant'; content: string }; usage?: { input_tokens: number; output_tokens: number }; finish_reason?: string; input_blob?: string; input_url?: string; input_audio_blob?: string; sent_fields?: string[] } | null;
+  result: { message?: { role: 'assistant'; content: string }; usage?: { input_tokens: number; output_tokens: number }; finish_reason?: string; input_blob?: string; input_url?: string; input_audio_blob?: string; sent_fields?: string[]; input_size?: { width: number; height: number } } | null;
   error: { type: string; code: string; message: string } | null;
   comparison_id: string | null;
   runner_node: string | null;

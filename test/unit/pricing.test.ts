@@ -6,6 +6,10 @@ import type { ProducedWork } from '../../src/generations/modalities.js';
 import type { RouteDemand } from '../../src/providers/parameters.js';
 import { routePrices } from '../../src/providers/route-price.js';
 import { upstreamModel, type UpstreamModelRecord } from '../../src/providers/upstream-models.js';
+import { loadConfig } from '../../src/config.js';
+import { PROVIDER_ENVS } from '../../src/providers/credentials.js';
+import { ProviderRegistry } from '../../src/providers/registry.js';
+import type { SimulatorJobs } from '../../src/providers/simulator/jobs.js';
 
 /**
  * Prices agree with what is sent (issue 18, item 6; docs/contract-addenda.md, "Prices and tiers"): every
@@ -70,7 +74,7 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
       for (const record of recordsOf(model)) {
         const props = record.input.properties as Record<string, { enum?: unknown[] }>;
         const { mapped, pinned } = sentFields(record);
-        const priced = new Set([...(record.price?.tiers ?? []).flatMap((t) => Object.keys(t.when).map((f) => f.split('.')[0]!)), record.price?.per_megapixel_of].filter(Boolean));
+        const priced = new Set([...(record.price?.tiers ?? []).flatMap((t) => Object.keys(t.when ?? {}).map((f) => f.split('.')[0]!)), record.price?.per_megapixel_of].filter(Boolean));
         for (const field of TIER_FIELDS.filter((f) => f in props)) {
           const where = `${record.upstream}:${field}`;
           if (pinned.has(field) || priced.has(field)) continue;
@@ -80,14 +84,20 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
         }
         // A tier can match only what is sent, with a value the provider documents.
         for (const tier of record.price?.tiers ?? []) {
-          for (const [field, values] of Object.entries(tier.when)) {
+          for (const [field, values] of Object.entries(tier.when ?? {})) {
             const top = field.split('.')[0]!;
             expect(mapped.has(top) || pinned.has(top), `${record.upstream}: tier on ${field}, which is never sent`).toBe(true);
             const documented = props[top]?.enum;
             if (documented) for (const v of values) expect(documented, `${record.upstream}: tier value ${String(v)} of ${field}`).toContain(v);
           }
         }
-        if (record.price?.per_megapixel_of) expect(mapped.has(record.price.per_megapixel_of), `${record.upstream}: per_megapixel_of a field it never sends`).toBe(true);
+        // The request's image (input or output size) is a price's only other source: a route that takes an image.
+        const imageSized = (of: string) => (of === 'input_image' || of === 'output_image') && 'image' in record.map;
+        const of = record.price?.per_megapixel_of;
+        if (of) expect(mapped.has(of) || imageSized(of), `${record.upstream}: per_megapixel_of ${of}, which it never sends`).toBe(true);
+        for (const tier of record.price?.tiers ?? []) {
+          if (tier.output_megapixels_at_most !== undefined) expect(imageSized('output_image'), `${record.upstream}: a tier by output size, without an input image`).toBe(true);
+        }
       }
     });
   }
@@ -95,7 +105,8 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
   it('the catalog price is the primary route’s price for the default variant', () => {
     for (const model of models) {
       const primary = upstreamModel(model.routes[0].provider, model.routes[0].upstream)!;
-      if (primary.price?.unit_cost_usd !== undefined) expect(primary.price.unit_cost_usd, model.slug).toBe(model.unit_cost_usd);
+      // A price per output is not per the catalog's unit (a track, not a second): the catalog shows it as ≈.
+      if (primary.price?.unit_cost_usd !== undefined && !primary.price.per_output) expect(primary.price.unit_cost_usd, model.slug).toBe(model.unit_cost_usd);
     }
   });
 
@@ -124,6 +135,9 @@ function samples(model: CatalogModel): Array<Record<string, unknown>> {
   return byModality[model.modality].map((p) => ({ ...defaults, ...p }));
 }
 
+/** Input images' sizes: small, about 24 MP at 2× (Topaz's first tier), and the largest a 2× upscale takes. */
+const INPUT_SIZES = [{ width: 512, height: 512 }, { width: 3000, height: 2000 }, { width: 3000, height: 3000 }, { width: 4096, height: 4096 }];
+
 /** What an attempt produces when it makes exactly what was asked. */
 function producedAsAsked(model: CatalogModel, params: Record<string, unknown>): ProducedWork {
   const units = requestedUnits(model.modality, params).toString();
@@ -137,15 +151,16 @@ describe('the reservation covers the charge of every route a request may reach',
     it(model.slug, () => {
       let checked = 0;
       for (const params of samples(model)) {
-        for (const image of [false, true]) {
-          const demand: RouteDemand = { params, sent: null, image };
+        // Without an image, and with input images of several sizes (a price may read its megapixels).
+        for (const [image, imageSize] of [[false, undefined], [true, undefined], ...INPUT_SIZES.map((s) => [true, s] as const)] as const) {
+          const demand: RouteDemand = { params, sent: null, image, imageSize };
           const prices = routePrices(model, demand);
           if (!prices.some((p) => p.takes)) continue;
           const reserved = priceCredits(model, 'live', demand);
           const charges = prices
             .filter((p) => p.takes)
             .map((p) => actualCredits(model, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: p.route.provider }, producedAsAsked(model, params), demand));
-          for (const c of charges) expect(c, `${model.slug} ${JSON.stringify(params).slice(0, 60)} image=${image}`).toBeLessThanOrEqual(reserved);
+          for (const c of charges) expect(c, `${model.slug} ${JSON.stringify(params).slice(0, 60)} image=${JSON.stringify(imageSize ?? image)}`).toBeLessThanOrEqual(reserved);
           // And no more than the dearest of them: a reservation is a price, not a margin.
           expect(reserved, `${model.slug} ${JSON.stringify(params).slice(0, 60)}`).toBe(Math.max(...charges));
           checked++;
@@ -192,15 +207,127 @@ describe('prices by tier and by route', () => {
     expect(charge('flux-dev', big, 'replicate')).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
   });
 
-  it('lyria-2: fal’s dearer fallback sets the reservation; Replicate serving it is charged Replicate’s price', () => {
+  it('lyria-2: fal’s dearer fallback ($0.10 a clip) sets the reservation; Replicate serving it is charged Replicate’s price', () => {
     const params = { prompt: 'p', duration_s: 30, with_vocals: false };
-    const falPrice = upstreamModel('fal', 'fal-ai/lyria2')!.price!.unit_cost_usd!;
-    expect(priceCredits(model('lyria-2'), 'live', demand(params))).toBe(costInCredits(falPrice, 30));
+    expect(priceCredits(model('lyria-2'), 'live', demand(params))).toBe(costInCredits('0.10', 1));
     expect(charge('lyria-2', params, 'replicate')).toBe(costInCredits(model('lyria-2').unit_cost_usd, 30));
-    expect(charge('lyria-2', params, 'fal')).toBe(costInCredits(falPrice, 30));
+    expect(charge('lyria-2', params, 'fal')).toBe(costInCredits('0.10', 1));
+  });
+
+  it('flat per-output prices: a track or a song costs the same at any length, reserved and charged', () => {
+    for (const duration_s of [5, 30, 190]) {
+      const params = { prompt: 'p', duration_s, with_vocals: false };
+      expect(priceCredits(model('stable-audio-2.5'), 'live', demand(params)), `${duration_s} s`).toBe(costInCredits('0.20', 1));
+      expect(charge('stable-audio-2.5', params, 'fal'), `${duration_s} s`).toBe(costInCredits('0.20', 1));
+    }
+    // MiniMax Music has no duration input: a song is whatever length it makes, $0.03 on either route.
+    const song = { prompt: 'a sad barroom ballad', lyrics: '[verse] la la la la', duration_s: 30, with_vocals: true };
+    expect(priceCredits(model('minimax-music-1.5'), 'live', demand(song))).toBe(costInCredits('0.03', 1));
+    for (const provider of ['replicate', 'fal']) {
+      const m = model('minimax-music-1.5');
+      const threeMinutes: ProducedWork = { outputs: [{ type: 'audio', duration_s: '183.5' }] };
+      expect(actualCredits(m, { mode: 'live', params: song, price_credits: Number.MAX_SAFE_INTEGER, provider }, threeMinutes, demand(song)), provider).toBe(
+        costInCredits('0.03', 1),
+      );
+    }
+  });
+
+  it('upscalers billed by output size: fal’s Topaz by its output-megapixel tier, Clarity per output megapixel', () => {
+    const upscale = (slug: string, width: number, height: number, scale: number, provider?: string) => {
+      const params = { scale, face_restore: false };
+      const d: RouteDemand = { params, sent: null, image: true, imageSize: { width, height } };
+      if (!provider) return priceCredits(model(slug), 'live', d);
+      return actualCredits(model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, { outputs: [{ type: 'image' }] }, d);
+    };
+    // Topaz: $0.08 up to 24 MP of output, $0.16 up to 48, $0.32 up to 96, per image at any scale.
+    expect(upscale('topaz-image-upscale', 1024, 1024, 2, 'fal')).toBe(costInCredits('0.08', 1)); // 4 MP
+    expect(upscale('topaz-image-upscale', 1024, 1024, 4, 'fal')).toBe(costInCredits('0.08', 1)); // 16 MP: one image, not two units
+    expect(upscale('topaz-image-upscale', 3000, 3000, 2, 'fal')).toBe(costInCredits('0.16', 1)); // 34 MP
+    expect(upscale('topaz-image-upscale', 4096, 4096, 2, 'fal')).toBe(costInCredits('0.32', 1)); // 64 MP
+    expect(upscale('topaz-image-upscale', 2048, 2048, 4)).toBe(costInCredits('0.32', 1)); // reserved: 64 MP on fal
+    // Clarity on fal: $0.03 per started output megapixel; reserved at that when dearer than Replicate's run.
+    expect(upscale('clarity-upscaler', 1024, 1024, 2, 'fal')).toBe(costInCredits('0.03', 4));
+    expect(upscale('clarity-upscaler', 1000, 700, 4, 'fal')).toBe(costInCredits('0.03', 11)); // 4000×2800 = 10.7 MP
+    expect(upscale('clarity-upscaler', 1000, 700, 4)).toBe(costInCredits('0.03', 11));
+    expect(upscale('clarity-upscaler', 1000, 700, 4, 'replicate')).toBe(costInCredits(model('clarity-upscaler').unit_cost_usd, 2));
+  });
+
+  it('flux-dev with an input image: fal’s image-to-image at $0.03 per started megapixel of the input', () => {
+    const params = { prompt: 'p', num_outputs: 1 };
+    const d: RouteDemand = { params, sent: null, image: true, imageSize: { width: 2048, height: 1536 } }; // 3 MP
+    const fal = routePrices(model('flux-dev'), d).find((p) => p.route.provider === 'fal')!;
+    expect(fal).toMatchObject({ takes: true, unit_cost_usd: '0.03', unit_multiplier: 3 });
+    expect(priceCredits(model('flux-dev'), 'live', d)).toBeGreaterThanOrEqual(costInCredits('0.03', 3));
+    expect(actualCredits(model('flux-dev'), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: 'fal' }, { outputs: [{ type: 'image' }] }, d)).toBe(costInCredits('0.03', 3));
   });
 
   it('test keys pay nothing', () => {
     expect(priceCredits(model('gpt-image-1'), 'test', demand({ prompt: 'p', width: 1536, height: 1024, num_outputs: 4 }))).toBe(0);
+  });
+});
+
+/** A registry of these providers (credentials only: nothing is sent), or of the simulator serving live keys. */
+function installation(providers: string[], simulate = false): ProviderRegistry {
+  const refuse = () => Promise.reject(new Error('no simulator jobs here'));
+  const env: Record<string, string> = { MMGEN_DATA_DIR: '/tmp/mmgen-unused', ...(simulate ? { MMGEN_SIMULATE_PROVIDERS: '1' } : {}) };
+  for (const p of PROVIDER_ENVS) if (providers.includes(p.name)) env[p.keyVar] = 'k';
+  return new ProviderRegistry(loadConfig(env), { submit: refuse, findByClientRef: refuse, cancel: refuse, get: refuse } as SimulatorJobs);
+}
+
+describe('the reservation prices the routes this installation would use', () => {
+  const model = (slug: string) => models.find((m) => m.slug === slug)!;
+  const reserve = (registry: ProviderRegistry, slug: string, d: RouteDemand) => priceCredits(model(slug), 'live', d, (m, dd) => registry.servingRoutes('live', m, dd));
+  const big: RouteDemand = { params: { prompt: 'p', width: 2048, height: 2048, num_outputs: 1 }, sent: null, image: false };
+  const clip: RouteDemand = { params: { prompt: 'p', duration_s: 30, with_vocals: false }, sent: null, image: false };
+
+  it('a dearer route of a provider not configured here does not raise it', () => {
+    expect(reserve(installation(['replicate']), 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
+    expect(reserve(installation(['replicate', 'fal']), 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 4));
+    expect(reserve(installation(['fal']), 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 4));
+    expect(reserve(installation(['replicate']), 'lyria-2', clip)).toBe(costInCredits(model('lyria-2').unit_cost_usd, 30));
+    expect(reserve(installation(['replicate', 'fal']), 'lyria-2', clip)).toBe(costInCredits('0.10', 1));
+  });
+
+  it('the simulator serving live keys: the price of the route it plays (the first that takes the request)', () => {
+    const simulator = installation(['fal'], true);
+    expect(simulator.servingRoutes('live', model('flux-dev'), big)).toEqual([model('flux-dev').routes[0]]);
+    expect(reserve(simulator, 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
+    // And what it charges: that route's price (actualCredits under the simulator's provider name).
+    const charged = actualCredits(model('flux-dev'), { mode: 'live', params: big.params, price_credits: Number.MAX_SAFE_INTEGER, provider: 'simulator' }, { outputs: [{ type: 'image' }] }, big);
+    expect(charged).toBe(reserve(simulator, 'flux-dev', big));
+  });
+
+  it('on any one installation, the reservation covers the charge of every route it may fall back to', () => {
+    const installations = [['replicate'], ['fal'], ['openai', 'replicate'], ['replicate', 'fal'], ['fal', 'elevenlabs'], ['openai', 'anthropic', 'replicate', 'fal', 'elevenlabs']];
+    for (const providers of installations) {
+      const registry = installation(providers);
+      for (const m of models) {
+        for (const params of samples(m)) {
+          const d: RouteDemand = { params, sent: null, image: false };
+          const serving = registry.servingRoutes('live', m, d);
+          if (serving.length === 0) continue;
+          const reserved = priceCredits(m, 'live', d, (mm, dd) => registry.servingRoutes('live', mm, dd));
+          const charges = serving.map((r) => actualCredits(m, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: r.provider }, producedAsAsked(m, params), d));
+          expect(reserved, `${m.slug} on ${providers.join('+')}`).toBe(Math.max(...charges));
+        }
+      }
+    }
+  });
+});
+
+describe('an avatar’s speech step is priced by its voice model’s routes', () => {
+  it('the speech part of a text avatar’s reservation is the voice model’s own reservation for the text and voice', () => {
+    const spoken = models.filter((m) => m.speech);
+    expect(spoken.length).toBeGreaterThan(0);
+    for (const m of spoken) {
+      const text = 'Hello there, this is a talking portrait with a longer sentence.';
+      const withText: RouteDemand = { params: { ...samples(m)[1], text }, sent: null, image: true };
+      const viaAudio: RouteDemand = { params: { ...withText.params, text: undefined, audio_url: 'https://example.com/a.mp3' }, sent: null, image: true };
+      const voice: RouteDemand = { params: { text }, sent: new Set(['text']), image: false };
+      const speech = priceCredits(m, 'live', withText) - priceCredits({ ...m, speech: undefined }, 'live', withText);
+      // A voice route priced on its own (a record's `price`) would show here: the catalog price is not assumed.
+      expect(speech, m.slug).toBe(priceCredits(m.speech!, 'live', voice));
+      expect(priceCredits(m, 'live', viaAudio), m.slug).toBeGreaterThan(0);
+    }
   });
 });
