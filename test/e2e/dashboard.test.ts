@@ -362,7 +362,8 @@ describe('the dashboard in a browser [pglite]', () => {
     const veil = page.getByTestId('output-flagged');
     await veil.waitFor();
     // Blurred and out of the accessibility tree until the viewer chooses to see it.
-    expect(await veil.locator('.moderation-veiled').evaluate((el) => getComputedStyle(el).filter)).toContain('blur');
+    const filter = await veil.locator('.moderation-veiled').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { filter: string } }).getComputedStyle(el).filter);
+    expect(filter).toContain('blur');
     await shot(page, 'moderation-flagged');
     await page.getByRole('button', { name: 'Flagged by moderation: show it' }).click();
     await page.locator('[data-testid=output-image] img').waitFor();
