@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { verifyWebhook } from '../../src/webhooks/verify.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalImageClassifier } from '../../src/moderation/local-image-classifier.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
@@ -58,12 +61,39 @@ describeEachBackend('moderation', (backend) => {
   }
 
   beforeAll(async () => {
-    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1' });
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_ALLOW_PRIVATE_NETWORK: '1' });
     api = client(s.url);
     org = await s.createOrg({ credits: 5_000_000 });
     portrait = await upload(org.live, await pngBytes());
   });
   afterAll(async () => s?.close());
+
+  it('the all-blocked failure is delivered as a signed generation.failed webhook naming content_blocked', async () => {
+    const received: Array<{ raw: string; signature: string }> = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ raw: Buffer.concat(chunks).toString('utf8'), signature: String(req.headers['x-service-signature']) });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const hook = await api('POST', '/v1/webhooks', { key: org.test, body: { url, events: ['generation.failed'] } });
+      expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+      const res = await api('POST', '/v1/videos', { key: org.test, body: { model: 'wan-2.2', prompt: 'waves', duration_s: 1, simulate: { moderation: 'blocked' } } });
+      await waitTerminal(api, org.test, res.body.id);
+      await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThan(0);
+      const event = verifyWebhook(received[0]!.raw, received[0]!.signature, hook.body.secret) as unknown as { type: string; data: { generation_id: string; error: { code: string }; charged_credits: number } };
+      expect(event.type).toBe('generation.failed');
+      expect(event.data).toMatchObject({ generation_id: res.body.id, charged_credits: 0, error: { code: 'content_blocked' } });
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
+    }
+  });
 
   describe('the policy', () => {
     it('defaults to block at 0.8 with no blocklist; the owner changes it, a developer cannot', async () => {
