@@ -56,6 +56,11 @@ export async function retryGeneration(deps: ControlPorts, principal: Principal, 
         'id',
       );
     }
+    // Its outputs were made and judged: a retry would adopt the same upstream result and be judged the same. A new
+    // request (or another model) is the way on; its blocked files stay listed on it.
+    if (g.error?.code === 'content_blocked') {
+      throw new ApiError('generation_not_retryable', `Moderation blocked every output of ${id}; send a new request instead.`, 'id');
+    }
     const attempt = g.attempt + 1;
     const history = [...g.upstream_history, { attempt: g.attempt, provider: g.provider, upstream_id: g.upstream_id }];
     if (g.price_credits > 0) {

@@ -152,6 +152,11 @@ describeEachBackend('moderation', (backend) => {
           expect(file.status, `${r.modality} ${o.type}`).toBe(451);
           expect(((await file.json()) as { error: { code: string } }).error.code).toBe('content_blocked');
         }
+        if (!r.sync) {
+          const retried = await api('POST', `/v1/generations/${g.id}/retry`, { key: org.live });
+          expect(retried.status, r.modality).toBe(409);
+          expect(retried.body.error.code).toBe('generation_not_retryable');
+        }
         const events = await s.db.query<{ type: string; data: { error: { code: string } } }>(`SELECT type, data FROM events WHERE data->>'generation_id' = $1 ORDER BY seq`, [g.id]);
         expect(events.rows.map((e) => e.type), r.modality).toEqual(['generation.failed']);
         expect(events.rows[0]!.data.error.code).toBe('content_blocked');
