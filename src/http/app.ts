@@ -16,6 +16,7 @@ import { toFastifyPath } from './openapi.js';
 import type { HandlerResult, RouteContext, RouteDef, RouteSchema } from './route.js';
 import { makeAjv, validationError } from './validation.js';
 import { allRoutes } from './routes/index.js';
+import { isObject } from '../providers/http.js';
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
@@ -34,13 +35,9 @@ declare module 'fastify' {
   }
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The field names of a JSON body before validation (see FastifyRequest.sentFields). */
 function sentFieldsOf(body: unknown): ReadonlySet<string> | null {
-  return isPlainObject(body) ? new Set(Object.keys(body)) : null;
+  return isObject(body) ? new Set(Object.keys(body)) : null;
 }
 
 /** Maps anything thrown while serving a request to the contract's error table. */
