@@ -15,6 +15,7 @@ export interface ModelView {
   capabilities: string[];
   pricing: { unit_cost_usd: number; unit: PricingUnit };
   status: 'active' | 'delisted';
+  aliases: string[];
 }
 
 /** Whether this request to this model is spoken first: an avatar with a speech step (`speech`), given text and no audio. */
@@ -47,6 +48,7 @@ interface CatalogDay {
   models: readonly CatalogModel[];
   bySlug: Map<string, CatalogModel>;
   byId: Map<string, CatalogModel>;
+  byAlias: Map<string, CatalogModel>;
   views: Map<string, ModelView>;
 }
 
@@ -73,11 +75,12 @@ export class Catalog {
       const speech = m.speech_model ? active.get(m.speech_model) : undefined;
       return speech ? { ...m, speech } : m;
     });
-    const day: CatalogDay = { date, models, bySlug: new Map(), byId: new Map(), views: new Map() };
+    const day: CatalogDay = { date, models, bySlug: new Map(), byId: new Map(), byAlias: new Map(), views: new Map() };
     for (const m of models) {
       const id = modelId(m.slug);
       day.bySlug.set(m.slug, m);
       day.byId.set(id, m);
+      for (const alias of m.aliases ?? []) day.byAlias.set(alias, m);
       day.views.set(m.slug, {
         id,
         object: 'model',
@@ -88,6 +91,7 @@ export class Catalog {
         capabilities: [...m.capabilities],
         pricing: { unit_cost_usd: Number(m.unit_cost_usd), unit: UNIT_BY_MODALITY[m.modality] },
         status: m.status,
+        aliases: [...(m.aliases ?? [])],
       });
     }
     this.day = day;
@@ -109,10 +113,10 @@ export class Catalog {
     return this.current().models;
   }
 
-  /** Finds a model by slug or `mdl_` id, delisted ones included. */
+  /** Finds a model by slug, `mdl_` id or alias (a provider's own name for it), delisted ones included. */
   find(nameOrId: string): CatalogModel | undefined {
     const day = this.current();
-    return day.bySlug.get(nameOrId) ?? day.byId.get(nameOrId);
+    return day.bySlug.get(nameOrId) ?? day.byId.get(nameOrId) ?? day.byAlias.get(nameOrId);
   }
 
   view(model: CatalogModel): ModelView {

@@ -353,6 +353,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['text-to-speech', 'multilingual', 'voice-selection', 'expressive'],
     unit_cost_usd: '0.1',
     status: 'active',
+    aliases: ['eleven_multilingual_v2'],
   },
   {
     slug: 'eleven-v3',
@@ -365,6 +366,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['text-to-speech', 'multilingual', 'voice-selection', 'expressive'],
     unit_cost_usd: '0.1',
     status: 'active',
+    aliases: ['eleven_v3'],
   },
   {
     slug: 'eleven-turbo-v2.5',
@@ -377,6 +379,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['text-to-speech', 'multilingual', 'voice-selection', 'low-latency'],
     unit_cost_usd: '0.05',
     status: 'active',
+    aliases: ['eleven_turbo_v2_5'],
   },
   {
     slug: 'eleven-flash-v2.5',
@@ -386,6 +389,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['text-to-speech', 'multilingual', 'voice-selection', 'low-latency'],
     unit_cost_usd: '0.05',
     status: 'active',
+    aliases: ['eleven_flash_v2_5'],
   },
   {
     slug: 'kokoro-82m',
@@ -419,6 +423,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['text-to-speech', 'voice-selection'],
     unit_cost_usd: '0.3',
     status: 'delisted',
+    aliases: ['eleven_monolingual_v1'],
   },
   {
     slug: 'eleven-multilingual-v1',
@@ -428,6 +433,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['text-to-speech', 'multilingual', 'voice-selection'],
     unit_cost_usd: '0.3',
     status: 'delisted',
+    aliases: ['eleven_multilingual_v1'],
   },
 
   // ───────────────────────── music (per second of output) ─────────────────────────
@@ -578,6 +584,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools'],
     unit_cost_usd: '0.0000006', // $0.60 / 1M output tokens
     status: 'active',
+    aliases: ['gpt-4o-mini-2024-07-18'],
   },
   {
     slug: 'gpt-4o',
@@ -587,6 +594,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools'],
     unit_cost_usd: '0.00001', // $10 / 1M
     status: 'active',
+    aliases: ['gpt-4o-2024-08-06'],
   },
   {
     slug: 'gpt-4.1',
@@ -596,6 +604,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools'],
     unit_cost_usd: '0.000008', // $8 / 1M
     status: 'active',
+    aliases: ['gpt-4.1-2025-04-14'],
   },
   {
     slug: 'gpt-4.1-mini',
@@ -605,6 +614,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools'],
     unit_cost_usd: '0.0000016', // $1.60 / 1M
     status: 'active',
+    aliases: ['gpt-4.1-mini-2025-04-14'],
   },
   {
     slug: 'gpt-5',
@@ -614,6 +624,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.00001', // $10 / 1M
     status: 'active',
+    aliases: ['gpt-5-2025-08-07'],
   },
   {
     slug: 'gpt-5-mini',
@@ -623,6 +634,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000002', // $2 / 1M
     status: 'active',
+    aliases: ['gpt-5-mini-2025-08-07'],
   },
   {
     slug: 'claude-sonnet-4',
@@ -632,6 +644,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000015', // $15 / 1M
     status: 'active',
+    aliases: ['claude-sonnet-4-20250514'],
   },
   {
     slug: 'claude-sonnet-4.5',
@@ -641,6 +654,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000015', // $15 / 1M
     status: 'active',
+    aliases: ['claude-sonnet-4-5', 'claude-sonnet-4-5-20250929'],
   },
   {
     slug: 'claude-haiku-4.5',
@@ -650,6 +664,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000005', // $5 / 1M
     status: 'active',
+    aliases: ['claude-haiku-4-5', 'claude-haiku-4-5-20251001'],
   },
   {
     slug: 'claude-opus-4.1',
@@ -659,6 +674,7 @@ export const CATALOG: readonly CatalogModel[] = [
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000075', // $75 / 1M
     status: 'active',
+    aliases: ['claude-opus-4-1', 'claude-opus-4-1-20250805'],
   },
   {
     slug: 'claude-2.1',

@@ -52,6 +52,12 @@ export interface CatalogModel {
   unit_cost_usd: string;
   status: 'active' | 'delisted';
   /**
+   * Other names a request may give for this model: its providers' own ids (dated snapshots, Anthropic's dashed
+   * names, ElevenLabs' model ids), so code written against a provider's SDK runs unchanged (contract §12). A
+   * generation still names the slug.
+   */
+  aliases?: string[];
+  /**
    * An audio-driven avatar model: the voice model (slug) that speaks a text request's `text` first, so the avatar
    * gets the audio it needs (generations/speech-step.ts).
    */

@@ -85,6 +85,8 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       // Refused with 403 organization_paused while the anomaly detector has paused the organization.
       if (def.auth.consumesCredits) op['x-mmgen-consumes-credits'] = true;
     }
+    // Same generation, another API's shape: named so that generated clients and readers can tell the two apart.
+    if (def.compatible) op['x-mmgen-compatible'] = def.compatible;
     if (def.schema.body) {
       op.requestBody = { required: true, content: { 'application/json': { schema: plain(def.schema.body) } } };
     } else if (def.rawBody) {

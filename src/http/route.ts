@@ -69,6 +69,11 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   schema: S;
   /** Content types other than JSON that the body may have (e.g. uploads). */
   rawBody?: { contentTypes: string[]; maxBytes: number };
+  /**
+   * A compatible path (contract §12): the operation of another API's documented shape, served so that its official
+   * SDKs and the clients built on them work against mmgen. Marked in the OpenAPI document (`x-mmgen-compatible`).
+   */
+  compatible?: { api: 'openai' | 'anthropic'; reference: string };
   /** Extra documented error codes beyond those derived from auth and validation. */
   errors?: number[];
   handler: (ctx: RouteContext<S>) => Promise<HandlerResult>;

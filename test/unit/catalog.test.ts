@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { Catalog } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
 import { MODALITIES, PROVIDERS, type CatalogModel, type Modality, type ProviderName } from '../../src/catalog/types.js';
 
@@ -43,6 +44,24 @@ describe('catalog', () => {
     const slugs = CATALOG.map((m) => m.slug);
     expect(new Set(slugs).size).toBe(slugs.length);
     for (const slug of slugs) expect(slug).toMatch(/^[a-z0-9][a-z0-9.-]*$/);
+  });
+
+  it('declares aliases that name one model each, never another model\'s slug, and resolve to it', () => {
+    const owner = new Map<string, string>();
+    for (const m of CATALOG) {
+      for (const alias of m.aliases ?? []) {
+        expect(CATALOG.some((o) => o.slug === alias), `${alias} is a slug`).toBe(false);
+        expect(owner.get(alias), `${alias} is declared twice`).toBeUndefined();
+        owner.set(alias, m.slug);
+        // An alias is a provider's own name for the model: a route's upstream name, a dated snapshot of it, or its undated form.
+        expect(m.routes.some((r) => r.upstream === alias || r.upstream.startsWith(`${alias}-`) || alias.startsWith(`${r.upstream}-`)), `${alias} of ${m.slug}`).toBe(true);
+      }
+    }
+    const catalog = new Catalog();
+    expect(catalog.resolve('claude-haiku-4-5', 'chat').slug).toBe('claude-haiku-4.5');
+    expect(catalog.resolve('claude-haiku-4-5-20251001', 'chat').slug).toBe('claude-haiku-4.5');
+    expect(catalog.resolve('eleven_multilingual_v2', 'voice').slug).toBe('eleven-multilingual-v2');
+    expect(() => catalog.resolve('claude-haiku-4-5', 'image')).toThrow(/serves chat/);
   });
 
   it('has a display name and kebab-case capabilities on every model', () => {

@@ -824,6 +824,8 @@ export interface operations {
                             };
                             /** @enum {string} */
                             status: "active" | "delisted";
+                            /** @description Other names `model` may give for this model: its providers' own ids (dated snapshots, Anthropic's dashed names, ElevenLabs' ids), so code written for a provider's SDK runs unchanged. */
+                            aliases: string[];
                             deprecation: {
                                 deprecated_on: string | null;
                                 shutdown_on: string | null;
@@ -921,6 +923,8 @@ export interface operations {
                         };
                         /** @enum {string} */
                         status: "active" | "delisted";
+                        /** @description Other names `model` may give for this model: its providers' own ids (dated snapshots, Anthropic's dashed names, ElevenLabs' ids), so code written for a provider's SDK runs unchanged. */
+                        aliases: string[];
                         deprecation: {
                             deprecated_on: string | null;
                             shutdown_on: string | null;

@@ -116,7 +116,8 @@ export const chatCompletions = defineRoute({
   path: '/v1/chat/completions',
   operationId: 'createChatCompletion',
   summary: 'Chat completion in the OpenAI shape (stream: true for server-sent events)',
-  tag: 'Generations',
+  tag: 'Compatible',
+  compatible: { api: 'openai', reference: 'https://platform.openai.com/docs/api-reference/chat/create' },
   // Every effect follows createGeneration's accepting statement (or its confirmed cache copy).
   auth: { role: 'developer', scope: 'chat:write', consumesCredits: true, cacheable: true },
   errors: [402, 404, 410, 502, 503],

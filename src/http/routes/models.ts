@@ -21,6 +21,9 @@ export const Model = Type.Object(
       unit: Type.String({ enum: [...new Set(Object.values(UNIT_BY_MODALITY))] }),
     }),
     status: Type.String({ enum: ['active', 'delisted'] }),
+    aliases: Type.Array(Type.String(), {
+      description: "Other names `model` may give for this model: its providers' own ids (dated snapshots, Anthropic's dashed names, ElevenLabs' ids), so code written for a provider's SDK runs unchanged.",
+    }),
     deprecation: Nullable(
       Type.Object(
         {
