@@ -11,7 +11,7 @@ import { isDatabaseUnavailable } from '../store/db.js';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { registerDashboard } from './dashboard.js';
 import { registerIdempotency } from './idempotency.js';
-import { assertCleanInput } from './input-guard.js';
+import { assertCleanInput, forbiddenKeyParam } from './input-guard.js';
 import { toFastifyPath } from './openapi.js';
 import type { HandlerResult, RouteContext, RouteDef, RouteSchema } from './route.js';
 import { makeAjv, validationError } from './validation.js';
@@ -146,7 +146,13 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch {
-      done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
+      const param = forbiddenKeyParam(text);
+      done(
+        param === null
+          ? new ApiError('invalid_json', 'The request body is not valid JSON.')
+          : new ApiError('parameter_unknown', `Unknown parameter: ${param}. No operation takes it; it is refused because it could reach an object's prototype.`, param),
+        undefined,
+      );
     }
   });
 

@@ -65,3 +65,33 @@ export function assertCleanInput(value: unknown, part: InputPart): void {
     }
   }
 }
+
+/**
+ * The `param` of the first key the JSON body parser refuses (`__proto__`, or a `constructor` holding `prototype`,
+ * which could reach an object's prototype), or null when `text` is not JSON at all. Such a body is valid JSON with a
+ * field no operation takes, so it is answered as an unknown parameter, not as malformed JSON. JSON.parse defines
+ * `__proto__` as an own property, so reading the body this way is safe.
+ */
+export function forbiddenKeyParam(text: string): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (const [k, child] of entries) {
+        const pollutes = k === '__proto__' || (k === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype'));
+        if (pollutes) return paramOf([...path, k]);
+      }
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ v: entries[i]![1], path: [...path, entries[i]![0]] });
+    }
+  }
+  return null;
+}

@@ -30,9 +30,25 @@ describeEachBackend('error envelope', (backend) => {
     }
   });
 
-  it('rejects prototype pollution keys as invalid JSON', async () => {
-    const res = await api('POST', '/v1/api-keys', { key: org.live, raw: '{"name":"x","__proto__":{"role":"owner"}}', headers: { 'content-type': 'application/json' } });
-    expectEnvelope(res, 400, 'invalid_json');
+  it('refuses prototype keys as the unknown fields they are (valid JSON, so not invalid_json), naming where they are', async () => {
+    const cases: Array<[string, string]> = [
+      ['{"name":"x","__proto__":{"role":"owner"}}', '__proto__'],
+      ['{"name":"x","constructor":{"prototype":{"role":"owner"}}}', 'constructor'],
+      ['{"name":"x","scopes":[{"__proto__":1}]}', 'scopes[0].__proto__'],
+      ['{"name":"x","constructor":1}', 'constructor'],
+    ];
+    for (const [raw, param] of cases) {
+      const res = await api('POST', '/v1/api-keys', { key: org.live, raw, headers: { 'content-type': 'application/json' } });
+      expectEnvelope(res, 400, 'parameter_unknown');
+      expect(res.body.error.param, raw).toBe(param);
+    }
+    const before = (await api('GET', '/v1/wallet', { key: org.test })).body;
+    const image = await api('POST', '/v1/images', { key: org.test, raw: '{"model":"flux-schnell","prompt":"a","__proto__":{"num_outputs":4}}', headers: { 'content-type': 'application/json' } });
+    expectEnvelope(image, 400, 'parameter_unknown');
+    expect(image.body.error.param).toBe('__proto__');
+    expect((await api('GET', '/v1/wallet', { key: org.test })).body).toEqual(before);
+    // Still malformed: a truncated body with the same key.
+    expectEnvelope(await api('POST', '/v1/api-keys', { key: org.live, raw: '{"name":"x","__proto__":{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
   });
 
   it('an empty body counts as {} (so required fields are named)', async () => {
