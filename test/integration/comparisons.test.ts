@@ -97,6 +97,24 @@ describeEachBackend('comparisons', (backend) => {
     }
   });
 
+  it('more models than the plan allows is 403 above 12 too, not a schema limit', async () => {
+    // On this date gpt-image-1 was still served: 13 active image models, one more than the widest plan.
+    const early = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_CATALOG_DATE: '2026-01-01' });
+    try {
+      const images = early.runtime.deps.catalog.list({ modality: 'image' }).map((m) => m.slug);
+      expect(images.length).toBeGreaterThanOrEqual(13);
+      const team = await early.createOrg({ plan: 'team' });
+      const over = await client(early.url)('POST', '/v1/comparisons', { key: team.test, body: { models: images.slice(0, 13), prompt: 'x' } });
+      expect(over.status, JSON.stringify(over.body)).toBe(403);
+      expect(over.body.error).toMatchObject({ code: 'plan_limit_exceeded', param: 'models' });
+      // The models are still checked first (contract: model, then plan limits): an unknown one among 13 is 404.
+      const unknown = await client(early.url)('POST', '/v1/comparisons', { key: team.test, body: { models: [...images.slice(0, 12), 'no-such-model'], prompt: 'x' } });
+      expect(unknown.body.error).toMatchObject({ code: 'model_not_found', param: 'models[12]' });
+    } finally {
+      await early.close();
+    }
+  });
+
   it('402 reserves nothing and creates nothing when the wallet cannot cover all children', async () => {
     // Three video models that take 5 s.
     const models = s.runtime.deps.catalog.list({ modality: 'video' }).filter((m) => ['kling-v2.1-master', 'kling-v2.5-turbo-pro', 'seedance-1-pro'].includes(m.slug));

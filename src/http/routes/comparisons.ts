@@ -83,7 +83,8 @@ export const createComparisonRoute = defineRoute({
   schema: {
     body: Type.Object(
       {
-        models: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 2, maxItems: 12, uniqueItems: true }),
+        // No maxItems: the plan sets the width (403 plan_limit_exceeded, after the models are checked); the body's size limit bounds the list.
+        models: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 2, uniqueItems: true }),
         prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 5000 })),
         params: Type.Optional(Type.Object({}, { additionalProperties: true, description: "The modality's request fields (as for its own endpoint), applied to every model." })),
         simulate: Type.Optional(Simulate),
