@@ -252,7 +252,7 @@ async function cachedCopy(
       q,
       {
         id, organizationId: principal.organizationId, apiKeyId: principal.keyId, mode: principal.mode, modality: input.modality,
-        model: modelSlug, sync, prompt: input.prompt, params: input.params, cacheKey, newOutputId: () => newId('out'),
+        model: modelSlug, sync, prompt: input.prompt, params: input.params, cacheKey, newOutputId: () => newId('out'), eventId: newId('evt'),
       },
       source,
       outputs,

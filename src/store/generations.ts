@@ -148,12 +148,16 @@ export async function selectCacheSource(q: Queryable, organizationId: string, mo
   return r.rows[0] ?? null;
 }
 
-/** A cache hit: a succeeded, uncharged copy of `source` whose outputs point at the same blobs. */
+/**
+ * A cache hit: a succeeded, uncharged copy of `source` whose outputs point at the same blobs, with its
+ * `generation.completed` event (charged_credits 0), so a webhook-driven client hears of it like of any other
+ * generation (contract §7). Call inside a transaction: the copy and its event are one fact.
+ */
 export async function insertCacheCopy(
   q: Queryable,
   copy: {
     id: string; organizationId: string; apiKeyId: string; mode: Mode; modality: Modality; model: string; sync: boolean;
-    prompt: string | null; params: Record<string, unknown>; cacheKey: string; newOutputId: () => string;
+    prompt: string | null; params: Record<string, unknown>; cacheKey: string; newOutputId: () => string; eventId: string;
   },
   source: GenerationRow,
   outputs: readonly OutputRow[],
@@ -172,4 +176,10 @@ export async function insertCacheCopy(
       [copy.newOutputId(), copy.id, o.position, o.type, o.mime, o.width, o.height, o.duration_s, o.blob_key, o.size_bytes, o.moderation_status],
     );
   }
+  // The same data as a finished generation's event (store/finishing.ts); a cache copy is never a comparison child.
+  await q.query(
+    `INSERT INTO events (id, organization_id, mode, type, data)
+     VALUES ($1, $2, $3, 'generation.completed', jsonb_build_object('generation_id', $4::text, 'modality', $5::text, 'status', 'succeeded', 'charged_credits', 0))`,
+    [copy.eventId, copy.organizationId, copy.mode, copy.id, copy.modality],
+  );
 }

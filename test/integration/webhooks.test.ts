@@ -345,6 +345,25 @@ describeEachBackend('webhooks', (backend) => {
       expect(res.body.charged_credits).toBeGreaterThan(0);
     });
 
+    it('a cache hit is a generation like any other: it delivers generation.completed with charged_credits 0', async () => {
+      const org = await s.createOrg({ credits: 100_000 });
+      const w = await hook(org.live, ['generation.completed']);
+      const first = await image(org.live, { model: 'flux-schnell', seed: 7, prompt: 'seeded for the cache' });
+      expect(first.body, JSON.stringify(first.body)).toMatchObject({ cache_hit: false });
+      expect(first.body.charged_credits).toBeGreaterThan(0);
+      const hit = await image(org.live, { model: 'flux-schnell', seed: 7, prompt: 'seeded for the cache' });
+      expect(hit.body).toMatchObject({ cache_hit: true, charged_credits: 0 });
+      const got = await rx.waitFor(w.path, 2);
+      await settle();
+      expect(rx.at(w.path)).toHaveLength(2);
+      const byGeneration = new Map(got.map((d) => [d.event.data.generation_id, d.event]));
+      expect(byGeneration.get(first.body.id)).toMatchObject({ type: 'generation.completed', data: { charged_credits: first.body.charged_credits } });
+      expect(byGeneration.get(hit.body.id)).toMatchObject({
+        type: 'generation.completed',
+        data: { generation_id: hit.body.id, modality: 'image', status: 'succeeded', charged_credits: 0 },
+      });
+    });
+
     it('a failed generation makes generation.failed', async () => {
       const org = await s.createOrg();
       const w = await hook(org.test, ['generation.failed']);
