@@ -3,7 +3,7 @@ import type { AppDeps } from '../deps.js';
 import type { Principal } from '../domain/access.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { formatDurationMs, probeAudioVideo, probeImage } from '../media/index.js';
+import { formatDurationMs, probeAudioVideo, probeImage, sniffImageMime } from '../media/index.js';
 import { probeAudio } from './audio-input.js';
 import { findUpload, findUploadOf, insertUpload, lockUpload, markUploaded, type UploadRow } from '../store/uploads.js';
 import { incomingUploadKey } from './links.js';
@@ -189,7 +189,7 @@ interface FileProbe {
 }
 
 /** Content-Type (400), size (413 over the declared size, 400 when empty), real content of the declared type (400). */
-async function checkUploadBytes(row: UploadRow, contentType: string | undefined, bytes: Buffer): Promise<{ bytes: Buffer; probe: FileProbe }> {
+async function checkUploadBytes(row: Pick<UploadRow, 'content_type' | 'size_bytes'>, contentType: string | undefined, bytes: Buffer): Promise<{ bytes: Buffer; probe: FileProbe }> {
   const type = mediaType(contentType);
   if (type !== row.content_type) {
     throw new ApiError(
@@ -227,7 +227,7 @@ async function checkAudio(declared: (typeof AUDIO_CONTENT_TYPES)[number], bytes:
 }
 
 /** Stores checked bytes as the upload's file and marks it uploaded; a racing store that came first wins (its row is returned). */
-async function storeUpload(deps: Pick<AppDeps, 'blobs' | 'db'>, row: UploadRow, bytes: Buffer, probe: FileProbe): Promise<UploadRow> {
+async function storeUpload(deps: Pick<AppDeps, 'blobs' | 'db'>, row: Pick<UploadRow, 'id' | 'content_type'>, bytes: Buffer, probe: FileProbe): Promise<UploadRow> {
   const id = row.id;
   const digest = sha256(bytes);
   const blobKey = `uploads/${id}`;
@@ -238,6 +238,51 @@ async function storeUpload(deps: Pick<AppDeps, 'blobs' | 'db'>, row: UploadRow, 
     await deps.blobs.put(blobKey, bytes, row.content_type);
     return markUploaded(q, id, { sizeBytes: bytes.length, width: probe.width, height: probe.height, durationMs: probe.durationMs, blobKey, sha256: digest });
   });
+}
+
+/** An image sent inside a request, checked (requestImage) and ready to be kept as an upload (keepRequestImage). */
+export interface RequestImage {
+  bytes: Buffer;
+  contentType: (typeof IMAGE_CONTENT_TYPES)[number];
+  width: number;
+  height: number;
+}
+
+/**
+ * An image sent inside a request (a multipart part, POST /v1/images/edits) held to the checks of an upload PUT:
+ * at most MAX_UPLOAD_BYTES (413), a complete PNG, JPEG or WebP by its content (400 naming `param`), and, when the
+ * part declares an image type, that type. A part declared as application/octet-stream is judged by its content.
+ */
+export async function requestImage(bytes: Buffer, declared: string | undefined, param: string): Promise<RequestImage> {
+  if (bytes.length > MAX_UPLOAD_BYTES) throw new ApiError('payload_too_large', `The ${param} file is larger than ${MAX_UPLOAD_BYTES / (1024 * 1024)} MiB.`);
+  const type = mediaType(declared);
+  const found = sniffImageMime(bytes);
+  const claimed = (IMAGE_CONTENT_TYPES as readonly string[]).includes(type) ? type : found;
+  if (!claimed || !(IMAGE_CONTENT_TYPES as readonly string[]).includes(claimed)) {
+    throw new ApiError('parameter_invalid', `The ${param} file must be a PNG, JPEG or WebP image.`, param);
+  }
+  try {
+    const checked = await checkUploadBytes({ content_type: claimed as UploadContentType, size_bytes: MAX_UPLOAD_BYTES }, claimed, bytes);
+    return { bytes, contentType: claimed as RequestImage['contentType'], width: checked.probe.width!, height: checked.probe.height! };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'parameter_invalid') throw new ApiError('parameter_invalid', `The ${param} file: ${err.message}`, param);
+    throw err;
+  }
+}
+
+/** A checked request image kept as an upload of the caller (`id` chosen by the caller), so a generation takes it by upload_id. */
+export async function keepRequestImage(deps: Pick<AppDeps, 'blobs' | 'db'>, principal: Principal, id: string, image: RequestImage): Promise<void> {
+  const row = await insertUpload(deps.db, {
+    id,
+    organizationId: principal.organizationId,
+    apiKeyId: principal.keyId,
+    mode: principal.mode,
+    contentType: image.contentType,
+    sizeBytes: image.bytes.length,
+    // Never PUT to: it arrives with the request.
+    expiresAt: new Date(),
+  });
+  await storeUpload(deps, row, image.bytes, { width: image.width, height: image.height, durationMs: null });
 }
 
 /** A PUT is idempotent: resending the file that is already there (e.g. after a lost response) succeeds. */

@@ -233,7 +233,14 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, authe
   if (def.rawBody) {
     for (const type of def.rawBody.contentTypes) {
       if (!app.hasContentTypeParser(type)) {
-        app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: def.rawBody.maxBytes }, (_req, body, done) => done(null, body));
+        const parse = def.rawBody.parse;
+        app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: def.rawBody.maxBytes }, (req, body, done) => {
+          if (!parse) return done(null, body);
+          parse(body as Buffer, req.headers['content-type'] ?? type).then(
+            (parsed) => done(null, parsed),
+            (err: unknown) => done(err instanceof Error ? err : new Error(String(err)), undefined),
+          );
+        });
       }
     }
   }

@@ -60,7 +60,17 @@ interface Claim extends IdempotencyClaim {
 
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 /** Headers of the first response that a replay repeats; the rest (request id, rate limits) belong to the replay itself. */
-const KEPT_HEADERS = ['content-type', 'cache-control', 'location'];
+const KEPT_HEADERS = ['content-type', 'cache-control', 'location', 'x-mmgen-generation-id'];
+/**
+ * Marks a kept body stored as base64 (audio from POST /v1/audio/speech): the column is text, and binary bytes read
+ * as UTF-8 would not come back. Never sent to a client.
+ */
+const BASE64_BODY = 'x-mmgen-kept-body-base64';
+/** A binary answer: not text, by its media type. */
+function isBinary(contentType: string | undefined): boolean {
+  const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return t !== '' && !t.startsWith('text/') && !t.endsWith('json') && !t.endsWith('+xml');
+}
 // A request renews its claim while it runs; a claim not renewed for STALE_AFTER_S was left by a request that
 // is gone (its node may still live: a response that could not be recorded), and is an orphan. A dead node's
 // claims are orphans sooner, after NODE_DEAD_AFTER_S. Neither bound decides money: an orphan is answered
@@ -87,6 +97,8 @@ function kept(status: number): boolean {
 
 /** JSON with object keys sorted at every level, so key order never makes two bodies differ. */
 export function canonicalJson(v: unknown): string {
+  // A file in a parsed multipart body counts by its digest: the same bytes, however they were framed.
+  if (Buffer.isBuffer(v)) return JSON.stringify(`sha256:${createHash('sha256').update(v).digest('hex')}`);
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
@@ -171,11 +183,17 @@ export function registerIdempotency(app: FastifyInstance, deps: IdempotencyPorts
   app.addHook('onSend', async (request, reply, payload) => {
     const c = request.idempotency;
     if (!c || c.settled) return payload;
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const v = reply.getHeader(name);
       if (v !== undefined) headers[name] = String(v);
+    }
+    let body: string | null = null;
+    if (typeof payload === 'string') body = payload;
+    else if (Buffer.isBuffer(payload)) {
+      const binary = isBinary(headers['content-type']);
+      body = payload.toString(binary ? 'base64' : 'utf8');
+      if (binary) headers[BASE64_BODY] = '1';
     }
     await settle(deps, request, c, reply.statusCode, headers, body);
     return payload;
@@ -207,9 +225,11 @@ async function claim(db: Db, f: NewIdempotencyClaim): Promise<{ claimed: true; r
 }
 
 function replay(request: FastifyRequest, reply: FastifyReply, row: IdempotencyKeyRow): FastifyReply {
-  let body = row.response_body ?? '';
+  const { [BASE64_BODY]: base64, ...headers } = row.response_headers ?? {};
+  let body: string | Buffer = row.response_body ?? '';
+  if (base64) body = Buffer.from(body, 'base64');
   const status = row.response_status ?? 200;
-  if (status >= 400) {
+  if (status >= 400 && typeof body === 'string') {
     // An error body names its request; the replay is a request of its own, and §1 wants the body and X-Request-Id to agree.
     try {
       const parsed = JSON.parse(body) as { error?: { request_id?: string } };
@@ -221,7 +241,7 @@ function replay(request: FastifyRequest, reply: FastifyReply, row: IdempotencyKe
       // not JSON: replayed as stored
     }
   }
-  void reply.headers(row.response_headers ?? {}).header('Idempotent-Replayed', 'true').code(status);
+  void reply.headers(headers).header('Idempotent-Replayed', 'true').code(status);
   return reply.send(body);
 }
 

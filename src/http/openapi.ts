@@ -92,7 +92,9 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     } else if (def.rawBody) {
       op.requestBody = {
         required: true,
-        content: Object.fromEntries(def.rawBody.contentTypes.map((t) => [t, { schema: { type: 'string', contentEncoding: 'binary' } }])),
+        content: Object.fromEntries(
+          def.rawBody.contentTypes.map((t) => [t, { schema: def.rawBody!.schema ? plain(def.rawBody!.schema) : { type: 'string', contentEncoding: 'binary' } }]),
+        ),
       };
     }
     (paths[def.path] ??= {})[def.method.toLowerCase()] = op;

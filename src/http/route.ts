@@ -68,7 +68,17 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   auth: AuthSpec | null;
   schema: S;
   /** Content types other than JSON that the body may have (e.g. uploads). */
-  rawBody?: { contentTypes: string[]; maxBytes: number };
+  rawBody?: {
+    contentTypes: string[];
+    maxBytes: number;
+    /**
+     * Turns the bytes into the handler's body (a multipart form into its fields and files) before the
+     * Idempotency-Key fingerprint, which is then of what the request says, not of how it was framed.
+     */
+    parse?: (bytes: Buffer, contentType: string) => Promise<unknown>;
+    /** The documented shape of a parsed body (a multipart form's parts), for the OpenAPI document. */
+    schema?: TSchema;
+  };
   /**
    * A compatible path (contract §12): the operation of another API's documented shape, served so that its official
    * SDKs and the clients built on them work against mmgen. Marked in the OpenAPI document (`x-mmgen-compatible`).

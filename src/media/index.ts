@@ -20,4 +20,6 @@ export { MediaError, MediaInputError } from './errors.js';
 export type { Seed } from './errors.js';
 
 export { configureFfmpeg, ffmpegCapabilities } from './ffmpeg.js';
+export { AUDIO_FORMAT_MIME, IMAGE_FORMAT_MIME, convertAudio, convertImage, isAudioFormat } from './convert.js';
+export type { AudioFormat, ImageFormat } from './convert.js';
 export type { FfmpegCapabilities } from './ffmpeg.js';

@@ -298,6 +298,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate images in the OpenAI shape
+         * @description The image generation of POST /v1/images in OpenAI's request and response shape. The generation id is in the X-Mmgen-Generation-Id header.
+         */
+        post: operations["createOpenAiImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/edits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit an image in the OpenAI shape (multipart)
+         * @description Image-to-image in OpenAI's multipart shape: one `image` part (PNG, JPEG or WebP, up to 20 MiB, checked like an upload) becomes the generation's input image (kept as an upload, named in its params); the model must take an input image. No mask. The generation id is in the X-Mmgen-Generation-Id header.
+         */
+        post: operations["createOpenAiImageEdit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audio/speech": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Text to speech in the OpenAI shape: the audio bytes
+         * @description The voice generation of POST /v1/voice in OpenAI's shape. The answer is the audio file; the generation id is in the X-Mmgen-Generation-Id header.
+         */
+        post: operations["createOpenAiSpeech"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/three-d": {
         parameters: {
             query?: never;
@@ -3594,6 +3654,635 @@ export interface operations {
             };
             /** @description Rate limited: rate_limit_exceeded */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream error: upstream_error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: provider_unavailable, service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOpenAiImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An mmgen slug, mdl_ id, or an alias such as a provider's model id. */
+                    model: string;
+                    prompt: string;
+                    /** @description num_outputs; the model decides how many it can make (mmgen: up to 4). */
+                    n?: number;
+                    /** @description "WIDTHxHEIGHT" (256–2048, multiples of 8), or "auto" for the model's default. */
+                    size?: string;
+                    /**
+                     * @description Only "auto" is taken: mmgen does not choose a quality.
+                     * @enum {string}
+                     */
+                    quality?: "auto" | "standard" | "hd" | "low" | "medium" | "high";
+                    /**
+                     * @description Default b64_json (as OpenAI's current image models answer); url for a signed URL of the stored image.
+                     * @enum {string}
+                     */
+                    response_format?: "url" | "b64_json";
+                    /**
+                     * @description Re-encodes the image (with b64_json).
+                     * @enum {string}
+                     */
+                    output_format?: "png" | "jpeg" | "webp";
+                    /** @description Quality of a JPEG or WebP re-encoding (with b64_json). */
+                    output_compression?: number;
+                    /**
+                     * @description Only "auto" is taken.
+                     * @enum {string}
+                     */
+                    background?: "auto" | "transparent" | "opaque";
+                    /**
+                     * @description Only "auto": outputs are moderated by the organization's policy.
+                     * @enum {string}
+                     */
+                    moderation?: "auto" | "low";
+                    /**
+                     * @description No model mmgen serves takes a style: 400.
+                     * @enum {string}
+                     */
+                    style?: "vivid" | "natural";
+                    /** @description Accepted and not used. */
+                    user?: string;
+                    seed?: number;
+                    cache?: boolean;
+                    /** @description Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+                    simulate?: {
+                        /** @enum {string} */
+                        outcome?: "success" | "failure" | "lost";
+                        delay_ms?: number;
+                        output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        data: {
+                            /** @description A signed URL of the output (expires after an hour). */
+                            url?: string;
+                            b64_json?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient credits: insufficient_credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency key reused: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Blocked by moderation: content_blocked */
+            451: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream error: upstream_error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: provider_unavailable, service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOpenAiImageEdit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description An mmgen slug, mdl_ id, or an alias such as a provider's model id. */
+                    model: string;
+                    prompt: string;
+                    /** @description num_outputs; the model decides how many it can make (mmgen: up to 4). */
+                    n?: number;
+                    /** @description "WIDTHxHEIGHT" (256–2048, multiples of 8), or "auto" for the model's default. */
+                    size?: string;
+                    /**
+                     * @description Only "auto" is taken: mmgen does not choose a quality.
+                     * @enum {string}
+                     */
+                    quality?: "auto" | "standard" | "hd" | "low" | "medium" | "high";
+                    /**
+                     * @description Default b64_json (as OpenAI's current image models answer); url for a signed URL of the stored image.
+                     * @enum {string}
+                     */
+                    response_format?: "url" | "b64_json";
+                    /**
+                     * @description Re-encodes the image (with b64_json).
+                     * @enum {string}
+                     */
+                    output_format?: "png" | "jpeg" | "webp";
+                    /** @description Quality of a JPEG or WebP re-encoding (with b64_json). */
+                    output_compression?: number;
+                    /**
+                     * @description Only "auto" is taken.
+                     * @enum {string}
+                     */
+                    background?: "auto" | "transparent" | "opaque";
+                    /**
+                     * @description Only "auto": outputs are moderated by the organization's policy.
+                     * @enum {string}
+                     */
+                    moderation?: "auto" | "low";
+                    /**
+                     * @description No model mmgen serves takes a style: 400.
+                     * @enum {string}
+                     */
+                    style?: "vivid" | "natural";
+                    /** @description Accepted and not used. */
+                    user?: string;
+                    seed?: number;
+                    cache?: boolean;
+                    /** @description The input image (one part; `image[]` is read as `image`). */
+                    image: string;
+                    /** @description Not taken: 400. */
+                    mask?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        data: {
+                            /** @description A signed URL of the output (expires after an hour). */
+                            url?: string;
+                            b64_json?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient credits: insufficient_credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency key reused: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Blocked by moderation: content_blocked */
+            451: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream error: upstream_error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: provider_unavailable, service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOpenAiSpeech: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An mmgen slug, mdl_ id, or an alias such as a provider's model id. */
+                    model: string;
+                    /** @description The text; charged per 1,000 characters. */
+                    input: string;
+                    /** @description voice_id: one of the model's voices (GET /v1/models/{model}). */
+                    voice?: string;
+                    /**
+                     * @description pcm: raw 24 kHz 16-bit little-endian mono.
+                     * @default mp3
+                     * @enum {string}
+                     */
+                    response_format?: "mp3" | "wav" | "opus" | "aac" | "flac" | "pcm";
+                    /** @description Held to the model's range. */
+                    speed?: number;
+                    /** @description No model mmgen serves takes instructions: 400 unless empty. */
+                    instructions?: string;
+                    /**
+                     * @description Only "audio".
+                     * @enum {string}
+                     */
+                    stream_format?: "audio" | "sse";
+                    seed?: number;
+                    cache?: boolean;
+                    /** @description Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+                    simulate?: {
+                        /** @enum {string} */
+                        outcome?: "success" | "failure" | "lost";
+                        delay_ms?: number;
+                        output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The audio, as audio/mpeg, audio/wav, audio/ogg (Opus), audio/aac, audio/flac or audio/pcm */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient credits: insufficient_credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency key reused: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Blocked by moderation: content_blocked */
+            451: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,7 +9,7 @@ import { makeAjv, validationError } from '../validation.js';
 import type { Principal, Scope } from '../../domain/access.js';
 import { submitGeneration } from '../../generations/accept.js';
 import { MODALITIES } from '../../generations/modalities.js';
-import { toGenerationView, type GenerationRow } from '../../generations/model.js';
+import { toGenerationView, type GenerationRow, type OutputRow } from '../../generations/model.js';
 import { resumedGeneration } from '../../generations/resume.js';
 import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
 import { loadOutputs } from '../../generations/store.js';
@@ -161,6 +161,51 @@ export function holdToModel(
   }
 }
 
+/** A generation request as a route has shaped it: mmgen's modality fields (with model, simulate, cache). */
+export interface GenerationRequest {
+  modality: Modality;
+  body: Record<string, unknown>;
+  /** The fields the client sent (the model's defaults fill the rest); null: all of them count as sent. */
+  sent: ReadonlySet<string> | null;
+  prompt: string | null;
+  image?: 'optional' | 'required' | undefined;
+  /** How the route names a field in its errors, when its shape differs from mmgen's (a compatible path). */
+  paramName?: ParamName;
+  /** Runs once the request is held to its model and its prompt screened, before anything is reserved. */
+  beforeSubmit?: () => Promise<void>;
+}
+
+/**
+ * The accepting half every generation route shares: held to its model (contract §3a), its prompt screened (§11),
+ * then reserved and accepted; or, when an earlier request with this Idempotency-Key accepted a generation and
+ * died, that generation (`resume`), never a second one.
+ */
+export async function acceptGenerationRequest(
+  deps: AppDeps,
+  principal: Principal,
+  request: FastifyRequest,
+  r: GenerationRequest,
+): Promise<{ g: GenerationRow; resume: string | null }> {
+  const claim = request.idempotency ?? undefined;
+  const resume = claim?.resume ?? null;
+  let g: GenerationRow;
+  if (resume) g = await resumedGeneration(deps, principal, resume, { untilTerminal: false });
+  else {
+    const name = r.paramName ?? ((f: string) => f);
+    holdToModel(deps, principal, deps.catalog.resolve(r.body.model as string, r.modality), r.body, r.sent, name);
+    await screenRequestPrompt(deps, principal, r.prompt, name(PROMPT_PARAM[r.modality] ?? 'prompt'));
+    await r.beforeSubmit?.();
+    g = await submitGeneration(deps, principal, r.modality, r.body, r.prompt, r.image, { claim, ...(r.sent ? { sent: r.sent } : {}) });
+  }
+  tagRequestLog(request, g.id);
+  return { g, resume };
+}
+
+/** A synchronous generation run to its end in the request (or, resumed, waited for): 502/451 when it failed. */
+export function finishGenerationRequest(deps: AppDeps, principal: Principal, g: GenerationRow, resume: string | null): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
+  return resume ? resumeSynchronously(deps, principal, resume) : finishSynchronously(deps, g);
+}
+
 /**
  * One factory for the eight generation endpoints: they differ in their fields
  * and in being synchronous (images, voice, chat: 200 with the finished
@@ -189,23 +234,14 @@ export function modalityRoute<P extends TProperties>(o: ModalityRouteOptions<P>)
     handler: async ({ body: raw, principal, deps, request }) => {
       const b = raw as Record<string, unknown>;
       o.check?.(b);
-      const claim = request.idempotency ?? undefined;
-      // An earlier request with this Idempotency-Key accepted a generation and died: its answer, not a new one.
-      const resume = claim?.resume;
-      let g: GenerationRow;
-      if (resume) g = await resumedGeneration(deps, principal, resume, { untilTerminal: false });
-      else {
-        const sent = request.sentFields;
-        holdToModel(deps, principal, deps.catalog.resolve(b.model as string, o.modality), b, sent);
-        await screenRequestPrompt(deps, principal, o.prompt(b), PROMPT_PARAM[o.modality] ?? 'prompt');
-        g = await submitGeneration(deps, principal, o.modality, b, o.prompt(b), o.image, { claim, ...(sent ? { sent } : {}) });
-      }
-      tagRequestLog(request, g.id);
+      const { g, resume } = await acceptGenerationRequest(deps, principal, request, {
+        modality: o.modality, body: b, sent: request.sentFields, prompt: o.prompt(b), image: o.image,
+      });
       if (!sync) {
         const view = await generationView(deps, g);
         return { status: 202, body: o.queuedWithGenerationId ? { ...view, generation_id: g.id } : view };
       }
-      const { row, outputs } = resume ? await resumeSynchronously(deps, principal, resume) : await finishSynchronously(deps, g);
+      const { row, outputs } = await finishGenerationRequest(deps, principal, g, resume);
       return { status: 200, body: await toGenerationView(row, outputs, deps.links) };
     },
   }) as RouteDef;

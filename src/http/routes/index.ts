@@ -4,6 +4,8 @@ import { defineRoute, type RouteDef } from '../route.js';
 import { createKey, deleteKey, getCurrentKey, getKey, listKeys, updateKey } from './api-keys.js';
 import { createAvatar } from './avatars.js';
 import { chatCompletions } from './chat-completions.js';
+import { openAiImageEdits, openAiImageGenerations } from './openai-images.js';
+import { openAiSpeech } from './openai-speech.js';
 import { createComparisonRoute, getComparisonRoute } from './comparisons.js';
 import { usageRoute } from './usage.js';
 import { createChat } from './chat.js';
@@ -47,6 +49,9 @@ export function allRoutes(): RouteDef[] {
     createAvatar,
     createChat,
     chatCompletions,
+    openAiImageGenerations,
+    openAiImageEdits,
+    openAiSpeech,
     createThreeD,
     createUpscale,
     getGeneration,
