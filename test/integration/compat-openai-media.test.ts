@@ -92,6 +92,35 @@ describeEachBackend('OpenAI-compatible images and speech, with the real clients'
       await expect(openai.images.edit({ model: EDIT, image: await file(), prompt: 'x', n: 'two' as unknown as number })).rejects.toMatchObject({ status: 400, param: 'n' });
     });
 
+    it('an edit with an Idempotency-Key is one generation, however the form is framed; a broken form is a 400', async () => {
+      const png = await pngOf(96, 96);
+      const send = (boundaryTag: string) => {
+        const form = new FormData();
+        form.append('model', EDIT);
+        form.append('prompt', `same edit ${backend}`);
+        form.append('image', new Blob([png], { type: 'image/png' }), `in-${boundaryTag}.png`);
+        return fetch(`${s.url}/v1/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${org.live}`, 'idempotency-key': `edit-${backend}` }, body: form });
+      };
+      const first = await send('a');
+      expect(first.status).toBe(200);
+      const again = await send('a');
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.headers.get('x-mmgen-generation-id')).toBe(first.headers.get('x-mmgen-generation-id'));
+      expect(await again.json()).toEqual(await first.json());
+      const broken = await fetch(`${s.url}/v1/images/edits`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.live}`, 'content-type': 'multipart/form-data; boundary=xyz' },
+        body: '--xyz\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nhalf a form',
+      });
+      expect(broken.status).toBe(400);
+      expect((await broken.json()).error).toMatchObject({ type: 'invalid_request_error' });
+    });
+
+    it('a blocked image is 451 content_blocked, refunded', async () => {
+      const err = await openai.images.generate({ model: IMAGE, prompt: 'blocked', size: '256x256', simulate: { moderation: 'blocked' } } as never).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 451, code: 'content_blocked' });
+    });
+
     it('a value that would change the image and that the model cannot take is a 400 naming it, as the SDK\'s BadRequestError', async () => {
       const err = await openai.images.generate({ model: IMAGE, prompt: 'x', quality: 'hd' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
