@@ -233,8 +233,14 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, authe
   if (def.rawBody) {
     for (const type of def.rawBody.contentTypes) {
       if (!app.hasContentTypeParser(type)) {
-        const parse = def.rawBody.parse;
         app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: def.rawBody.maxBytes }, (req, body, done) => {
+          // A parser serves the whole app: a type only another route takes is refused here as any non-JSON body is
+          // (415), and each route's body is read by its own parse.
+          const own = (req.routeOptions.config as { def?: RouteDef } | undefined)?.def?.rawBody;
+          if (!own?.contentTypes.includes(type)) {
+            return done(Object.assign(new Error(`Unsupported Content-Type: ${type}`), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
+          }
+          const parse = own.parse;
           if (!parse) return done(null, body);
           parse(body as Buffer, req.headers['content-type'] ?? type).then(
             (parsed) => done(null, parsed),

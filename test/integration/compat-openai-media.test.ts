@@ -113,7 +113,7 @@ describeEachBackend('OpenAI-compatible images and speech, with the real clients'
         body: '--xyz\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nhalf a form',
       });
       expect(broken.status).toBe(400);
-      expect((await broken.json()).error).toMatchObject({ type: 'invalid_request_error' });
+      expect(((await broken.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error' });
     });
 
     it('a blocked image is 451 content_blocked, refunded', async () => {
