@@ -55,7 +55,7 @@ export interface paths {
         head?: never;
         /**
          * Pause or unpause the organization (owner keys only)
-         * @description Setting `paused: false` lifts a pause set by the spending anomaly detector.
+         * @description Setting `paused: false` lifts a pause set by the spending anomaly detector; the queued generations that waited then start.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -1018,6 +1018,20 @@ export interface operations {
                         plan: "free" | "pro" | "studio" | "team";
                         enterprise: boolean;
                         paused: boolean;
+                        paused_at: string | null;
+                        pause_reason: {
+                            /**
+                             * @description anomaly: the spending anomaly detector; owner: an owner key paused it.
+                             * @enum {string}
+                             */
+                            kind: "anomaly" | "owner";
+                            /** @description anomaly: the window judged */
+                            window_minutes?: number;
+                            /** @description anomaly: live spend in that window */
+                            spent_usd?: number;
+                            /** @description anomaly: the usual spend of such a window */
+                            baseline_usd?: number;
+                        } | null;
                         /** Format: date-time */
                         created_at: string;
                     };
@@ -1100,6 +1114,20 @@ export interface operations {
                         plan: "free" | "pro" | "studio" | "team";
                         enterprise: boolean;
                         paused: boolean;
+                        paused_at: string | null;
+                        pause_reason: {
+                            /**
+                             * @description anomaly: the spending anomaly detector; owner: an owner key paused it.
+                             * @enum {string}
+                             */
+                            kind: "anomaly" | "owner";
+                            /** @description anomaly: the window judged */
+                            window_minutes?: number;
+                            /** @description anomaly: live spend in that window */
+                            spent_usd?: number;
+                            /** @description anomaly: the usual spend of such a window */
+                            baseline_usd?: number;
+                        } | null;
                         /** Format: date-time */
                         created_at: string;
                     };

@@ -1,0 +1,5 @@
+-- The pause stops work (contract §7): why an organization is paused, for its
+-- owner to read, and where the anomaly detector's window starts after an
+-- unpause, so the burst that paused it is not judged again.
+ALTER TABLE organizations ADD COLUMN pause_reason jsonb;
+ALTER TABLE organizations ADD COLUMN spend_window_from timestamptz;
