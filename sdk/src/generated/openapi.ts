@@ -421,7 +421,7 @@ export interface paths {
         };
         /**
          * Server-sent events of a generation until it is terminal
-         * @description Events `generation` (data: the generation JSON, id: an increasing integer) and `: ping` comments. Resume with Last-Event-ID.
+         * @description Events `generation` (data: the generation JSON, id: an increasing integer), `progress` while it runs, where the provider reports it (data: `{generation_id, stage, percent?, queue_position?}`), and `: ping` comments. Resume with Last-Event-ID.
          */
         get: operations["streamGenerationEvents"];
         put?: never;
