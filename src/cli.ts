@@ -11,6 +11,7 @@ import { DataDirLockedError, lockHolder } from './store/lock.js';
 import { migrate } from './store/migrate.js';
 import { isUserCommand, runUserCommand, USER_USAGE } from './user-cli/index.js';
 import { checkProviders, type CheckReport } from './providers/schema-check.js';
+import { Wakeup } from './wakeup.js';
 
 function providersReport(r: CheckReport): string {
   const lines = [`Checked ${r.checked} published schemas; ${r.lifecycleOnly} routes for lifecycle only (no published per-model schema, or no credentials here).`];
@@ -64,11 +65,11 @@ function intArg(v: unknown, name: string): number {
 /** Runs an admin command: through the running server's socket when it holds the embedded database, else directly. */
 async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
   validateCommand(cmd);
-  if (cmd.name === 'models.list') return runAdminCommand(undefined as never, new Catalog(), cmd);
+  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup() }, cmd);
   if (!config.databaseUrl && lockHolder(config.dataDir) !== null) return sendAdminCommand(config.dataDir, cmd);
   const runtime = await openRuntime(config, silentLogger());
   try {
-    return await runAdminCommand(runtime.deps.db, runtime.deps.catalog, cmd);
+    return await runAdminCommand(runtime.deps, cmd);
   } finally {
     await runtime.close();
   }

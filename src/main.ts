@@ -177,7 +177,7 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
   await worker?.firstBeat;
   await app.listen({ port: opts.port ?? deps.config.port, host: opts.host ?? deps.config.host });
   let admin: Server | undefined;
-  if (!deps.config.databaseUrl) admin = await startAdminSocket(deps.config.dataDir, deps.db, deps.catalog);
+  if (!deps.config.databaseUrl) admin = await startAdminSocket(deps.config.dataDir, deps);
   const port = (app.server.address() as { port: number }).port;
   return {
     app,

@@ -10,7 +10,7 @@ export type { RequestOptions, RetryPolicy } from './core/transport.js';
 export * from './errors.js';
 export type { ChatCompletionStream } from './resources/chat.js';
 export type { ComparisonWaitOptions } from './resources/comparisons.js';
-export { isTerminal, TERMINAL_STATUSES, StreamUnavailableError, type GenerationStreamEvent, type StreamOptions, type WaitOptions } from './resources/generations.js';
+export { isTerminal, TERMINAL_STATUSES, StreamUnavailableError, type GenerationProgress, type GenerationStreamEvent, type StreamOptions, type WaitOptions } from './resources/generations.js';
 export { detectImageType, type UploadFile } from './resources/uploads.js';
 export * from './types.js';
 export { VERSION } from './version.js';

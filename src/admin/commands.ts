@@ -1,9 +1,9 @@
-import { Catalog, MODALITIES, type Modality } from '../catalog/index.js';
+import { MODALITIES, type Modality } from '../catalog/index.js';
 import { PLANS, type Plan } from '../domain/access.js';
 import { topUp } from '../billing/credits.js';
 import { createOrganization, getOrganization, setPaused, setPlan } from '../domain/organizations.js';
+import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
-import type { Db } from '../store/db.js';
 
 /**
  * Operator commands as plain data in, plain data out, so the CLI can run them
@@ -47,7 +47,11 @@ export function validateCommand(cmd: AdminCommand): void {
   }
 }
 
-export async function runAdminCommand(db: Db, catalog: Catalog, cmd: AdminCommand): Promise<unknown> {
+/** What the commands reach; `jobsAvailable` wakes the worker of the process that unpauses (a CLI process has none: the nodes poll). */
+export type AdminPorts = Pick<AppDeps, 'db' | 'catalog' | 'jobsAvailable'>;
+
+export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Promise<unknown> {
+  const { db, catalog } = ports;
   validateCommand(cmd);
   switch (cmd.name) {
     case 'org.create': {
@@ -57,7 +61,7 @@ export async function runAdminCommand(db: Db, catalog: Catalog, cmd: AdminComman
     case 'org.set-plan':
       return setPlan(db, cmd.args.org, cmd.args.plan, cmd.args.enterprise);
     case 'org.unpause':
-      return setPaused(db, cmd.args.org, false);
+      return setPaused(ports, cmd.args.org, false);
     case 'wallet.topup': {
       const { org, credits } = cmd.args;
       await getOrganization(db, org);

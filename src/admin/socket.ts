@@ -1,10 +1,8 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
-import type { Catalog } from '../catalog/index.js';
 import { ApiError } from '../errors.js';
-import type { Db } from '../store/db.js';
-import { AdminCommandError, runAdminCommand, type AdminCommand } from './commands.js';
+import { AdminCommandError, runAdminCommand, type AdminCommand, type AdminPorts } from './commands.js';
 
 /**
  * The operator's door into a running embedded server: a Unix socket in the
@@ -15,7 +13,7 @@ export function adminSocketPath(dataDir: string): string {
   return join(dataDir, 'mmgen.sock');
 }
 
-export async function startAdminSocket(dataDir: string, db: Db, catalog: Catalog): Promise<Server> {
+export async function startAdminSocket(dataDir: string, ports: AdminPorts): Promise<Server> {
   const path = adminSocketPath(dataDir);
   if (existsSync(path)) unlinkSync(path); // left by a killed process; we hold the data-dir lock
   const server = createServer((req, res) => {
@@ -29,7 +27,7 @@ export async function startAdminSocket(dataDir: string, db: Db, catalog: Catalog
         let status = 200;
         let body: unknown;
         try {
-          body = await runAdminCommand(db, catalog, JSON.parse(raw) as AdminCommand);
+          body = await runAdminCommand(ports, JSON.parse(raw) as AdminCommand);
         } catch (err) {
           status = err instanceof AdminCommandError || err instanceof ApiError ? 400 : 500;
           body = { error: err instanceof Error ? err.message : String(err) };

@@ -1,3 +1,4 @@
+import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db, Queryable } from '../store/db.js';
@@ -19,9 +20,18 @@ import { topUp, type Wallet, getWallet } from '../billing/credits.js';
  * - organization: the tenant. It owns one wallet, its users and their keys.
  * - plan: free, pro, studio or team; sets rate limits and comparison width.
  * - enterprise: a flag that unlocks per-key IP allowlists.
- * - paused: set by the spending anomaly detector; credit-consuming requests are
- *   refused until an operator or an owner key unpauses.
+ * - paused: set by the spending anomaly detector (or an owner); credit-consuming
+ *   requests are refused and queued work is not started until an operator or
+ *   an owner key unpauses.
  */
+export interface PauseReason {
+  /** anomaly: the spending anomaly detector; owner: an owner key's PATCH. */
+  kind: 'anomaly' | 'owner';
+  window_minutes?: number;
+  spent_usd?: number;
+  baseline_usd?: number;
+}
+
 export interface OrganizationView {
   id: string;
   object: 'organization';
@@ -29,12 +39,18 @@ export interface OrganizationView {
   plan: Plan;
   enterprise: boolean;
   paused: boolean;
+  paused_at: string | null;
+  pause_reason: PauseReason | null;
   created_at: string;
 }
 
 function toView(r: OrganizationRow | undefined, id: string): OrganizationView {
   if (!r) throw new ApiError('resource_not_found', `No such organization: '${id}'`, 'id');
-  return { id: r.id, object: 'organization', name: r.name, plan: r.plan, enterprise: r.enterprise, paused: r.paused, created_at: r.created_at.toISOString() };
+  return {
+    id: r.id, object: 'organization', name: r.name, plan: r.plan, enterprise: r.enterprise,
+    paused: r.paused, paused_at: r.paused_at?.toISOString() ?? null, pause_reason: r.paused ? ((r.pause_reason as PauseReason | null) ?? { kind: 'owner' }) : null,
+    created_at: r.created_at.toISOString(),
+  };
 }
 
 export async function getOrganization(q: Queryable, id: string): Promise<OrganizationView> {
@@ -84,8 +100,17 @@ export async function setPlan(q: Queryable, id: string, plan: Plan, enterprise?:
   return toView(await updateOrganizationPlan(q, id, plan, enterprise ?? null), id);
 }
 
-export async function setPaused(q: Queryable, id: string, paused: boolean): Promise<OrganizationView> {
-  return toView(await updateOrganizationPaused(q, id, paused), id);
+export type PausePorts = Pick<AppDeps, 'db' | 'jobsAvailable'>;
+
+/**
+ * Pauses (an owner's pause) or unpauses. An unpause wakes this node's worker,
+ * so the queued work that waited starts now; other nodes find it at their next
+ * poll.
+ */
+export async function setPaused(deps: PausePorts, id: string, paused: boolean): Promise<OrganizationView> {
+  const view = toView(await updateOrganizationPaused(deps.db, id, paused, paused ? { kind: 'owner' } : null), id);
+  if (!paused) deps.jobsAvailable.notify();
+  return view;
 }
 
 export { countOrganizationRows as countOrganizations } from '../store/organizations.js';

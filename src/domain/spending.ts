@@ -17,8 +17,9 @@ export type SpendingPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'settler'>;
  *   key, calendar month (UTC) and threshold (50, 80, 100 %). Budgets notify;
  *   they never block.
  * - anomaly: the last window's spend of an organization far above its trailing
- *   baseline (and above an absolute floor): the organization is paused, and
- *   usage.anomaly_detected fires.
+ *   baseline (and above an absolute floor): the organization is paused (its
+ *   queued work waits: store/jobs.ts claimDueJobs), and usage.anomaly_detected
+ *   fires. After an unpause the window starts at the unpause.
  */
 export const BUDGET_THRESHOLDS = [50, 80, 100] as const;
 
@@ -62,12 +63,13 @@ export async function detectAnomalies(deps: SpendingPorts, now: Date = new Date(
     // The trailing spend scaled to one window: what a usual window costs this organization.
     const baselineUsd = new Decimal(baselineCharged ?? 0).mul(USD_PER_CREDIT).mul(windowMinutes).div(baselineDays * 24 * 60);
     if (spentUsd.lte(baselineUsd.mul(multiplier))) continue;
+    const finding = { window_minutes: windowMinutes, spent_usd: spentUsd.toNumber(), baseline_usd: baselineUsd.toDecimalPlaces(6).toNumber() };
     const done = await deps.db.tx(async (q) => {
-      if (!(await pauseIfRunning(q, row.organization_id))) return false;
+      if (!(await pauseIfRunning(q, row.organization_id, { kind: 'anomaly', ...finding }))) return false;
       // The pause concerns the organization; its live events are where spending happens.
       await insertEvent(q, {
         id: newId('evt'), organizationId: row.organization_id, mode: 'live', type: 'usage.anomaly_detected',
-        data: { organization_id: row.organization_id, window_minutes: windowMinutes, spent_usd: spentUsd.toNumber(), baseline_usd: baselineUsd.toDecimalPlaces(6).toNumber(), paused: true },
+        data: { organization_id: row.organization_id, ...finding, paused: true },
       });
       return true;
     });

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../deps.js';
-import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
-import { markRunning, recordUpstreamId, setRunnerNode } from '../store/generations.js';
+import { ProviderError, type ProviderAdapter, type UpstreamProgress, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
+import { markRunning, recordProgress, recordUpstreamId, setRunnerNode } from '../store/generations.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import { firstRouteThatTakes, moveToProvider } from './fallback.js';
 import { failureCode, finishFailed, finishWith, type RunResult } from './finish.js';
@@ -25,6 +25,8 @@ export type RunPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'fi
  */
 const POLL_MIN_MS = 25;
 const POLL_MAX_MS = 2000;
+/** At most one progress write per running generation per this interval: the rest wait for the next poll after it. */
+const PROGRESS_WRITE_MS = 1000;
 
 export interface RunOptions {
   /** The generation as just accepted by this process (skips a read). */
@@ -177,6 +179,7 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
   let delay = POLL_MIN_MS;
   let pollErrors = 0;
   const waitStarted = Date.now();
+  const progress = progressWriter(deps, g.id, g.attempt);
   for (;;) {
     let status: UpstreamStatus;
     try {
@@ -193,6 +196,7 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
       status = { state: 'running' };
     }
     if (isTerminal(status.state)) return finishWith(deps, g, status, upstreamId, req);
+    if (status.progress) await progress(status.progress);
     if (Date.now() - waitStarted > deps.config.upstream.jobTimeoutMs) {
       // The job is left running upstream: its id is recorded, so a retry adopts its result if it finishes.
       return finishFailed(
@@ -234,3 +238,19 @@ async function reconcile(deps: RunPorts, g: GenerationRow, req: UpstreamRequest)
   return null;
 }
 
+/**
+ * Writes what the provider reports of a running job when it changed, at most
+ * every PROGRESS_WRITE_MS; a value held back is written at the first poll
+ * after that. A failed write loses only that report.
+ */
+function progressWriter(deps: Pick<RunPorts, 'db' | 'log'>, id: string, attempt: number): (p: UpstreamProgress) => Promise<void> {
+  let written = '';
+  let at = 0;
+  return async (p) => {
+    const value = JSON.stringify({ stage: p.stage, percent: p.percent, queue_position: p.queue_position });
+    if (value === written || Date.now() - at < PROGRESS_WRITE_MS) return;
+    written = value;
+    at = Date.now();
+    await recordProgress(deps.db, id, attempt, JSON.parse(value) as UpstreamProgress).catch((err: unknown) => deps.log.warn({ err, generationId: id }, 'progress not recorded'));
+  };
+}

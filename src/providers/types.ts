@@ -79,6 +79,25 @@ export interface UpstreamStatus {
   finish_reason?: FinishReason;
   /** `content_policy`: the provider's own safety system refused the work (contract §11: content_policy_violation, refunded). */
   error?: { message: string; kind?: 'content_policy' };
+  /** What the provider says of an unfinished job, when it says anything (contract §5, `event: progress`). */
+  progress?: UpstreamProgress;
+}
+
+/** `stage`: queued or running; `percent` (0–100) and `queue_position` only when the provider reports them. */
+export interface UpstreamProgress {
+  stage: 'queued' | 'running';
+  percent?: number;
+  queue_position?: number;
+}
+
+/** The last percentage a log reports (tqdm bars, "45%", "step 9/20"), or undefined; the progress some providers report only in their logs. */
+export function percentInLogs(logs: string): number | undefined {
+  let found: number | undefined;
+  for (const m of logs.matchAll(/(\d{1,3}(?:\.\d+)?)\s*%|\b(\d+)\s*\/\s*(\d+)\s*\[/g)) {
+    const p = m[1] !== undefined ? Number(m[1]) : (Number(m[2]) / Number(m[3])) * 100;
+    if (Number.isFinite(p) && p >= 0 && p <= 100) found = Math.floor(p);
+  }
+  return found;
 }
 
 export type ChatStreamChunk =

@@ -5,6 +5,13 @@ import type { Queryable } from './db.js';
 /** The generations and their outputs: rows as the database holds them. */
 export type GenerationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 
+export interface GenerationProgress {
+  stage: 'queued' | 'running';
+  percent?: number;
+  queue_position?: number;
+  version: number;
+}
+
 export interface GenerationRow {
   id: string;
   organization_id: string;
@@ -31,6 +38,8 @@ export interface GenerationRow {
   comparison_id: string | null;
   runner_node: string | null;
   version: number;
+  /** The provider's last reported progress of the running attempt; `version` is the generation version its write made. */
+  progress?: GenerationProgress | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
@@ -116,9 +125,23 @@ export async function recordUpstreamId(q: Queryable, id: string, attempt: number
 export async function requeueForAttempt(q: Queryable, id: string, attempt: number, history: GenerationRow['upstream_history']): Promise<void> {
   await q.query(
     `UPDATE generations SET status = 'queued', attempt = $2, upstream_history = $3, upstream_id = NULL, error = NULL,
-       reserved_credits = reserved_credits + price_credits, completed_at = NULL, version = version + 1 WHERE id = $1`,
+       reserved_credits = reserved_credits + price_credits, completed_at = NULL, progress = NULL, version = version + 1 WHERE id = $1`,
     [id, attempt, JSON.stringify(history)],
   );
+}
+
+/**
+ * The running attempt's progress as the provider reported it. It bumps the
+ * version like any visible change, so the event streams' watch sees it on
+ * every node; the runner bounds how often it is written.
+ */
+export async function recordProgress(q: Queryable, id: string, attempt: number, progress: Omit<GenerationProgress, 'version'>): Promise<boolean> {
+  const r = await q.query(
+    `UPDATE generations SET progress = $3::jsonb || jsonb_build_object('version', version + 1), version = version + 1
+     WHERE id = $1 AND attempt = $2 AND status = 'running'`,
+    [id, attempt, JSON.stringify(progress)],
+  );
+  return r.rowCount === 1;
 }
 
 /** The versions of the given generations, for the event streams' change watch (one query per node per tick). */

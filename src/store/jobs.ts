@@ -10,13 +10,21 @@ export interface ClaimedJob {
   claims: number;
 }
 
+/**
+ * A paused organization's queued generations are not claimed (contract §7):
+ * they wait, due, until the unpause. A running one (a lease that ran out, a
+ * dead node's job handed back) is claimed as ever, so it finishes. The check
+ * is two primary-key probes per candidate row.
+ */
 export async function claimDueJobs(q: Queryable, nodeId: string, leaseSeconds: number, limit: number): Promise<ClaimedJob[]> {
   const r = await q.query<ClaimedJob>(
     `UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
        run_at = now() + make_interval(secs => $2), claims = claims + 1
      WHERE id IN (
-       SELECT id FROM jobs WHERE run_at <= now()
-       ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       SELECT j.id FROM jobs j WHERE j.run_at <= now()
+         AND NOT EXISTS (SELECT 1 FROM generations g JOIN organizations o ON o.id = g.organization_id
+                         WHERE g.id = j.generation_id AND g.status = 'queued' AND o.paused)
+       ORDER BY j.run_at LIMIT $3 FOR UPDATE OF j SKIP LOCKED)
      RETURNING generation_id, claims`,
     [nodeId, leaseSeconds, limit],
   );

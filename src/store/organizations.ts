@@ -7,6 +7,11 @@ export interface OrganizationRow {
   plan: Plan;
   enterprise: boolean;
   paused: boolean;
+  paused_at: Date | null;
+  /** Why it is paused: `{kind: "anomaly", …}` from the detector, `{kind: "owner"}` from PATCH; null when running. */
+  pause_reason: Record<string, unknown> | null;
+  /** The last unpause: the anomaly detector judges only generations accepted from then on. */
+  spend_window_from: Date | null;
   created_at: Date;
 }
 
@@ -32,17 +37,31 @@ export async function updateOrganizationPlan(q: Queryable, id: string, plan: Pla
   return r.rows[0];
 }
 
-export async function updateOrganizationPaused(q: Queryable, id: string, paused: boolean): Promise<OrganizationRow | undefined> {
+/**
+ * Pauses (with its reason) or unpauses. An unpause of a paused organization
+ * starts the anomaly detector's window afresh; unpausing one that runs
+ * changes nothing, so it cannot be used to hide a burst from the detector.
+ */
+export async function updateOrganizationPaused(
+  q: Queryable, id: string, paused: boolean, reason: Record<string, unknown> | null,
+): Promise<OrganizationRow | undefined> {
   const r = await q.query<OrganizationRow>(
-    'UPDATE organizations SET paused = $2, paused_at = CASE WHEN $2 THEN now() ELSE NULL END WHERE id = $1 RETURNING *',
-    [id, paused],
+    `UPDATE organizations SET paused = $2,
+       paused_at = CASE WHEN NOT $2 THEN NULL WHEN paused THEN paused_at ELSE now() END,
+       pause_reason = CASE WHEN NOT $2 THEN NULL WHEN paused THEN pause_reason ELSE $3::jsonb END,
+       spend_window_from = CASE WHEN paused AND NOT $2 THEN now() ELSE spend_window_from END
+     WHERE id = $1 RETURNING *`,
+    [id, paused, reason === null ? null : JSON.stringify(reason)],
   );
   return r.rows[0];
 }
 
 /** Pauses a running organization; false if it was already paused, so only one of concurrent pausers sees true. */
-export async function pauseIfRunning(q: Queryable, id: string): Promise<boolean> {
-  const r = await q.query('UPDATE organizations SET paused = true, paused_at = now() WHERE id = $1 AND NOT paused RETURNING 1', [id]);
+export async function pauseIfRunning(q: Queryable, id: string, reason: Record<string, unknown>): Promise<boolean> {
+  const r = await q.query(
+    'UPDATE organizations SET paused = true, paused_at = now(), pause_reason = $2::jsonb WHERE id = $1 AND NOT paused RETURNING 1',
+    [id, JSON.stringify(reason)],
+  );
   return r.rowCount === 1;
 }
 

@@ -7,6 +7,7 @@ interface Row {
   outcome: SimulatedJob['outcome'];
   ready_at: Date;
   canceled_at: Date | null;
+  created_at: Date;
 }
 
 /** The simulator's jobs in the `simulator_jobs` table. */
@@ -29,9 +30,9 @@ export function simulatorJobsIn(db: Queryable): SimulatorJobs {
       await db.query('UPDATE simulator_jobs SET canceled_at = now() WHERE id = $1 AND canceled_at IS NULL', [id]);
     },
     async get(id) {
-      const r = await db.query<Row>('SELECT id, client_ref, outcome, ready_at, canceled_at FROM simulator_jobs WHERE id = $1', [id]);
+      const r = await db.query<Row>('SELECT id, client_ref, outcome, ready_at, canceled_at, created_at FROM simulator_jobs WHERE id = $1', [id]);
       const row = r.rows[0];
-      return row ? { id: row.id, clientRef: row.client_ref, outcome: row.outcome, readyAt: row.ready_at, canceledAt: row.canceled_at } : null;
+      return row ? { id: row.id, clientRef: row.client_ref, outcome: row.outcome, readyAt: row.ready_at, canceledAt: row.canceled_at, createdAt: row.created_at } : null;
     },
   };
 }

@@ -29,11 +29,19 @@ export async function insertBudgetNotice(q: Queryable, apiKeyId: string, period:
   return n.rowCount === 1;
 }
 
-/** Credits charged since `since` to each organization that is not paused (the ledger, so settlements still pending count too). */
+/**
+ * Credits charged since `since` to each organization that is not paused (the
+ * ledger, so settlements still pending count too). After an unpause only the
+ * generations accepted from then on count: the queued ones that waited out the
+ * pause are charged after it, but they are the burst already judged.
+ */
 export async function chargedSinceByRunningOrganization(q: Queryable, since: Date): Promise<{ organization_id: string; spent: string }[]> {
   const r = await q.query<{ organization_id: string; spent: string }>(
     `SELECT l.organization_id, -sum(l.balance_delta) AS spent FROM ledger_entries l JOIN organizations o ON o.id = l.organization_id
-     WHERE l.kind = 'charge' AND l.created_at >= $1 AND NOT o.paused GROUP BY l.organization_id`,
+     WHERE l.kind = 'charge' AND l.created_at >= $1 AND NOT o.paused
+       AND (o.spend_window_from IS NULL OR (l.created_at >= o.spend_window_from
+         AND NOT EXISTS (SELECT 1 FROM generations g WHERE g.id = l.generation_id AND g.created_at < o.spend_window_from)))
+     GROUP BY l.organization_id`,
     [since],
   );
   return r.rows;

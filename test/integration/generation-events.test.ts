@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Mmgen, type GenerationProgress } from '../../sdk/src/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 interface SseEvent {
@@ -41,6 +42,53 @@ describeEachBackend('GET /v1/generations/{id}/events', (backend) => {
     video = 'wan-2.2';
   });
   afterAll(async () => s?.close());
+
+  /** Progress events (contract §5): in order, non-decreasing percent, ids increasing across both kinds, all before the terminal state. */
+  function expectProgressBeforeTerminal(events: SseEvent[], id: string): Array<{ stage: string; percent?: number }> {
+    const ids = events.map((e) => Number(e.id));
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(events.at(-1)!.event).toBe('generation');
+    expect(JSON.parse(events.at(-1)!.data!).status).toBe('succeeded');
+    expect(events.slice(0, -1).filter((e) => e.event === 'generation').every((e) => ['queued', 'running'].includes(JSON.parse(e.data!).status))).toBe(true);
+    const progress = events.filter((e) => e.event === 'progress').map((e) => JSON.parse(e.data!));
+    for (const p of progress) {
+      expect(p.generation_id).toBe(id);
+      expect(['queued', 'running']).toContain(p.stage);
+      expect(Object.keys(p).every((k) => ['generation_id', 'stage', 'percent', 'queue_position'].includes(k))).toBe(true);
+    }
+    const percents = progress.filter((p) => p.percent !== undefined).map((p) => p.percent as number);
+    expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+    expect(percents.every((p) => p >= 0 && p <= 100)).toBe(true);
+    return progress;
+  }
+
+  it('a simulated job over one second streams progress events before its terminal state; a resume after one sends only what followed', async () => {
+    const g = (await api('POST', '/v1/videos', { key: org.live, body: { model: video, prompt: 'slow', duration_s: 1, simulate: { delay_ms: 3500 } } })).body;
+    const { events } = await readEvents(`${s.url}/v1/generations/${g.id}/events`, org.live);
+    const progress = expectProgressBeforeTerminal(events, g.id);
+    // Written at most once a second over 3.5 s: at least two, and a percentage among them.
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.some((p) => p.stage === 'running' && typeof p.percent === 'number')).toBe(true);
+    const firstProgress = events.find((e) => e.event === 'progress')!;
+    const resumed = await readEvents(`${s.url}/v1/generations/${g.id}/events`, org.live, { 'last-event-id': firstProgress.id! });
+    expect(resumed.events.at(-1)!.event).toBe('generation');
+    expect(resumed.events.every((e) => Number(e.id) > Number(firstProgress.id))).toBe(true);
+    expect(resumed.events.filter((e) => e.event === 'progress')).toHaveLength(0); // terminal now: its progress is over
+  });
+
+  it("the SDK's wait({onProgress}) hears each progress event, in order, before it returns", async () => {
+    const sdk = new Mmgen({ apiKey: org.live, baseURL: s.url });
+    const created = await sdk.videos.create({ model: video, prompt: 'slow via the sdk', duration_s: 1, simulate: { delay_ms: 3000 } } as never);
+    const heard: GenerationProgress[] = [];
+    const statuses: string[] = [];
+    const done = await sdk.generations.wait(created, { onProgress: (p) => heard.push(p), onUpdate: (gen) => statuses.push(gen.status) });
+    expect(done.status).toBe('succeeded');
+    expect(heard.length).toBeGreaterThanOrEqual(2);
+    expect(heard.every((p) => p.generation_id === created.id)).toBe(true);
+    const percents = heard.flatMap((p) => (p.percent === undefined ? [] : [p.percent]));
+    expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+  });
 
   it('sends the current state, each change, and ends after the terminal state', async () => {
     const g = (await api('POST', '/v1/videos', { key: org.live, body: { model: video, prompt: 'x', duration_s: 1, simulate: { delay_ms: 700 } } })).body;

@@ -55,7 +55,7 @@ export interface paths {
         head?: never;
         /**
          * Pause or unpause the organization (owner keys only)
-         * @description Setting `paused: false` lifts a pause set by the spending anomaly detector.
+         * @description Setting `paused: false` lifts a pause set by the spending anomaly detector; the queued generations that waited then start.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -481,7 +481,7 @@ export interface paths {
         };
         /**
          * Server-sent events of a generation until it is terminal
-         * @description Events `generation` (data: the generation JSON, id: an increasing integer) and `: ping` comments. Resume with Last-Event-ID.
+         * @description Events `generation` (data: the generation JSON, id: an increasing integer), `progress` while it runs, where the provider reports it (data: `{generation_id, stage, percent?, queue_position?}`), and `: ping` comments. Resume with Last-Event-ID.
          */
         get: operations["streamGenerationEvents"];
         put?: never;
@@ -1078,6 +1078,20 @@ export interface operations {
                         plan: "free" | "pro" | "studio" | "team";
                         enterprise: boolean;
                         paused: boolean;
+                        paused_at: string | null;
+                        pause_reason: {
+                            /**
+                             * @description anomaly: the spending anomaly detector; owner: an owner key paused it.
+                             * @enum {string}
+                             */
+                            kind: "anomaly" | "owner";
+                            /** @description anomaly: the window judged */
+                            window_minutes?: number;
+                            /** @description anomaly: live spend in that window */
+                            spent_usd?: number;
+                            /** @description anomaly: the usual spend of such a window */
+                            baseline_usd?: number;
+                        } | null;
                         /** Format: date-time */
                         created_at: string;
                     };
@@ -1160,6 +1174,20 @@ export interface operations {
                         plan: "free" | "pro" | "studio" | "team";
                         enterprise: boolean;
                         paused: boolean;
+                        paused_at: string | null;
+                        pause_reason: {
+                            /**
+                             * @description anomaly: the spending anomaly detector; owner: an owner key paused it.
+                             * @enum {string}
+                             */
+                            kind: "anomaly" | "owner";
+                            /** @description anomaly: the window judged */
+                            window_minutes?: number;
+                            /** @description anomaly: live spend in that window */
+                            spent_usd?: number;
+                            /** @description anomaly: the usual spend of such a window */
+                            baseline_usd?: number;
+                        } | null;
                         /** Format: date-time */
                         created_at: string;
                     };

@@ -12,10 +12,21 @@ export function isTerminal(status: string): boolean {
   return TERMINAL_STATUSES.has(status as GenerationStatus);
 }
 
+/**
+ * The data of a `progress` event: what the provider reports of a running job
+ * (contract §5). `percent` (0–100) and `queue_position` only when it reports them.
+ */
+export interface GenerationProgress {
+  generation_id: string;
+  stage: 'queued' | 'running' | (string & {});
+  percent?: number;
+  queue_position?: number;
+}
+
 /** An event of GET /v1/generations/{id}/events. */
 export type GenerationStreamEvent =
   | { type: 'generation'; id: string | undefined; generation: Generation }
-  | { type: 'progress'; id: string | undefined; data: unknown };
+  | { type: 'progress'; id: string | undefined; data: GenerationProgress };
 
 export interface StreamOptions {
   /** Resume after this event id (what the last event's `id` was). */
@@ -33,8 +44,12 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Called with each new state: every event of the stream, or each status change seen by polling. */
   onUpdate?: (generation: Generation) => void;
-  /** Called with the data of `progress` events, when mmgen sends them. */
-  onProgress?: (data: unknown) => void;
+  /**
+   * Called with each `progress` event (in order, before the terminal state) where the provider reports
+   * progress. Progress travels only on the event stream: while wait() polls (`stream: false`, or no
+   * stream to be had), it is not called.
+   */
+  onProgress?: (progress: GenerationProgress) => void;
   /** false: poll only, never open the event stream. */
   stream?: boolean;
   /** First polling interval in ms (default 500); it grows by half each time up to `maxPollInterval` (default 5000). */
@@ -111,11 +126,11 @@ export class Generations {
           if (event.event === 'generation') {
             yield { type: 'generation', id: event.id, generation: JSON.parse(event.data) as Generation };
           } else if (event.event === 'progress') {
-            let data: unknown = event.data;
+            let data: GenerationProgress;
             try {
-              data = JSON.parse(event.data);
+              data = JSON.parse(event.data) as GenerationProgress;
             } catch {
-              // plain text progress stays text
+              continue; // not mmgen's progress: nothing a caller could read
             }
             yield { type: 'progress', id: event.id, data };
           }
@@ -173,7 +188,7 @@ export class Generations {
     id: string,
     signal: AbortSignal,
     seen: (g: Generation, always: boolean) => void,
-    onProgress: ((data: unknown) => void) | undefined,
+    onProgress: ((progress: GenerationProgress) => void) | undefined,
   ): Promise<Generation | undefined> {
     let lastEventId: string | undefined;
     let failures = 0;
@@ -182,6 +197,8 @@ export class Generations {
         // The loop here does the reconnecting, with Last-Event-ID, so the opening request is not retried by itself.
         for await (const event of this.stream(id, { lastEventId, signal, maxRetries: 0 })) {
           if (event.type === 'progress') {
+            // A resume after it must not repeat it.
+            lastEventId = event.id ?? lastEventId;
             onProgress?.(event.data);
             continue;
           }

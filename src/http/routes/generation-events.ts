@@ -19,13 +19,22 @@ const MAX_STREAM_MS = 30 * 60_000;
  * Changes are seen by reading the generation's version from the database
  * (one query per node for all its streams: GenerationWatch), so a stream on
  * one node sees work finished by a worker on any other node.
+ *
+ * Progress (what the provider reports of a running job) is written on the
+ * generation by its runner and bumps the version too; such a change is sent
+ * as `event: progress` with that version as its id. When a state change and
+ * a later progress write arrive in one look, the state goes first, with the
+ * id below the progress's: ids stay increasing, and a resume after either
+ * sends only what came after it.
  */
 export const generationEvents = defineRoute({
   method: 'GET',
   path: '/v1/generations/{id}/events',
   operationId: 'streamGenerationEvents',
   summary: 'Server-sent events of a generation until it is terminal',
-  description: 'Events `generation` (data: the generation JSON, id: an increasing integer) and `: ping` comments. Resume with Last-Event-ID.',
+  description:
+    'Events `generation` (data: the generation JSON, id: an increasing integer), `progress` while it runs, where the provider reports it ' +
+    '(data: `{generation_id, stage, percent?, queue_position?}`), and `: ping` comments. Resume with Last-Event-ID.',
   tag: 'Generations',
   auth: { role: 'viewer', scope: 'generations:read' },
   schema: {
@@ -56,10 +65,25 @@ export const generationEvents = defineRoute({
     const watch = generationWatch(deps);
     const started = Date.now();
     let lastWrite = Date.now();
+    // The state (status and attempt) of the last generation event sent: a change without a new state is progress only.
+    let sentState: string | null = null;
     const send = async () => {
-      const view = await generationView(deps, g);
-      res.write(`id: ${g.version}\nevent: generation\ndata: ${JSON.stringify(view)}\n\n`);
-      lastSent = g.version;
+      const p = g.status === 'running' ? g.progress : null;
+      const progressIsLatest = p != null && p.version === g.version;
+      const state = `${g.status}:${g.attempt}`;
+      const stateId = progressIsLatest ? g.version - 1 : g.version;
+      if ((!progressIsLatest || state !== sentState) && stateId > lastSent) {
+        const view = await generationView(deps, g);
+        res.write(`id: ${stateId}\nevent: generation\ndata: ${JSON.stringify(view)}\n\n`);
+        lastSent = stateId;
+      }
+      // Sent now, or seen by the client before it resumed.
+      sentState = state;
+      if (progressIsLatest && p.version > lastSent) {
+        const data = { generation_id: g.id, stage: p.stage, percent: p.percent, queue_position: p.queue_position };
+        res.write(`id: ${p.version}\nevent: progress\ndata: ${JSON.stringify(data)}\n\n`);
+        lastSent = p.version;
+      }
       lastWrite = Date.now();
     };
     try {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PLANS } from '../../domain/access.js';
 import { getOrganization, setPaused } from '../../domain/organizations.js';
 import { defineRoute } from '../route.js';
-import { Timestamp } from '../schemas.js';
+import { Nullable, Timestamp } from '../schemas.js';
 
 export const Organization = Type.Object(
   {
@@ -12,6 +12,18 @@ export const Organization = Type.Object(
     plan: Type.String({ enum: [...PLANS] }),
     enterprise: Type.Boolean(),
     paused: Type.Boolean(),
+    paused_at: Nullable(Timestamp),
+    pause_reason: Nullable(
+      Type.Object(
+        {
+          kind: Type.String({ enum: ['anomaly', 'owner'], description: 'anomaly: the spending anomaly detector; owner: an owner key paused it.' }),
+          window_minutes: Type.Optional(Type.Integer({ description: 'anomaly: the window judged' })),
+          spent_usd: Type.Optional(Type.Number({ description: 'anomaly: live spend in that window' })),
+          baseline_usd: Type.Optional(Type.Number({ description: 'anomaly: the usual spend of such a window' })),
+        },
+        { title: 'PauseReason' },
+      ),
+    ),
     created_at: Timestamp,
   },
   { title: 'Organization' },
@@ -33,7 +45,7 @@ export const updateOrganization = defineRoute({
   path: '/v1/organization',
   operationId: 'updateOrganization',
   summary: 'Pause or unpause the organization (owner keys only)',
-  description: 'Setting `paused: false` lifts a pause set by the spending anomaly detector.',
+  description: 'Setting `paused: false` lifts a pause set by the spending anomaly detector; the queued generations that waited then start.',
   tag: 'Organization',
   auth: { role: 'owner' },
   schema: {
@@ -41,7 +53,7 @@ export const updateOrganization = defineRoute({
     response: { 200: Organization },
   },
   handler: async ({ principal, body, deps }) => {
-    if (body.paused !== undefined) await setPaused(deps.db, principal.organizationId, body.paused);
+    if (body.paused !== undefined) await setPaused(deps, principal.organizationId, body.paused);
     return { status: 200, body: await getOrganization(deps.db, principal.organizationId) };
   },
 });

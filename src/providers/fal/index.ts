@@ -1,7 +1,7 @@
 import type { ProviderCredentials } from '../types.js';
 import { collectFiles, pickOutputs } from '../files.js';
 import { field, isArray, isNonEmptyString, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
-import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';
+import { percentInLogs, ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';
 import { appIdOf, endpointCall } from './mapping.js';
 
 /**
@@ -58,10 +58,19 @@ export class FalAdapter implements ProviderAdapter {
   }
 
   async poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus> {
-    const res = await this.http.json({ method: 'GET', path: `${upstreamId}/status`, read: true });
+    // logs=1: fal sends the run's log lines, where models that report a percentage write it.
+    const res = await this.http.json({ method: 'GET', path: `${upstreamId}/status`, query: { logs: '1' }, read: true });
     const status = field(NAME, res.body, 'status', isString);
-    if (status === 'IN_QUEUE') return { state: 'queued' };
-    if (status === 'IN_PROGRESS') return { state: 'running' };
+    const raw = res.body as Record<string, unknown>;
+    if (status === 'IN_QUEUE') {
+      const position = raw.queue_position;
+      return { state: 'queued', progress: typeof position === 'number' && Number.isInteger(position) && position >= 0 ? { stage: 'queued', queue_position: position } : { stage: 'queued' } };
+    }
+    if (status === 'IN_PROGRESS') {
+      const lines = isArray(raw.logs) ? raw.logs.map((l) => (isObject(l) && isString(l.message) ? l.message : '')).join('\n') : '';
+      const percent = percentInLogs(lines);
+      return { state: 'running', progress: percent === undefined ? { stage: 'running' } : { stage: 'running', percent } };
+    }
     if (status !== 'COMPLETED') throw providerError(NAME, 'malformed_response', `answered with an unknown queue status "${status}"`);
     const body = res.body as Record<string, unknown>;
     if (isString(body.error) && body.error) return { state: 'failed', error: { message: `${NAME}: ${body.error}` } };

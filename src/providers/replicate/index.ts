@@ -1,7 +1,7 @@
 import type { ProviderCredentials } from '../types.js';
 import { collectFiles, pickOutputs } from '../files.js';
 import { field, isNonEmptyString, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
-import { ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';
+import { percentInLogs, ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';
 import { LostCreates } from './lost-creates.js';
 import { createCall } from './mapping.js';
 
@@ -83,9 +83,12 @@ export class ReplicateAdapter implements ProviderAdapter {
     const p = body as Record<string, unknown>;
     switch (status) {
       case 'starting':
-        return { state: 'queued' };
-      case 'processing':
-        return { state: 'running' };
+        return { state: 'queued', progress: { stage: 'queued' } };
+      case 'processing': {
+        // Replicate reports progress only in the prediction's logs (the model's tqdm bars).
+        const percent = isString(p.logs) ? percentInLogs(p.logs) : undefined;
+        return { state: 'running', progress: percent === undefined ? { stage: 'running' } : { stage: 'running', percent } };
+      }
       case 'canceled':
         return { state: 'canceled' };
       case 'failed':

@@ -2,7 +2,7 @@ import { MODALITIES } from '../../catalog/index.js';
 import { newId } from '../../ids.js';
 import { probeAudioVideo, speechDurationS, MediaInputError } from '../../media/index.js';
 import { chatReply, renderAudio, renderImage, renderMesh, renderVideo, streamChatReply, upscaleImage, type ChatMessage } from './render/index.js';
-import type { SimulatorJobs } from './jobs.js';
+import type { SimulatedJob, SimulatorJobs } from './jobs.js';
 import {
   ProviderError,
   type ChatStreamChunk,
@@ -28,6 +28,8 @@ import {
  * generation, and a retry must find the job by its client reference).
  */
 const MAX_DELAY_MS = 600_000;
+/** Jobs longer than this report progress (contract §5: delays over one second). */
+const PROGRESS_MIN_DELAY_MS = 1000;
 /** Modalities whose real upstream APIs are request/response (OpenAI images, speech, chat); the others are job APIs. */
 const ANSWERS_AT_ONCE = new Set(['image', 'voice', 'chat']);
 
@@ -71,11 +73,24 @@ export class SimulatorProvider implements ProviderAdapter {
     await this.jobs.cancel(upstreamId);
   }
 
+  /**
+   * A job that takes over a second reports its progress as providers do
+   * (contract §5): queued for its first tenth, then running, by tens of
+   * percent of its delay.
+   */
+  private progressOf(job: SimulatedJob): Pick<UpstreamStatus, 'progress'> {
+    const total = job.readyAt.getTime() - job.createdAt.getTime();
+    if (total <= PROGRESS_MIN_DELAY_MS) return {};
+    const done = Math.min(Math.max((this.now() - job.createdAt.getTime()) / total, 0), 0.99);
+    if (done < 0.1) return { progress: { stage: 'queued', queue_position: 0 } };
+    return { progress: { stage: 'running', percent: Math.floor(((done - 0.1) / 0.9) * 10) * 10 } };
+  }
+
   async poll(upstreamId: string, req: UpstreamRequest): Promise<UpstreamStatus> {
     const job = await this.jobs.get(upstreamId);
     if (!job) throw new ProviderError(`No such simulated job: ${upstreamId}`, { kind: 'not_found', retryable: false, accepted: false, origin: 'provider', status: 404 });
     if (job.canceledAt) return { state: 'canceled' };
-    if (job.readyAt.getTime() > this.now()) return { state: 'running' };
+    if (job.readyAt.getTime() > this.now()) return { state: 'running', ...this.progressOf(job) };
     if (job.outcome === 'failure') return { state: 'failed', error: { message: 'The simulated provider failed the job (simulate.outcome = "failure").' } };
     return this.render(req);
   }

@@ -10,6 +10,7 @@ export interface SimulatedJob {
   outcome: 'success' | 'failure' | 'lost';
   readyAt: Date;
   canceledAt: Date | null;
+  createdAt: Date;
 }
 
 export interface SimulatorJobs {

@@ -37,15 +37,28 @@ function isActive(item: NavItem, path: string): boolean {
   return item.to === '/' ? path === '/' : path === item.to || path.startsWith(`${item.to}/`);
 }
 
+const usd = (n: number | undefined) => (n === undefined ? '?' : n.toFixed(2));
+
 function PausedBanner() {
   const { org, can, refreshOrg, api } = useSession();
   const { busy, error, run } = useAction();
   if (!org.paused) return null;
+  const reason = org.pause_reason;
+  const since = org.paused_at ? ` since ${new Date(org.paused_at).toLocaleString()}` : '';
   return (
     <div className="banner banner-danger" role="alert" data-testid="paused-banner">
-      <div>
-        <strong>Your organization is paused.</strong> The spending anomaly detector stopped every credit-consuming request after an unusual burst of
-        spend. Review recent usage; an owner can lift the pause.
+      <div data-testid="pause-reason">
+        <strong>Your organization is paused{since}.</strong>{' '}
+        {reason?.kind === 'anomaly' ? (
+          <>
+            The spending anomaly detector saw ${usd(reason.spent_usd)} of spend in {reason.window_minutes ?? '?'} minutes, where a usual window
+            costs ${usd(reason.baseline_usd)}.
+          </>
+        ) : (
+          <>An owner paused it.</>
+        )}{' '}
+        No credit-consuming request is accepted and queued generations wait; running ones finish. Review recent usage; an owner can lift the pause,
+        and the queued generations then start.
       </div>
       <Button
         variant="danger"
