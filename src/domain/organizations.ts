@@ -7,12 +7,14 @@ import {
   insertUser,
   type OrganizationRow,
   selectOrganization,
+  updateOrganizationBudget,
   updateOrganizationPaused,
   updateOrganizationPlan,
 } from '../store/organizations.js';
 import type { Plan } from './access.js';
 import { insertApiKey } from './api-keys.js';
-import { topUp, type Wallet, getWallet } from '../billing/credits.js';
+import { creditsToUsd, topUp, type Wallet, getWallet } from '../billing/credits.js';
+import { organizationMonthSpend } from '../store/spending.js';
 
 /**
  * Organization glossary
@@ -29,16 +31,34 @@ export interface OrganizationView {
   plan: Plan;
   enterprise: boolean;
   paused: boolean;
+  /** Contract §7: null = no budget. */
+  monthly_budget_usd: number | null;
+  budget_action: 'notify' | 'block';
+  /** Live credits charged this calendar month (UTC) plus those held now, in dollars. */
+  spent_usd: number;
   created_at: string;
 }
 
-function toView(r: OrganizationRow | undefined, id: string): OrganizationView {
+async function toView(q: Queryable, r: OrganizationRow | undefined, id: string): Promise<OrganizationView> {
   if (!r) throw new ApiError('resource_not_found', `No such organization: '${id}'`, 'id');
-  return { id: r.id, object: 'organization', name: r.name, plan: r.plan, enterprise: r.enterprise, paused: r.paused, created_at: r.created_at.toISOString() };
+  return {
+    id: r.id, object: 'organization', name: r.name, plan: r.plan, enterprise: r.enterprise, paused: r.paused,
+    monthly_budget_usd: r.monthly_budget_usd === null ? null : Number(r.monthly_budget_usd), budget_action: r.budget_action,
+    spent_usd: creditsToUsd(await organizationMonthSpend(q, r.id)), created_at: r.created_at.toISOString(),
+  };
 }
 
 export async function getOrganization(q: Queryable, id: string): Promise<OrganizationView> {
-  return toView(await selectOrganization(q, id), id);
+  return toView(q, await selectOrganization(q, id), id);
+}
+
+/** Sets the organization's monthly budget and what passing it does (contract §7); undefined fields stay as they are. */
+export async function setBudget(
+  q: Queryable,
+  id: string,
+  b: { monthly_budget_usd?: number | null | undefined; budget_action?: 'notify' | 'block' | undefined },
+): Promise<OrganizationView> {
+  return toView(q, await updateOrganizationBudget(q, id, { monthlyBudgetUsd: b.monthly_budget_usd, budgetAction: b.budget_action }), id);
 }
 
 export interface CreatedOrganization {
@@ -81,11 +101,11 @@ export async function insertOrganization(
 }
 
 export async function setPlan(q: Queryable, id: string, plan: Plan, enterprise?: boolean): Promise<OrganizationView> {
-  return toView(await updateOrganizationPlan(q, id, plan, enterprise ?? null), id);
+  return toView(q, await updateOrganizationPlan(q, id, plan, enterprise ?? null), id);
 }
 
 export async function setPaused(q: Queryable, id: string, paused: boolean): Promise<OrganizationView> {
-  return toView(await updateOrganizationPaused(q, id, paused), id);
+  return toView(q, await updateOrganizationPaused(q, id, paused), id);
 }
 
 export { countOrganizationRows as countOrganizations } from '../store/organizations.js';

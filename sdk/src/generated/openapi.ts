@@ -54,8 +54,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Pause or unpause the organization (owner keys only)
-         * @description Setting `paused: false` lifts a pause set by the spending anomaly detector.
+         * Pause or unpause the organization, or set its monthly budget (owner keys only)
+         * @description Setting `paused: false` lifts a pause set by the spending anomaly detector. `monthly_budget_usd` and `budget_action` set the organization's budget, which counts the spend of all its keys (contract §7).
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -157,7 +157,7 @@ export interface paths {
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
-        /** Update a key's name, scopes, IP allowlist or monthly budget */
+        /** Update a key's name, scopes, IP allowlist or monthly budget and its action */
         patch: operations["updateApiKey"];
         trace?: never;
     };
@@ -770,7 +770,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -1018,6 +1018,11 @@ export interface operations {
                         plan: "free" | "pro" | "studio" | "team";
                         enterprise: boolean;
                         paused: boolean;
+                        monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** Format: date-time */
                         created_at: string;
                     };
@@ -1081,6 +1086,12 @@ export interface operations {
             content: {
                 "application/json": {
                     paused?: boolean;
+                    monthly_budget_usd?: number | null;
+                    /**
+                     * @description `notify` (default): usage.budget_threshold events only. `block`: a request whose reservation would take the month's spend past the budget is refused with 402 budget_exceeded.
+                     * @enum {string}
+                     */
+                    budget_action?: "notify" | "block";
                 };
             };
         };
@@ -1100,6 +1111,11 @@ export interface operations {
                         plan: "free" | "pro" | "studio" | "team";
                         enterprise: boolean;
                         paused: boolean;
+                        monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** Format: date-time */
                         created_at: string;
                     };
@@ -1461,6 +1477,10 @@ export interface operations {
                             scopes: string[];
                             ipAllowlist: string[];
                             monthly_budget_usd: number | null;
+                            /** @enum {string} */
+                            budget_action: "notify" | "block";
+                            /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                            spent_usd: number;
                             /** @description The first characters of the secret, to recognize it. */
                             prefix: string;
                             /** Format: date-time */
@@ -1547,6 +1567,11 @@ export interface operations {
                     /** @description IPv4/IPv6 CIDR ranges (Enterprise). */
                     ipAllowlist?: string[];
                     monthly_budget_usd?: number | null;
+                    /**
+                     * @description `notify` (default): usage.budget_threshold events only. `block`: a request whose reservation would take the month's spend past the budget is refused with 402 budget_exceeded.
+                     * @enum {string}
+                     */
+                    budget_action?: "notify" | "block";
                 };
             };
         };
@@ -1570,6 +1595,10 @@ export interface operations {
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** @description The first characters of the secret, to recognize it. */
                         prefix: string;
                         /** Format: date-time */
@@ -1673,6 +1702,10 @@ export interface operations {
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** @description The first characters of the secret, to recognize it. */
                         prefix: string;
                         /** Format: date-time */
@@ -1758,6 +1791,10 @@ export interface operations {
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** @description The first characters of the secret, to recognize it. */
                         prefix: string;
                         /** Format: date-time */
@@ -1940,6 +1977,11 @@ export interface operations {
                     /** @description IPv4/IPv6 CIDR ranges (Enterprise). */
                     ipAllowlist?: string[];
                     monthly_budget_usd?: number | null;
+                    /**
+                     * @description `notify` (default): usage.budget_threshold events only. `block`: a request whose reservation would take the month's spend past the budget is refused with 402 budget_exceeded.
+                     * @enum {string}
+                     */
+                    budget_action?: "notify" | "block";
                 };
             };
         };
@@ -1963,6 +2005,10 @@ export interface operations {
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** @description The first characters of the secret, to recognize it. */
                         prefix: string;
                         /** Format: date-time */
@@ -2173,7 +2219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -2412,7 +2458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -2630,7 +2676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -2859,7 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3086,7 +3132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3308,7 +3354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3520,7 +3566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3756,7 +3802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3984,7 +4030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -4604,7 +4650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -4889,7 +4935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
