@@ -15,6 +15,7 @@ export const ERROR_TABLE = {
   invalid_authorization: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
   insufficient_credits: { status: 402, type: 'billing_error' },
+  budget_exceeded: { status: 402, type: 'billing_error' },
   ip_not_allowed: { status: 403, type: 'permission_error' },
   insufficient_role: { status: 403, type: 'permission_error' },
   organization_paused: { status: 403, type: 'permission_error' },

@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'invalid_authorization',
   'invalid_api_key',
   'insufficient_credits',
+  'budget_exceeded',
   'ip_not_allowed',
   'insufficient_role',
   'organization_paused',

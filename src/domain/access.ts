@@ -50,6 +50,12 @@ export interface Principal {
   enterprise: boolean;
   paused: boolean;
   /**
+   * A blocking budget (the key's or its organization's, contract §7) concerns
+   * this key: its reservations are budget-checked (billing/budgets.ts). Part of
+   * the key fingerprint. Absent means false.
+   */
+  budgetGated?: boolean;
+  /**
    * Set when the principal came from this process's cache of keys rather than
    * from the database: the fingerprint that the accepting statement must still
    * find (then nothing before it may have had effects), else it throws

@@ -14,6 +14,8 @@ import {
   type ApiKeyRow,
 } from '../store/api-keys.js';
 import type { Queryable } from '../store/db.js';
+import { keysMonthSpend } from '../store/spending.js';
+import { creditsToUsd } from '../billing/credits.js';
 import { canGrant, roleAllows, StaleAuthentication, type Mode, type Principal, type Role, type Scope } from './access.js';
 
 /**
@@ -30,6 +32,9 @@ export interface ApiKeyView {
   scopes: Scope[];
   ipAllowlist: string[];
   monthly_budget_usd: number | null;
+  budget_action: 'notify' | 'block';
+  /** Live credits charged this calendar month (UTC) plus those held now, in dollars. */
+  spent_usd: number;
   prefix: string;
   created_at: string;
   last_used_at: string | null;
@@ -41,7 +46,7 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-export function toApiKeyView(r: ApiKeyRow): ApiKeyView {
+export function toApiKeyView(r: ApiKeyRow, spentCredits = 0): ApiKeyView {
   return {
     id: r.id,
     object: 'api_key',
@@ -51,6 +56,8 @@ export function toApiKeyView(r: ApiKeyRow): ApiKeyView {
     scopes: r.scopes,
     ipAllowlist: r.ip_allowlist,
     monthly_budget_usd: r.monthly_budget_usd === null ? null : Number(r.monthly_budget_usd),
+    budget_action: r.budget_action,
+    spent_usd: creditsToUsd(spentCredits),
     prefix: r.prefix,
     created_at: r.created_at.toISOString(),
     last_used_at: r.last_used_at ? r.last_used_at.toISOString() : null,
@@ -114,6 +121,7 @@ export interface CreateKeyInput {
   scopes: Scope[];
   ipAllowlist: string[];
   monthlyBudgetUsd: number | null;
+  budgetAction?: 'notify' | 'block' | undefined;
 }
 
 export async function insertApiKey(q: Queryable, input: CreateKeyInput): Promise<{ view: ApiKeyView; secret: string }> {
@@ -128,6 +136,7 @@ export async function insertApiKey(q: Queryable, input: CreateKeyInput): Promise
     scopes: input.scopes,
     ipAllowlist: input.ipAllowlist,
     monthlyBudgetUsd: input.monthlyBudgetUsd,
+    budgetAction: input.budgetAction,
     prefix: secret.slice(0, 12),
     secretSha256: hashSecret(secret),
   });
@@ -165,6 +174,7 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
       plan: row.plan,
       enterprise: row.enterprise,
       paused: row.paused,
+      budgetGated: row.budget_gated,
     },
     ipAllowlist: row.ip_allowlist,
     lastUsedAt: row.last_used_at,
@@ -252,6 +262,7 @@ export interface CreateKeyRequest {
   scopes?: Scope[] | undefined;
   ipAllowlist?: string[] | undefined;
   monthly_budget_usd?: number | null | undefined;
+  budget_action?: 'notify' | 'block' | undefined;
 }
 
 export async function createApiKey(q: Queryable, caller: Principal, req: CreateKeyRequest): Promise<ApiKeyView & { key: string }> {
@@ -277,6 +288,7 @@ export async function createApiKey(q: Queryable, caller: Principal, req: CreateK
     scopes,
     ipAllowlist,
     monthlyBudgetUsd: req.monthly_budget_usd ?? null,
+    budgetAction: req.budget_action,
   });
   return { ...view, key: secret };
 }
@@ -286,6 +298,7 @@ export interface UpdateKeyRequest {
   scopes?: Scope[] | undefined;
   ipAllowlist?: string[] | undefined;
   monthly_budget_usd?: number | null | undefined;
+  budget_action?: 'notify' | 'block' | undefined;
 }
 
 export async function updateApiKey(q: Queryable, caller: Principal, id: string, req: UpdateKeyRequest): Promise<ApiKeyView> {
@@ -299,9 +312,11 @@ export async function updateApiKey(q: Queryable, caller: Principal, id: string, 
     await assertAllowlistGrantable(q, caller, ipAllowlist);
   }
   const budget = req.monthly_budget_usd !== undefined ? req.monthly_budget_usd : row.monthly_budget_usd;
-  const updated = await updateKeySettings(q, id, { name: req.name ?? row.name, scopes, ipAllowlist, monthlyBudgetUsd: budget });
+  const updated = await updateKeySettings(q, id, {
+    name: req.name ?? row.name, scopes, ipAllowlist, monthlyBudgetUsd: budget, budgetAction: req.budget_action ?? row.budget_action,
+  });
   if (!updated) throw notFound('api key', id);
-  return toApiKeyView(updated);
+  return withSpend(q, updated);
 }
 
 export async function revokeApiKey(q: Queryable, caller: Principal, id: string): Promise<{ id: string; object: 'api_key'; deleted: true }> {
@@ -312,7 +327,7 @@ export async function revokeApiKey(q: Queryable, caller: Principal, id: string):
 }
 
 export async function getApiKey(q: Queryable, caller: Principal, id: string): Promise<ApiKeyView> {
-  return toApiKeyView(await loadKey(q, caller, id));
+  return withSpend(q, await loadKey(q, caller, id));
 }
 
 export async function listApiKeys(
@@ -328,7 +343,15 @@ export async function listApiKeys(
     cursor = after.seq;
   }
   const rows = await listActiveKeys(q, caller.organizationId, caller.mode, cursor, page.limit + 1);
-  return { object: 'list', data: rows.slice(0, page.limit).map(toApiKeyView), has_more: rows.length > page.limit };
+  const page_ = rows.slice(0, page.limit);
+  const spent = await keysMonthSpend(q, caller.organizationId, page_.map((r) => r.id));
+  return { object: 'list', data: page_.map((r) => toApiKeyView(r, spent.get(r.id) ?? 0)), has_more: rows.length > page.limit };
+}
+
+/** The key's view with its month's spend (store/spending.ts). */
+async function withSpend(q: Queryable, row: ApiKeyRow): Promise<ApiKeyView> {
+  const spent = await keysMonthSpend(q, row.organization_id, [row.id]);
+  return toApiKeyView(row, spent.get(row.id) ?? 0);
 }
 
 function dedupe<T>(xs: readonly T[]): T[] {

@@ -8,12 +8,14 @@ import {
   insertUser,
   type OrganizationRow,
   selectOrganization,
+  updateOrganizationBudget,
   updateOrganizationPaused,
   updateOrganizationPlan,
 } from '../store/organizations.js';
 import type { Plan } from './access.js';
 import { insertApiKey } from './api-keys.js';
-import { topUp, type Wallet, getWallet } from '../billing/credits.js';
+import { creditsToUsd, topUp, type Wallet, getWallet } from '../billing/credits.js';
+import { organizationMonthSpend } from '../store/spending.js';
 
 /**
  * Organization glossary
@@ -41,20 +43,35 @@ export interface OrganizationView {
   paused: boolean;
   paused_at: string | null;
   pause_reason: PauseReason | null;
+  /** Contract §7: null = no budget. */
+  monthly_budget_usd: number | null;
+  budget_action: 'notify' | 'block';
+  /** Live credits charged this calendar month (UTC) plus those held now, in dollars. */
+  spent_usd: number;
   created_at: string;
 }
 
-function toView(r: OrganizationRow | undefined, id: string): OrganizationView {
+async function toView(q: Queryable, r: OrganizationRow | undefined, id: string): Promise<OrganizationView> {
   if (!r) throw new ApiError('resource_not_found', `No such organization: '${id}'`, 'id');
   return {
     id: r.id, object: 'organization', name: r.name, plan: r.plan, enterprise: r.enterprise,
     paused: r.paused, paused_at: r.paused_at?.toISOString() ?? null, pause_reason: r.paused ? ((r.pause_reason as PauseReason | null) ?? { kind: 'owner' }) : null,
-    created_at: r.created_at.toISOString(),
+    monthly_budget_usd: r.monthly_budget_usd === null ? null : Number(r.monthly_budget_usd), budget_action: r.budget_action,
+    spent_usd: creditsToUsd(await organizationMonthSpend(q, r.id)), created_at: r.created_at.toISOString(),
   };
 }
 
 export async function getOrganization(q: Queryable, id: string): Promise<OrganizationView> {
-  return toView(await selectOrganization(q, id), id);
+  return toView(q, await selectOrganization(q, id), id);
+}
+
+/** Sets the organization's monthly budget and what passing it does (contract §7); undefined fields stay as they are. */
+export async function setBudget(
+  q: Queryable,
+  id: string,
+  b: { monthly_budget_usd?: number | null | undefined; budget_action?: 'notify' | 'block' | undefined },
+): Promise<OrganizationView> {
+  return toView(q, await updateOrganizationBudget(q, id, { monthlyBudgetUsd: b.monthly_budget_usd, budgetAction: b.budget_action }), id);
 }
 
 export interface CreatedOrganization {
@@ -97,7 +114,7 @@ export async function insertOrganization(
 }
 
 export async function setPlan(q: Queryable, id: string, plan: Plan, enterprise?: boolean): Promise<OrganizationView> {
-  return toView(await updateOrganizationPlan(q, id, plan, enterprise ?? null), id);
+  return toView(q, await updateOrganizationPlan(q, id, plan, enterprise ?? null), id);
 }
 
 export type PausePorts = Pick<AppDeps, 'db' | 'jobsAvailable'>;
@@ -108,7 +125,7 @@ export type PausePorts = Pick<AppDeps, 'db' | 'jobsAvailable'>;
  * poll.
  */
 export async function setPaused(deps: PausePorts, id: string, paused: boolean): Promise<OrganizationView> {
-  const view = toView(await updateOrganizationPaused(deps.db, id, paused, paused ? { kind: 'owner' } : null), id);
+  const view = await toView(deps.db, await updateOrganizationPaused(deps.db, id, paused, paused ? { kind: 'owner' } : null), id);
   if (!paused) deps.jobsAvailable.notify();
   return view;
 }

@@ -3,7 +3,7 @@ import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
 import { insertEvent } from '../store/events.js';
 import { pauseIfRunning } from '../store/organizations.js';
-import { budgetedKeysSpendSince, chargedSinceByRunningOrganization, insertBudgetNotice, liveChargedBetween } from '../store/spending.js';
+import { budgetedSpends, chargedSinceByRunningOrganization, insertBudgetNotice, insertOrganizationBudgetNotice, liveChargedBetween } from '../store/spending.js';
 import { USD_PER_CREDIT } from '../billing/credits.js';
 
 export type SpendingPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'settler'>;
@@ -13,9 +13,10 @@ export type SpendingPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'settler'>;
  * off the request path, and both are idempotent (unique notices, conditional
  * pause), so any number of worker nodes may run them at once.
  *
- * - budget: a key's monthly_budget_usd; usage.budget_threshold fires once per
- *   key, calendar month (UTC) and threshold (50, 80, 100 %). Budgets notify;
- *   they never block.
+ * - budget: a key's or the organization's monthly_budget_usd; usage.budget_threshold
+ *   fires once per key (or organization), calendar month (UTC) and threshold
+ *   (50, 80, 100 %), whatever the budget's action. A `block` budget also refuses
+ *   reservations, at the reservation itself (billing/budgets.ts), not here.
  * - anomaly: the last window's spend of an organization far above its trailing
  *   baseline (and above an absolute floor): the organization is paused (its
  *   queued work waits: store/jobs.ts claimDueJobs), and usage.anomaly_detected
@@ -24,22 +25,28 @@ export type SpendingPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'settler'>;
 export const BUDGET_THRESHOLDS = [50, 80, 100] as const;
 
 export async function checkBudgets(deps: SpendingPorts, now: Date = new Date()): Promise<number> {
-  // Spend is read from the rollups: bring them up to date first.
+  // Spend is read from the rollups (and what is still pending): bring them up to date first.
   await deps.settler.sweep();
   const period = now.toISOString().slice(0, 7);
-  const monthStart = `${period}-01`;
-  const keys = await budgetedKeysSpendSince(deps.db, monthStart);
+  const budgeted = await budgetedSpends(deps.db);
   let fired = 0;
-  for (const k of keys) {
-    const spentUsd = new Decimal(k.spent).mul(USD_PER_CREDIT);
-    const budget = new Decimal(k.budget);
+  for (const b of budgeted) {
+    const spentUsd = new Decimal(b.spent).mul(USD_PER_CREDIT);
+    const budget = new Decimal(b.budget);
     for (const threshold of BUDGET_THRESHOLDS) {
       if (spentUsd.lt(budget.mul(threshold).div(100))) continue;
       const inserted = await deps.db.tx(async (q) => {
-        if (!(await insertBudgetNotice(q, k.id, period, threshold))) return false;
+        const first = b.kind === 'api_key'
+          ? await insertBudgetNotice(q, b.id, period, threshold)
+          : await insertOrganizationBudgetNotice(q, b.id, period, threshold);
+        if (!first) return false;
+        // An organization's budget is told apart from a key's by api_key_id null (docs/contract-addenda.md).
         await insertEvent(q, {
-          id: newId('evt'), organizationId: k.organization_id, mode: k.mode, type: 'usage.budget_threshold',
-          data: { api_key_id: k.id, threshold_percent: threshold, monthly_budget_usd: budget.toNumber(), spent_usd: spentUsd.toNumber(), period },
+          id: newId('evt'), organizationId: b.organization_id, mode: b.mode, type: 'usage.budget_threshold',
+          data: {
+            api_key_id: b.kind === 'api_key' ? b.id : null, organization_id: b.organization_id, threshold_percent: threshold,
+            monthly_budget_usd: budget.toNumber(), spent_usd: spentUsd.toNumber(), period,
+          },
         });
         return true;
       });

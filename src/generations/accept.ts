@@ -14,6 +14,7 @@ import type { Queryable } from '../store/db.js';
 import { StaleAuthentication, type Principal } from '../domain/access.js';
 import { confirmCachedPrincipal } from '../domain/api-keys.js';
 import { retryAfterSettling } from '../billing/credits.js';
+import { withinBudgets } from '../billing/budgets.js';
 import { priceCredits } from '../billing/pricing.js';
 import type { GenerationRow } from './model.js';
 import { MODALITIES } from './modalities.js';
@@ -168,7 +169,8 @@ export async function createGeneration(deps: CreateGenerationPorts, principal: P
   try {
     row = await withStoredInputs(deps, [prepared], () =>
       retryAfterSettling(deps.db, principal.organizationId, async () => {
-        const accepted = await acceptStatement(deps.db, deps, prepared, input.claim);
+        // A blocking budget is checked in the reservation's transaction (billing/budgets.ts); otherwise one statement.
+        const accepted = await withinBudgets(deps.db, principal, prepared.price, (q) => acceptStatement(q, deps, prepared, input.claim));
         if (!accepted) throw refused();
         return accepted;
       }),

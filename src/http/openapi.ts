@@ -16,7 +16,7 @@ function plain(schema: TSchema): Record<string, unknown> {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Invalid request', 401: 'Authentication failed', 402: 'Insufficient credits', 403: 'Forbidden',
+  400: 'Invalid request', 401: 'Authentication failed', 402: 'Insufficient credits or budget exceeded', 403: 'Forbidden',
   404: 'Not found', 409: 'Conflict', 410: 'Gone', 413: 'Payload too large', 415: 'Unsupported media type',
   422: 'Idempotency key reused', 429: 'Rate limited', 451: 'Blocked by moderation', 500: 'Internal error', 502: 'Upstream error', 503: 'Unavailable',
 };

@@ -35,3 +35,13 @@ export const Deleted = (object: string) =>
   Type.Object({ id: Type.String(), object: Type.Literal(object), deleted: Type.Literal(true) });
 
 export const Timestamp = Type.String({ format: 'date-time' });
+
+/** A monthly budget (contract §7): dollars in whole cents, or null for none. */
+export const Budget = Nullable(
+  Type.Number({ minimum: 0, maximum: 1e9, multipleOf: 0.01, description: 'US dollars per calendar month (whole cents); null: no budget.' }),
+);
+export const BudgetAction = Type.String({
+  enum: ['notify', 'block'],
+  description: '`notify` (default): usage.budget_threshold events only. `block`: a request whose reservation would take the month\'s spend past the budget is refused with 402 budget_exceeded.',
+});
+export const SpentUsd = Type.Number({ description: 'Live credits charged this calendar month (UTC) plus those held now, in US dollars.' });

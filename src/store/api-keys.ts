@@ -14,6 +14,7 @@ export interface ApiKeyRow {
   ip_allowlist: string[];
   /** numeric: its text, e.g. "12.50". */
   monthly_budget_usd: string | null;
+  budget_action: 'notify' | 'block';
   prefix: string;
   created_at: Date;
   last_used_at: Date | null;
@@ -26,6 +27,8 @@ export interface KeyWithOrganizationRow extends ApiKeyRow {
   plan: Plan;
   enterprise: boolean;
   paused: boolean;
+  /** A blocking budget (the key's or its organization's) concerns this key's reservations. */
+  budget_gated: boolean;
   fingerprint: string;
 }
 
@@ -39,6 +42,7 @@ export interface NewApiKeyRow {
   scopes: readonly string[];
   ipAllowlist: readonly string[];
   monthlyBudgetUsd: number | null;
+  budgetAction?: 'notify' | 'block' | undefined;
   prefix: string;
   secretSha256: string;
 }
@@ -49,7 +53,15 @@ export interface ApiKeySettings {
   ipAllowlist: readonly string[];
   /** Dollars, or the column's own text when it is kept unchanged. */
   monthlyBudgetUsd: number | string | null;
+  budgetAction: 'notify' | 'block';
 }
+
+/**
+ * Whether a blocking budget concerns the key `k` of organization `o`: then its
+ * reservations take the budget check (billing/budgets.ts). Part of the
+ * fingerprint, so a cached key learns of a new blocking budget on its next request.
+ */
+export const BUDGET_GATED_SQL = `(k.budget_action = 'block' AND k.monthly_budget_usd IS NOT NULL) OR (o.budget_action = 'block' AND o.monthly_budget_usd IS NOT NULL)`;
 
 /**
  * The key fingerprint (access.ts glossary) of `k` (api_keys) joined to `o`
@@ -58,7 +70,7 @@ export interface ApiKeySettings {
  * changes it.
  */
 export const KEY_FINGERPRINT_SQL = `md5(concat_ws('|', k.organization_id, k.mode, k.role, k.scopes::text, k.ip_allowlist::text,
-  coalesce(k.revoked_at::text, '-'), o.plan, o.enterprise::text, o.paused::text))`;
+  coalesce(k.revoked_at::text, '-'), o.plan, o.enterprise::text, o.paused::text, (${BUDGET_GATED_SQL})::text))`;
 
 /** A query (for a CTE or alone) that finds one row when the key `keyParam` still has the fingerprint `fingerprintParam`. */
 export function keyUnchangedSql(keyParam: string, fingerprintParam: string): string {
@@ -67,8 +79,8 @@ export function keyUnchangedSql(keyParam: string, fingerprintParam: string): str
 
 export async function insertApiKeyRow(q: Queryable, key: NewApiKeyRow): Promise<ApiKeyRow> {
   const r = await q.query<ApiKeyRow>(
-    `INSERT INTO api_keys (id, organization_id, user_id, name, mode, role, scopes, ip_allowlist, monthly_budget_usd, prefix, secret_sha256)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+    `INSERT INTO api_keys (id, organization_id, user_id, name, mode, role, scopes, ip_allowlist, monthly_budget_usd, prefix, secret_sha256, budget_action)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
     [
       key.id,
       key.organizationId,
@@ -81,6 +93,7 @@ export async function insertApiKeyRow(q: Queryable, key: NewApiKeyRow): Promise<
       key.monthlyBudgetUsd,
       key.prefix,
       key.secretSha256,
+      key.budgetAction ?? 'notify',
     ],
   );
   return r.rows[0]!;
@@ -89,7 +102,7 @@ export async function insertApiKeyRow(q: Queryable, key: NewApiKeyRow): Promise<
 /** The key with this secret hash, revoked or not. */
 export async function findKeyBySecretSha256(q: Queryable, secretSha256: string): Promise<KeyWithOrganizationRow | null> {
   const r = await q.query<KeyWithOrganizationRow>(
-    `SELECT k.*, o.plan, o.enterprise, o.paused, ${KEY_FINGERPRINT_SQL} AS fingerprint
+    `SELECT k.*, o.plan, o.enterprise, o.paused, (${BUDGET_GATED_SQL}) AS budget_gated, ${KEY_FINGERPRINT_SQL} AS fingerprint
      FROM api_keys k JOIN organizations o ON o.id = k.organization_id
      WHERE k.secret_sha256 = $1`,
     [secretSha256],
@@ -128,9 +141,9 @@ export async function keyIpAllowlist(q: Queryable, keyId: string): Promise<strin
 /** Null when the key is unknown or revoked. */
 export async function updateKeySettings(q: Queryable, id: string, settings: ApiKeySettings): Promise<ApiKeyRow | null> {
   const r = await q.query<ApiKeyRow>(
-    `UPDATE api_keys SET name = $2, scopes = $3, ip_allowlist = $4, monthly_budget_usd = $5
+    `UPDATE api_keys SET name = $2, scopes = $3, ip_allowlist = $4, monthly_budget_usd = $5, budget_action = $6
      WHERE id = $1 AND revoked_at IS NULL RETURNING *`,
-    [id, settings.name, settings.scopes, settings.ipAllowlist, settings.monthlyBudgetUsd],
+    [id, settings.name, settings.scopes, settings.ipAllowlist, settings.monthlyBudgetUsd, settings.budgetAction],
   );
   return r.rows[0] ?? null;
 }

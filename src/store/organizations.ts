@@ -12,6 +12,9 @@ export interface OrganizationRow {
   pause_reason: Record<string, unknown> | null;
   /** The last unpause: the anomaly detector judges only generations accepted from then on. */
   spend_window_from: Date | null;
+  /** numeric: its text, e.g. "120.00"; null: no budget. */
+  monthly_budget_usd: string | null;
+  budget_action: 'notify' | 'block';
   created_at: Date;
 }
 
@@ -52,6 +55,20 @@ export async function updateOrganizationPaused(
        spend_window_from = CASE WHEN paused AND NOT $2 THEN now() ELSE spend_window_from END
      WHERE id = $1 RETURNING *`,
     [id, paused, reason === null ? null : JSON.stringify(reason)],
+  );
+  return r.rows[0];
+}
+
+/** Sets the monthly budget and its action; each left as it is when undefined. */
+export async function updateOrganizationBudget(
+  q: Queryable,
+  id: string,
+  b: { monthlyBudgetUsd?: number | null | undefined; budgetAction?: 'notify' | 'block' | undefined },
+): Promise<OrganizationRow | undefined> {
+  const r = await q.query<OrganizationRow>(
+    `UPDATE organizations SET monthly_budget_usd = CASE WHEN $2 THEN $3::numeric ELSE monthly_budget_usd END, budget_action = coalesce($4, budget_action)
+     WHERE id = $1 RETURNING *`,
+    [id, b.monthlyBudgetUsd !== undefined, b.monthlyBudgetUsd ?? null, b.budgetAction ?? null],
   );
   return r.rows[0];
 }

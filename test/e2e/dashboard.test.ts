@@ -264,6 +264,7 @@ describe('the dashboard in a browser [pglite]', () => {
     await dialog.getByText('Only these scopes').click();
     await dialog.locator('input[name=scopes][value="usage:read"]').check();
     await dialog.locator('#key-budget').fill('25');
+    await dialog.locator('#key-budget-action').selectOption('block');
     await dialog.getByRole('button', { name: 'Create key' }).click();
     const secret = await dialog.getByTestId('secret').inputValue();
     expect(secret).toMatch(/^sk_test_[0-9A-Za-z]{32,}$/);
@@ -275,6 +276,7 @@ describe('the dashboard in a browser [pglite]', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('usage:read');
     expect(await row.textContent()).toContain('$25.00');
+    expect(await row.textContent()).toContain('blocks');
     expect((await api()('GET', '/v1/usage', { key: secret })).status).toBe(200);
     await shot(page, 'api-keys');
 

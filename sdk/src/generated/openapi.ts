@@ -54,8 +54,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Pause or unpause the organization (owner keys only)
-         * @description Setting `paused: false` lifts a pause set by the spending anomaly detector; the queued generations that waited then start.
+         * Pause or unpause the organization, or set its monthly budget (owner keys only)
+         * @description Setting `paused: false` lifts a pause set by the spending anomaly detector; the queued generations that waited then start. `monthly_budget_usd` and `budget_action` set the organization's budget, which counts the spend of all its keys (contract §7).
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -157,7 +157,7 @@ export interface paths {
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
-        /** Update a key's name, scopes, IP allowlist or monthly budget */
+        /** Update a key's name, scopes, IP allowlist or monthly budget and its action */
         patch: operations["updateApiKey"];
         trace?: never;
     };
@@ -830,7 +830,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -1092,6 +1092,11 @@ export interface operations {
                             /** @description anomaly: the usual spend of such a window */
                             baseline_usd?: number;
                         } | null;
+                        monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** Format: date-time */
                         created_at: string;
                     };
@@ -1155,6 +1160,12 @@ export interface operations {
             content: {
                 "application/json": {
                     paused?: boolean;
+                    monthly_budget_usd?: number | null;
+                    /**
+                     * @description `notify` (default): usage.budget_threshold events only. `block`: a request whose reservation would take the month's spend past the budget is refused with 402 budget_exceeded.
+                     * @enum {string}
+                     */
+                    budget_action?: "notify" | "block";
                 };
             };
         };
@@ -1188,6 +1199,11 @@ export interface operations {
                             /** @description anomaly: the usual spend of such a window */
                             baseline_usd?: number;
                         } | null;
+                        monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** Format: date-time */
                         created_at: string;
                     };
@@ -1549,6 +1565,10 @@ export interface operations {
                             scopes: string[];
                             ipAllowlist: string[];
                             monthly_budget_usd: number | null;
+                            /** @enum {string} */
+                            budget_action: "notify" | "block";
+                            /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                            spent_usd: number;
                             /** @description The first characters of the secret, to recognize it. */
                             prefix: string;
                             /** Format: date-time */
@@ -1635,6 +1655,11 @@ export interface operations {
                     /** @description IPv4/IPv6 CIDR ranges (Enterprise). */
                     ipAllowlist?: string[];
                     monthly_budget_usd?: number | null;
+                    /**
+                     * @description `notify` (default): usage.budget_threshold events only. `block`: a request whose reservation would take the month's spend past the budget is refused with 402 budget_exceeded.
+                     * @enum {string}
+                     */
+                    budget_action?: "notify" | "block";
                 };
             };
         };
@@ -1658,6 +1683,10 @@ export interface operations {
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** @description The first characters of the secret, to recognize it. */
                         prefix: string;
                         /** Format: date-time */
@@ -1761,6 +1790,10 @@ export interface operations {
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** @description The first characters of the secret, to recognize it. */
                         prefix: string;
                         /** Format: date-time */
@@ -1846,6 +1879,10 @@ export interface operations {
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** @description The first characters of the secret, to recognize it. */
                         prefix: string;
                         /** Format: date-time */
@@ -2028,6 +2065,11 @@ export interface operations {
                     /** @description IPv4/IPv6 CIDR ranges (Enterprise). */
                     ipAllowlist?: string[];
                     monthly_budget_usd?: number | null;
+                    /**
+                     * @description `notify` (default): usage.budget_threshold events only. `block`: a request whose reservation would take the month's spend past the budget is refused with 402 budget_exceeded.
+                     * @enum {string}
+                     */
+                    budget_action?: "notify" | "block";
                 };
             };
         };
@@ -2051,6 +2093,10 @@ export interface operations {
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars. */
+                        spent_usd: number;
                         /** @description The first characters of the secret, to recognize it. */
                         prefix: string;
                         /** Format: date-time */
@@ -2261,7 +2307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -2500,7 +2546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -2718,7 +2764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -2947,7 +2993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3174,7 +3220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3396,7 +3442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3608,7 +3654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3821,7 +3867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -4035,7 +4081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -4228,7 +4274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -4473,7 +4519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -4701,7 +4747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -5321,7 +5367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -5606,7 +5652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits: insufficient_credits */
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
             402: {
                 headers: {
                     [name: string]: unknown;

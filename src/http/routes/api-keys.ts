@@ -2,11 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { ROLES, SCOPES } from '../../domain/access.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../../domain/api-keys.js';
 import { defineRoute } from '../route.js';
-import { Deleted, IdParams, ListOf, Nullable, PageQuery, Timestamp } from '../schemas.js';
+import { Budget, BudgetAction, Deleted, IdParams, ListOf, Nullable, PageQuery, SpentUsd, Timestamp } from '../schemas.js';
 
 const ScopeList = Type.Array(Type.String({ enum: [...SCOPES] }), { maxItems: SCOPES.length * 2, description: 'Empty: every operation the role allows.' });
 const Allowlist = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100, description: 'IPv4/IPv6 CIDR ranges (Enterprise).' });
-const Budget = Nullable(Type.Number({ minimum: 0, maximum: 1e9, multipleOf: 0.01, description: 'US dollars per calendar month; drives usage.budget_threshold events.' }));
 
 const apiKeyFields = {
   id: Type.String({ description: 'key_…' }),
@@ -17,6 +16,8 @@ const apiKeyFields = {
   scopes: Type.Array(Type.String()),
   ipAllowlist: Type.Array(Type.String()),
   monthly_budget_usd: Nullable(Type.Number()),
+  budget_action: Type.String({ enum: ['notify', 'block'] }),
+  spent_usd: SpentUsd,
   prefix: Type.String({ description: 'The first characters of the secret, to recognize it.' }),
   created_at: Timestamp,
   last_used_at: Nullable(Timestamp),
@@ -47,6 +48,7 @@ export const createKey = defineRoute({
         scopes: Type.Optional(ScopeList),
         ipAllowlist: Type.Optional(Allowlist),
         monthly_budget_usd: Type.Optional(Budget),
+        budget_action: Type.Optional(BudgetAction),
       },
       { additionalProperties: false },
     ),
@@ -103,7 +105,7 @@ export const updateKey = defineRoute({
   method: 'PATCH',
   path: '/v1/api-keys/{id}',
   operationId: 'updateApiKey',
-  summary: "Update a key's name, scopes, IP allowlist or monthly budget",
+  summary: "Update a key's name, scopes, IP allowlist or monthly budget and its action",
   tag: 'API keys',
   auth,
   schema: {
@@ -114,6 +116,7 @@ export const updateKey = defineRoute({
         scopes: Type.Optional(ScopeList),
         ipAllowlist: Type.Optional(Allowlist),
         monthly_budget_usd: Type.Optional(Budget),
+        budget_action: Type.Optional(BudgetAction),
       },
       { additionalProperties: false },
     ),

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { PLANS } from '../../domain/access.js';
-import { getOrganization, setPaused } from '../../domain/organizations.js';
+import { getOrganization, setBudget, setPaused } from '../../domain/organizations.js';
 import { defineRoute } from '../route.js';
-import { Nullable, Timestamp } from '../schemas.js';
+import { Budget, BudgetAction, Nullable, SpentUsd, Timestamp } from '../schemas.js';
 
 export const Organization = Type.Object(
   {
@@ -24,6 +24,9 @@ export const Organization = Type.Object(
         { title: 'PauseReason' },
       ),
     ),
+    monthly_budget_usd: Nullable(Type.Number()),
+    budget_action: Type.String({ enum: ['notify', 'block'] }),
+    spent_usd: SpentUsd,
     created_at: Timestamp,
   },
   { title: 'Organization' },
@@ -44,16 +47,22 @@ export const updateOrganization = defineRoute({
   method: 'PATCH',
   path: '/v1/organization',
   operationId: 'updateOrganization',
-  summary: 'Pause or unpause the organization (owner keys only)',
-  description: 'Setting `paused: false` lifts a pause set by the spending anomaly detector; the queued generations that waited then start.',
+  summary: 'Pause or unpause the organization, or set its monthly budget (owner keys only)',
+  description:
+    "Setting `paused: false` lifts a pause set by the spending anomaly detector; the queued generations that waited then start. `monthly_budget_usd` and `budget_action` set the organization's budget, which counts the spend of all its keys (contract §7).",
   tag: 'Organization',
   auth: { role: 'owner' },
   schema: {
-    body: Type.Object({ paused: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+    body: Type.Object(
+      { paused: Type.Optional(Type.Boolean()), monthly_budget_usd: Type.Optional(Budget), budget_action: Type.Optional(BudgetAction) },
+      { additionalProperties: false },
+    ),
     response: { 200: Organization },
   },
   handler: async ({ principal, body, deps }) => {
-    if (body.paused !== undefined) await setPaused(deps, principal.organizationId, body.paused);
+    const b = body as { paused?: boolean; monthly_budget_usd?: number | null; budget_action?: 'notify' | 'block' };
+    if (b.monthly_budget_usd !== undefined || b.budget_action !== undefined) await setBudget(deps.db, principal.organizationId, b);
+    if (b.paused !== undefined) await setPaused(deps, principal.organizationId, b.paused);
     return { status: 200, body: await getOrganization(deps.db, principal.organizationId) };
   },
 });

@@ -16,6 +16,7 @@ interface KeyForm {
   scopes: string[];
   allowlist: string;
   budget: string;
+  block: boolean;
 }
 
 function toPayload(f: KeyForm, creating: boolean): Record<string, unknown> {
@@ -30,6 +31,7 @@ function toPayload(f: KeyForm, creating: boolean): Record<string, unknown> {
   const budget = f.budget.trim();
   if (budget !== '') body.monthly_budget_usd = Number.isFinite(Number(budget)) ? Number(budget) : budget;
   else if (!creating) body.monthly_budget_usd = null;
+  body.budget_action = f.block ? 'block' : 'notify';
   return body;
 }
 
@@ -105,7 +107,7 @@ function KeyFields({ form, set, errors, creating }: { form: KeyForm; set: (f: Pa
           aria-describedby={describedBy('key-ips', true, errors.ipAllowlist)}
         />
       </Field>
-      <Field id="key-budget" label="Monthly budget (US$)" error={errors.monthly_budget_usd} hint="Sends usage.budget_threshold events at 50, 80 and 100 %; it never blocks requests. Empty: no budget.">
+      <Field id="key-budget" label="Monthly budget (US$)" error={errors.monthly_budget_usd} hint="Sends usage.budget_threshold events at 50, 80 and 100 % of this month's spend (charged + held). Empty: no budget.">
         <input
           id="key-budget"
           type="number"
@@ -117,6 +119,12 @@ function KeyFields({ form, set, errors, creating }: { form: KeyForm; set: (f: Pa
           aria-invalid={errors.monthly_budget_usd ? true : undefined}
           aria-describedby={describedBy('key-budget', true, errors.monthly_budget_usd)}
         />
+      </Field>
+      <Field id="key-budget-action" label="When the budget is reached" error={errors.budget_action} hint="Block: a request that would pass the budget is refused (402 budget_exceeded), nothing reserved.">
+        <select id="key-budget-action" value={form.block ? 'block' : 'notify'} onChange={(e) => set({ block: e.target.value === 'block' })} aria-describedby="key-budget-action-hint">
+          <option value="notify">notify only</option>
+          <option value="block">block</option>
+        </select>
       </Field>
     </>
   );
@@ -135,8 +143,9 @@ function KeyDialog({ editing, onClose, onSaved }: { editing: ApiKey | null; onCl
           scopes: editing.scopes,
           allowlist: editing.ipAllowlist.join('\n'),
           budget: editing.monthly_budget_usd === null ? '' : String(editing.monthly_budget_usd),
+          block: editing.budget_action === 'block',
         }
-      : { name: '', mode: me.mode, role: me.role, restricted: me.scopes.length > 0, scopes: [], allowlist: '', budget: '' },
+      : { name: '', mode: me.mode, role: me.role, restricted: me.scopes.length > 0, scopes: [], allowlist: '', budget: '', block: false },
   );
   const { errors, busy, error, submit } = useFormSubmit();
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
@@ -271,7 +280,7 @@ export function ApiKeys() {
                 <th scope="col">Role</th>
                 <th scope="col">Scopes</th>
                 <th scope="col">IP allowlist</th>
-                <th scope="col">Budget / month</th>
+                <th scope="col">Spent / budget this month</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Created</th>
                 <th scope="col">
@@ -301,7 +310,16 @@ export function ApiKeys() {
                     )}
                   </td>
                   <td>{k.ipAllowlist.length === 0 ? <span className="muted">any address</span> : <code className="small">{k.ipAllowlist.join(', ')}</code>}</td>
-                  <td>{k.monthly_budget_usd === null ? <span className="muted">none</span> : formatUsd(k.monthly_budget_usd)}</td>
+                  <td>
+                    {formatUsd(k.spent_usd)}
+                    {k.monthly_budget_usd === null ? (
+                      <span className="muted"> / no budget</span>
+                    ) : (
+                      <>
+                        {' '}/ {formatUsd(k.monthly_budget_usd)} {k.budget_action === 'block' && <Badge tone="red">blocks</Badge>}
+                      </>
+                    )}
+                  </td>
                   <td className="nowrap">{relativeTime(k.last_used_at)}</td>
                   <td className="nowrap">{formatShort(k.created_at)}</td>
                   <td className="actions">

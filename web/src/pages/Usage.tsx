@@ -2,6 +2,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { query } from '../api/client.js';
 import type { ApiKey, List, Usage as UsageData, UsageGroup, UsageLine } from '../api/types.js';
 import { MetricToggle, UsageChart, type Metric } from '../components/UsageChart.js';
+import { OrganizationBudget } from '../components/OrganizationBudget.js';
 import { Button, Card, Empty, ErrorNotice, Loading, Locked, PageHeader, Stat } from '../components/ui.js';
 import { toCsv } from '../lib/csv.js';
 import { addDays, dayLabel, monthStart, utcDay } from '../lib/dates.js';
@@ -100,6 +101,7 @@ export function Usage() {
           </Button>
         }
       />
+      {key.mode === 'live' && <OrganizationBudget />}
       {!perm.ok ? (
         <Locked perm={perm} what="read usage" />
       ) : (
