@@ -1,14 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { submitGeneration } from '../../generations/accept.js';
-import { EarlyDispatch } from '../../generations/early-dispatch.js';
-import { finishFailed } from '../../generations/finish.js';
 import type { GenerationRow } from '../../generations/model.js';
-import { runStreamed } from '../../generations/run-stream.js';
-import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
-import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
-import { holdToModel, MODALITY_SPECS, screenRequestPrompt, tagRequestLog } from './generation-route.js';
+import { sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
 import { Simulate } from './generation-schema.js';
 
 /**
@@ -83,7 +77,7 @@ type OpenAiBody = {
   [k: string]: unknown;
 };
 
-function toMmgenChat(b: OpenAiBody): Record<string, unknown> {
+function toMmgenChat(b: OpenAiBody): Record<string, unknown> & { messages: ChatMessage[] } {
   const { messages, max_tokens, max_completion_tokens, stream: _stream, stream_options: _so, n: _n, ...rest } = b;
   return {
     ...rest,
@@ -122,65 +116,25 @@ export const chatCompletions = defineRoute({
   auth: { role: 'developer', scope: 'chat:write', consumesCredits: true, cacheable: true },
   errors: [402, 404, 410, 502, 503],
   schema: { body: Body, response: { 200: Completion } },
-  handler: async ({ body, principal, deps, request, reply }) => {
-    const b = body as OpenAiBody;
-    const params = toMmgenChat(b);
-    const lastUser = [...(params.messages as Array<{ role: string; content: string }>)].reverse().find((m) => m.role === 'user');
-    // A plain completion may reach its provider while its credits are being reserved (early-dispatch.ts).
-    const early = b.stream ? undefined : new EarlyDispatch();
-    const claim = request.idempotency ?? undefined;
-    // An earlier request with this Idempotency-Key accepted a generation and died: its answer, not a new one.
-    const resume = claim?.resume;
-    let g: GenerationRow;
-    if (resume) g = (await resumeSynchronously(deps, principal, resume)).row;
-    else {
-      // Held to the model's parameters like /v1/chat (contract §3a), for the fields /v1/chat has; OpenAI's other fields
-      // (top_p, stop, penalties, user) go to the adapter, which sends those the model's record maps.
-      const known = Object.keys(MODALITY_SPECS.get('chat')!.body.properties);
-      const held = Object.fromEntries(Object.entries(params).filter(([k]) => known.includes(k)));
-      holdToModel(deps, principal, deps.catalog.resolve(params.model as string, 'chat'), held, new Set(Object.keys(held)));
-      const said = (params.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'user').map((m) => m.content).join('\n');
-      await screenRequestPrompt(deps, principal, said, 'messages');
-      g = await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null, undefined, { early, claim });
-    }
-    tagRequestLog(request, g.id);
-    if (!b.stream) {
-      if (resume) return { status: 200, body: toCompletion(g) };
-      // The reply goes back as soon as the provider answers; the charge (covered by the reservation) is written right after.
-      const done = await finishSynchronously(deps, g, { replyEarly: true, early });
-      const row = done.early ? { ...done.row, result: { ...done.row.result, message: done.early.message, usage: done.early.usage, finish_reason: done.early.finish_reason } } : done.row;
-      return { status: 200, body: toCompletion(row) };
-    }
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': request.id });
-    const write = (data: unknown) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
-    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+  handler: async (ctx) => {
+    const b = ctx.body as OpenAiBody;
+    const { reply } = ctx;
+    const chunk = (g: GenerationRow, delta: Record<string, unknown>, finish: string | null) => ({
       id: g.id, object: 'chat.completion.chunk', created: created(g), model: g.model,
       choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
-    try {
-      const done = await deps.inflight.track(runStreamed(deps, g, (text) => write(chunk({ content: text }, null)), () => write(chunk({ role: 'assistant', content: '' }, null))));
-      write(chunk({}, done.result?.finish_reason ?? 'stop'));
-      if (b.stream_options?.include_usage) {
-        const u = toCompletion(done).usage;
-        write({ id: g.id, object: 'chat.completion.chunk', created: created(g), model: g.model, choices: [], usage: u });
-      }
-      write('[DONE]');
-    } catch (err) {
-      let apiErr: ApiError;
-      if (err instanceof ApiError) {
-        apiErr = err;
-      } else {
-        // Unexpected (database, blob store): the client is told it failed, so it must not be charged later.
-        request.log.error({ err, generationId: g.id }, 'chat stream failed');
-        await finishFailed(deps, g, 'mmgen failed while streaming this generation.').catch(() => {});
-        apiErr = new ApiError('internal_error', `The generation ${g.id} failed in mmgen and was refunded. Quote the request id when you report it.`);
-      }
-      write(apiErr.body(request.id));
-    } finally {
-      res.end();
-    }
-    return 'sent';
+    const stream: StreamShape = {
+      start: (g) => sendEvent(reply, chunk(g, { role: 'assistant', content: '' }, null)),
+      delta: (g, text) => sendEvent(reply, chunk(g, { content: text }, null)),
+      end: (g, done) => {
+        sendEvent(reply, chunk(g, {}, done.result?.finish_reason ?? 'stop'));
+        if (b.stream_options?.include_usage) {
+          sendEvent(reply, { id: g.id, object: 'chat.completion.chunk', created: created(g), model: g.model, choices: [], usage: toCompletion(done).usage });
+        }
+        sendEvent(reply, '[DONE]');
+      },
+      fail: (_g, err, requestId) => sendEvent(reply, err.body(requestId)),
+    };
+    return serveCompatChat(ctx, toMmgenChat(b), { stream: b.stream ? stream : null, answer: toCompletion });
   },
 });

@@ -1,0 +1,105 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../../domain/access.js';
+import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../errors.js';
+import { submitGeneration } from '../../generations/accept.js';
+import { EarlyDispatch } from '../../generations/early-dispatch.js';
+import { finishFailed } from '../../generations/finish.js';
+import type { GenerationRow } from '../../generations/model.js';
+import { runStreamed } from '../../generations/run-stream.js';
+import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
+import { holdToModel, MODALITY_SPECS, screenRequestPrompt, tagRequestLog } from './generation-route.js';
+
+/**
+ * The chat generation behind the compatible chat paths (POST /v1/chat/completions
+ * in OpenAI's shape, POST /v1/messages in Anthropic's, contract §12): each route
+ * translates its body to mmgen's chat params and the finished generation back to
+ * its shape; the steps between are the same for both and live here.
+ */
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+/** How one API speaks a streamed reply: the route writes its own events through `write`. */
+export interface StreamShape {
+  /** Before the first piece of text (the provider may not have answered yet). */
+  start(g: GenerationRow): void;
+  delta(g: GenerationRow, text: string): void;
+  /** The generation succeeded and is settled. */
+  end(g: GenerationRow, done: GenerationRow): void;
+  /** The stream failed after its head was sent: the error as this API sends one mid-stream. */
+  fail(g: GenerationRow, err: ApiError, requestId: string): void;
+}
+
+interface CompatChatContext {
+  deps: AppDeps;
+  principal: Principal;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/**
+ * Accepts (or resumes, for a repeated Idempotency-Key) one chat generation from `params` (mmgen's /v1/chat fields plus
+ * the provider-mapped extras such as top_p, stop, user) and answers it: plain with `answer(row)`, or streamed as
+ * server-sent events written by `stream`. `param` names the request field of the messages in refusals.
+ */
+export async function serveCompatChat(
+  { deps, principal, request, reply }: CompatChatContext,
+  params: Record<string, unknown> & { messages: ChatMessage[] },
+  how: { stream: StreamShape | null; answer: (g: GenerationRow) => unknown; param?: string },
+): Promise<{ status: 200; body: unknown } | 'sent'> {
+  const lastUser = [...params.messages].reverse().find((m) => m.role === 'user');
+  // A plain completion may reach its provider while its credits are being reserved (early-dispatch.ts).
+  const early = how.stream ? undefined : new EarlyDispatch();
+  const claim = request.idempotency ?? undefined;
+  // An earlier request with this Idempotency-Key accepted a generation and died: its answer, not a new one.
+  const resume = claim?.resume;
+  let g: GenerationRow;
+  if (resume) g = (await resumeSynchronously(deps, principal, resume)).row;
+  else {
+    // Held to the model's parameters like /v1/chat (contract §3a), for the fields /v1/chat has; the other fields
+    // (top_p, stop, user, …) go to the adapter, which sends those the model's record maps.
+    const known = Object.keys(MODALITY_SPECS.get('chat')!.body.properties);
+    const held = Object.fromEntries(Object.entries(params).filter(([k]) => known.includes(k)));
+    holdToModel(deps, principal, deps.catalog.resolve(params.model as string, 'chat'), held, new Set(Object.keys(held)));
+    const said = params.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+    await screenRequestPrompt(deps, principal, said, how.param ?? 'messages');
+    g = await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null, undefined, { early, claim });
+  }
+  tagRequestLog(request, g.id);
+  const shape = how.stream;
+  if (!shape) {
+    if (resume) return { status: 200, body: how.answer(g) };
+    // The reply goes back as soon as the provider answers; the charge (covered by the reservation) is written right after.
+    const done = await finishSynchronously(deps, g, { replyEarly: true, early });
+    const row = done.early ? { ...done.row, result: { ...done.row.result, message: done.early.message, usage: done.early.usage, finish_reason: done.early.finish_reason } } : done.row;
+    return { status: 200, body: how.answer(row) };
+  }
+  reply.hijack();
+  reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': request.id });
+  try {
+    const accepted = g;
+    const done = await deps.inflight.track(runStreamed(deps, g, (text) => shape.delta(accepted, text), () => shape.start(accepted)));
+    shape.end(g, done);
+  } catch (err) {
+    let apiErr: ApiError;
+    if (err instanceof ApiError) {
+      apiErr = err;
+    } else {
+      // Unexpected (database, blob store): the client is told it failed, so it must not be charged later.
+      request.log.error({ err, generationId: g.id }, 'chat stream failed');
+      await finishFailed(deps, g, 'mmgen failed while streaming this generation.').catch(() => {});
+      apiErr = new ApiError('internal_error', `The generation ${g.id} failed in mmgen and was refunded. Quote the request id when you report it.`);
+    }
+    shape.fail(g, apiErr, request.id);
+  } finally {
+    reply.raw.end();
+  }
+  return 'sent';
+}
+
+/** One server-sent event on a hijacked reply; `event` names it (Anthropic's streams do, OpenAI's do not). */
+export function sendEvent(reply: FastifyReply, data: unknown, event?: string): void {
+  reply.raw.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+}
