@@ -9,8 +9,10 @@ import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino'
  */
 const REDACT_PATHS = [
   'req.headers.authorization',
+  'req.headers["x-api-key"]',
   'req.headers.cookie',
   'headers.authorization',
+  'headers["x-api-key"]',
   'headers.cookie',
   'authorization',
   'key',

@@ -60,7 +60,32 @@ export interface Authenticator {
 }
 
 /**
- * The onRequest hook that turns `Authorization: Bearer sk_…` into a principal,
+ * The key a request presents: `Authorization: Bearer sk_…`, or `x-api-key: sk_…` as Anthropic's API takes it (its
+ * SDKs and the clients built on them send that). Both may be sent, naming the same key; two different keys are
+ * refused rather than one of them chosen. Throws the contract's 401 for a missing or malformed header.
+ */
+function presentedKey(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  const xApiKey = request.headers['x-api-key'];
+  if (Array.isArray(xApiKey)) throw new ApiError('invalid_authorization', 'Send one x-api-key header.');
+  const apiKey = xApiKey?.trim() || undefined;
+  if ((header === undefined || header === '') && apiKey === undefined) {
+    throw new ApiError('missing_authorization', 'No API key provided. Send it as Authorization: Bearer <API_KEY> (or x-api-key: <API_KEY>).');
+  }
+  let bearer: string | undefined;
+  if (header !== undefined && header !== '') {
+    const match = BEARER.exec(header);
+    if (!match) throw new ApiError('invalid_authorization', 'The Authorization header must be of the form: Bearer <API_KEY>.');
+    bearer = match[1]!;
+  }
+  if (bearer !== undefined && apiKey !== undefined && bearer !== apiKey) {
+    throw new ApiError('invalid_authorization', 'Authorization and x-api-key name different keys; send one key (or the same key in both).');
+  }
+  return (bearer ?? apiKey)!;
+}
+
+/**
+ * The onRequest hook that turns `Authorization: Bearer sk_…` (or `x-api-key: sk_…`) into a principal,
  * in the contract's order of checks: 401 → IP allowlist 403 → role/scope 403
  * → paused organization 403 → the key's rate limit 429. Public routes (no
  * `auth` in their definition) skip it.
@@ -113,15 +138,12 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
   async function authenticate(request: FastifyRequest, useCache: boolean): Promise<boolean> {
     const def = request.routeOptions.config.def;
     if (!def || !def.auth) return false;
-    const header = request.headers.authorization;
-    if (header === undefined || header === '') {
-      return fail(request, new ApiError('missing_authorization', 'No API key provided. Send it as Authorization: Bearer <API_KEY>.'));
+    let secret: string;
+    try {
+      secret = presentedKey(request);
+    } catch (err) {
+      return fail(request, err as ApiError);
     }
-    const match = BEARER.exec(header);
-    if (!match) {
-      return fail(request, new ApiError('invalid_authorization', 'The Authorization header must be of the form: Bearer <API_KEY>.'));
-    }
-    const secret = match[1]!;
     if (!KEY_SHAPE.test(secret)) return fail(request, new ApiError('invalid_api_key', 'The API key is unknown or has been revoked.'));
     const hash = hashSecret(secret);
     const cached = useCache && def.auth.cacheable ? cache.get(hash) : null;

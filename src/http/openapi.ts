@@ -53,6 +53,9 @@ function parametersOf(schema: TSchema | undefined, where: 'path' | 'query'): unk
   });
 }
 
+/** Either header carries the key (alternatives, as OpenAPI lists them). */
+const KEY_SCHEMES = [{ bearerAuth: [] }, { apiKeyAuth: [] }];
+
 export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const def of routes) {
@@ -75,7 +78,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       summary: def.summary,
       ...(def.description ? { description: def.description } : {}),
       tags: [def.tag],
-      security: def.auth ? [{ bearerAuth: [] }] : [],
+      security: def.auth ? KEY_SCHEMES : [],
       parameters: [...parametersOf(def.schema.params, 'path'), ...parametersOf(def.schema.querystring, 'query')],
       responses,
     };
@@ -107,10 +110,13 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       description: 'One API key and one credit wallet in front of image, video, voice, music, avatar, chat, 3D and upscale models.',
     },
     servers: [{ url: serverUrl }],
-    security: [{ bearerAuth: [] }],
+    security: KEY_SCHEMES,
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sk_live_… or sk_test_…' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sk_live_… or sk_test_…' },
+        apiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "The same key as Anthropic's SDKs send it. With Authorization too, both must name the same key." },
+      },
       schemas: { Error: plain(ErrorEnvelope) },
     },
   };

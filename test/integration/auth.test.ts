@@ -41,6 +41,23 @@ describeEachBackend('authentication', (backend) => {
     }
   });
 
+  it("takes the key from x-api-key as Anthropic's SDKs send it; with Authorization too, both must name the same key", async () => {
+    const alone = await api('GET', '/v1/organization', { headers: { 'x-api-key': org.live, 'anthropic-version': '2023-06-01' } });
+    expect(alone.status).toBe(200);
+    expect(alone.body.id).toBe(org.id);
+    // The test key answers as the test key: the header is what authenticates, not a fallback.
+    const mode = await api('GET', '/v1/api-keys/current', { headers: { 'x-api-key': org.test } });
+    expect(mode.status).toBe(200);
+    expect(mode.body.mode).toBe('test');
+    const same = await api('GET', '/v1/organization', { key: org.live, headers: { 'x-api-key': org.live } });
+    expect(same.status).toBe(200);
+    const other = await api('GET', '/v1/organization', { key: org.live, headers: { 'x-api-key': org.test } });
+    expectError(other, 401, 'invalid_authorization');
+    expect(other.body.error.message).toContain('x-api-key');
+    expectError(await api('GET', '/v1/organization', { headers: { 'x-api-key': 'sk_live_doesnotexist0000000000000000000000' } }), 401, 'invalid_api_key');
+    expectError(await api('GET', '/v1/organization', { headers: { 'x-api-key': '  ' } }), 401, 'missing_authorization');
+  });
+
   it('401 invalid_api_key for unknown, malformed and almost-right keys', async () => {
     const almost = org.live.slice(0, -1) + (org.live.endsWith('a') ? 'b' : 'a');
     for (const key of ['sk_live_doesnotexist0000000000000000000000', almost, 'nonsense', 'sk_prod_abcdefghijklmnopqrstuvwxyz']) {
