@@ -358,6 +358,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chat message in Anthropic's Messages shape (stream: true for its server-sent events) */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/three-d": {
         parameters: {
             query?: never;
@@ -4357,6 +4374,230 @@ export interface operations {
             };
             /** @description Blocked by moderation: content_blocked */
             451: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream error: upstream_error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: provider_unavailable, service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A chat model's slug, mdl_ id or alias (claude-haiku-4-5), whatever its provider. */
+                    model: string;
+                    max_tokens: number;
+                    messages: {
+                        /** @enum {string} */
+                        role: "user" | "assistant";
+                        content: string | ({
+                            /** @description Only 'text' is served; any other block type is refused with 400 parameter_invalid. */
+                            type: string;
+                            text?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    }[];
+                    system?: string | {
+                        /** @constant */
+                        type: "text";
+                        text: string;
+                        /** @description Accepted and ignored. */
+                        cache_control?: unknown;
+                        /** @description Accepted and ignored. */
+                        citations?: unknown;
+                    }[];
+                    temperature?: number;
+                    top_p?: number;
+                    /** @description Accepted; not sent upstream (no model record maps it yet). */
+                    top_k?: number;
+                    stop_sequences?: string[];
+                    metadata?: {
+                        user_id?: string | null;
+                    };
+                    stream?: boolean;
+                    /** @description Not served (mmgen's chat takes text): 400 parameter_invalid. */
+                    tools?: unknown;
+                    /** @description Not served (mmgen's chat takes text): 400 parameter_invalid. */
+                    tool_choice?: unknown;
+                    /** @description Not served (mmgen's chat takes text): 400 parameter_invalid. */
+                    thinking?: unknown;
+                    /** @description mmgen: makes the reply reproducible and cacheable. */
+                    seed?: number;
+                    /** @description mmgen: false: never answer from the cache. */
+                    cache?: boolean;
+                    /** @description Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+                    simulate?: {
+                        /** @enum {string} */
+                        outcome?: "success" | "failure" | "lost";
+                        delay_ms?: number;
+                        output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The generation id (gen_…). */
+                        id: string;
+                        /** @constant */
+                        type: "message";
+                        /** @constant */
+                        role: "assistant";
+                        content: {
+                            /** @constant */
+                            type: "text";
+                            text: string;
+                        }[];
+                        model: string;
+                        stop_reason: ("end_turn" | "max_tokens" | "stop_sequence" | "refusal") | null;
+                        stop_sequence: string | null;
+                        usage: {
+                            input_tokens: number;
+                            output_tokens: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency key reused: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,7 @@ import { generationEvents } from './generation-events.js';
 import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenerationRoute } from './generations.js';
 import { healthz, metrics, readyz } from './health.js';
 import { createImage } from './images.js';
+import { createMessage } from './messages.js';
 import { createMusic } from './music.js';
 import { createThreeD } from './three-d.js';
 import { createUpscale } from './upscale.js';
@@ -52,6 +53,7 @@ export function allRoutes(): RouteDef[] {
     openAiImageGenerations,
     openAiImageEdits,
     openAiSpeech,
+    createMessage,
     createThreeD,
     createUpscale,
     getGeneration,
