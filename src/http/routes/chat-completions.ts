@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { GenerationRow } from '../../generations/model.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
-import { sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
+import { compatChatRoute, sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
 import { Simulate } from './generation-schema.js';
 
 /**
@@ -106,15 +106,11 @@ function toCompletion(g: GenerationRow) {
 }
 
 export const chatCompletions = defineRoute({
-  method: 'POST',
+  ...compatChatRoute,
   path: '/v1/chat/completions',
   operationId: 'createChatCompletion',
   summary: 'Chat completion in the OpenAI shape (stream: true for server-sent events)',
-  tag: 'Compatible',
   compatible: { api: 'openai', reference: 'https://platform.openai.com/docs/api-reference/chat/create' },
-  // Every effect follows createGeneration's accepting statement (or its confirmed cache copy).
-  auth: { role: 'developer', scope: 'chat:write', consumesCredits: true, cacheable: true },
-  errors: [402, 404, 410, 502, 503],
   schema: { body: Body, response: { 200: Completion } },
   handler: async (ctx) => {
     const b = ctx.body as OpenAiBody;

@@ -8,6 +8,7 @@ import { finishFailed } from '../../generations/finish.js';
 import type { GenerationRow } from '../../generations/model.js';
 import { runStreamed } from '../../generations/run-stream.js';
 import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
+import type { RouteDef } from '../route.js';
 import { holdToModel, MODALITY_SPECS, screenRequestPrompt, tagRequestLog } from './generation-route.js';
 
 /**
@@ -20,6 +21,15 @@ export interface ChatMessage {
   role: string;
   content: string;
 }
+
+/** What the compatible chat routes declare alike. */
+export const compatChatRoute: Pick<RouteDef, 'method' | 'tag' | 'auth' | 'errors'> = {
+  method: 'POST',
+  tag: 'Compatible',
+  // Every effect follows createGeneration's accepting statement (or its confirmed cache copy).
+  auth: { role: 'developer', scope: 'chat:write', consumesCredits: true, cacheable: true },
+  errors: [402, 404, 410, 502, 503],
+};
 
 /** How one API speaks a streamed reply: the route writes its own events through `write`. */
 export interface StreamShape {

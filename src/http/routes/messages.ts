@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
 import type { GenerationRow } from '../../generations/model.js';
 import { defineRoute } from '../route.js';
-import { sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
+import { compatChatRoute, sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
 import { Simulate } from './generation-schema.js';
 
 /**
@@ -146,15 +146,11 @@ function toMessage(g: GenerationRow) {
 }
 
 export const createMessage = defineRoute({
-  method: 'POST',
+  ...compatChatRoute,
   path: '/v1/messages',
   operationId: 'createMessage',
   summary: "Chat message in Anthropic's Messages shape (stream: true for its server-sent events)",
-  tag: 'Compatible',
   compatible: { api: 'anthropic', reference: 'https://docs.anthropic.com/en/api/messages' },
-  // Every effect follows createGeneration's accepting statement (or its confirmed cache copy).
-  auth: { role: 'developer', scope: 'chat:write', consumesCredits: true, cacheable: true },
-  errors: [402, 404, 410, 502, 503],
   schema: { body: Body, response: { 200: AnthropicMessage } },
   handler: async (ctx) => {
     const b = ctx.body as MessagesBody;
