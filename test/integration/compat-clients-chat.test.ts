@@ -125,6 +125,52 @@ describeEachBackend('compatible chat clients', (backend) => {
     expect(g.usage).toEqual({ input_tokens: final.usage.input_tokens, output_tokens: 50 });
   });
 
+  it('the stream on the wire: named events, ping included, each data naming its own type; the final usage in message_delta', async () => {
+    const org = await fresh();
+    const res = await fetch(`${s.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.live, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'Go' }], simulate: { output_tokens: 20 } }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await res.text()).trim().split('\n\n').map((raw) => {
+      const [eventLine, dataLine] = raw.split('\n');
+      const data = JSON.parse(dataLine!.replace(/^data: /, ''));
+      expect(eventLine).toBe(`event: ${data.type}`);
+      return data;
+    });
+    expect(events.slice(0, 3).map((e) => e.type)).toEqual(['message_start', 'content_block_start', 'ping']);
+    expect(events.slice(-3).map((e) => e.type)).toEqual(['content_block_stop', 'message_delta', 'message_stop']);
+    const [g] = await expectChargedExactly(org, 1);
+    expect(events[0].message).toMatchObject({ id: g.id, content: [], stop_reason: null, stop_sequence: null });
+    expect(events.filter((e) => e.type === 'content_block_delta').map((e) => e.delta.text).join('')).toBe(g.message.content);
+    expect(events.at(-2)).toEqual({ type: 'message_delta', delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { input_tokens: g.usage.input_tokens, output_tokens: 8 } });
+  });
+
+  it('@anthropic-ai/sdk: an Idempotency-Key repeat answers the same message, charged once; a streamed cache hit replays the reply free', async () => {
+    const org = await fresh();
+    const claude = anthropic(org);
+    const params = { model: 'claude-haiku-4-5', max_tokens: 300, messages: [{ role: 'user' as const, content: 'Once only' }] };
+    const first = await claude.messages.create(params, { headers: { 'Idempotency-Key': 'msg-once-1' } });
+    const again = await claude.messages.create(params, { headers: { 'Idempotency-Key': 'msg-once-1' } });
+    expect(again).toEqual(first);
+    // A seed makes a request cacheable (contract §4); Claude models take none, so an OpenAI model, through the same path.
+    const cached = { ...params, model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'cache my stream' }], seed: 7 } as Anthropic.MessageCreateParamsNonStreaming;
+    const original = await claude.messages.create(cached);
+    const stream = claude.messages.stream({ ...cached, simulate: { output_tokens: 200 } } as Anthropic.MessageStreamParams);
+    const replay = await stream.finalMessage();
+    expect(replay.id).not.toBe(original.id);
+    expect((replay.content[0] as Anthropic.TextBlock).text).toBe((original.content[0] as Anthropic.TextBlock).text);
+    const hit = (await api('GET', `/v1/generations/${replay.id}`, { key: org.live })).body;
+    expect(hit).toMatchObject({ cache_hit: true, charged_credits: 0, reserved_credits: 0 });
+    // The cache hit is a generation too (charged 0); the charged ones are the first message and the original.
+    const list = (await api('GET', '/v1/generations?limit=100', { key: org.live })).body.data as Array<{ id: string }>;
+    expect(list.map((g) => g.id).sort()).toEqual([first.id, original.id, replay.id].sort());
+    const charged = await Promise.all([first.id, original.id].map(async (id) => (await api('GET', `/v1/generations/${id}`, { key: org.live })).body.charged_credits as number));
+    expect(charged.every((c) => c > 0)).toBe(true);
+    expect((await api('GET', '/v1/wallet', { key: org.live })).body.balance_credits).toBe(CREDITS - charged[0]! - charged[1]!);
+  });
+
   it('@anthropic-ai/sdk with the key as x-api-key (set by hand; this SDK sends apiKey as a Bearer token) and as authToken', async () => {
     const org = await fresh();
     const byHeader = new Anthropic({ baseURL: s.url, apiKey: null, authToken: null, defaultHeaders: { 'x-api-key': org.live }, maxRetries: 0 });
