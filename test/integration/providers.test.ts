@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -273,6 +274,38 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
     expect(plain.usage?.completion_tokens).toBe(3);
     // Charged just after the reply: a GET on this node waits for it, so the next test reads a settled ledger.
     expect((await api('GET', `/v1/generations/${plain.id}`, { key: org.live })).body.charged_credits).toBeGreaterThan(0);
+  });
+
+  it("the Anthropic SDK's messages, through mmgen's /v1/messages, reach the Anthropic fake as Anthropic documents them", async () => {
+    const claude = new Anthropic({ baseURL: s.url, apiKey: org.live, maxRetries: 0 });
+    const params = {
+      model: 'claude-haiku-4-5',
+      max_tokens: 120,
+      system: [{ type: 'text', text: 'You are terse.' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'say ' }, { type: 'text', text: 'these words' }] }],
+      temperature: 0.4,
+      top_k: 40,
+      stop_sequences: ['END', '  '],
+      metadata: { user_id: 'u-7' },
+    } as Anthropic.MessageCreateParamsNonStreaming;
+    const plain = await claude.messages.create(params);
+    expect((plain.content[0] as Anthropic.TextBlock).text).toBe('Claude heard: say these words');
+    expect(plain).toMatchObject({ model: 'claude-haiku-4.5', stop_reason: 'end_turn' });
+    const sent = fakes.anthropic.calls('POST', '/v1/messages').at(-1)!.json as Record<string, unknown>;
+    // The whitespace-only stop sequence is one Anthropic refuses: left out, as on /v1/chat/completions. service_tier is the record's own `set`.
+    expect(sent).toEqual({
+      service_tier: 'standard_only',
+      model: 'claude-haiku-4-5-20251001', max_tokens: 120, system: 'You are terse.', messages: [{ role: 'user', content: 'say these words' }],
+      temperature: 0.4, top_k: 40, stop_sequences: ['END'], metadata: { user_id: 'u-7' },
+    });
+    const final = await claude.messages.stream(params as Anthropic.MessageStreamParams).finalMessage();
+    expect((final.content[0] as Anthropic.TextBlock).text).toBe('Claude heard: say these words');
+    expect(fakes.anthropic.calls('POST', '/v1/messages').at(-1)!.json).toMatchObject({ stream: true, top_k: 40 });
+    for (const id of [plain.id, final.id]) {
+      const g = (await api('GET', `/v1/generations/${id}`, { key: org.live })).body;
+      expect(g).toMatchObject({ status: 'succeeded', usage: { output_tokens: plain.usage.output_tokens } });
+      expect(g.charged_credits).toBeGreaterThan(0);
+    }
   });
 
   it('fallback: a retryable failure before the work was accepted moves to the next route', async () => {

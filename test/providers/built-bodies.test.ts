@@ -55,13 +55,15 @@ function valuesOf(field: string, schema: PropertySchema): unknown[] {
   return [];
 }
 
-/** The OpenAI chat fields only /v1/chat/completions carries (not in the chat modality's schema), as it takes them. */
+/** The chat fields only the compatible paths carry (not in the chat modality's schema), as they take them. */
 const COMPLETIONS_ONLY: Record<string, unknown[]> = {
   top_p: [0, 1],
   stop: ['\n', 'END', ['  ', 'END'], ['\n', '\t'], [], null],
   presence_penalty: [-2, 2],
   frequency_penalty: [-2, 2],
   user: ['user-1', text(256)],
+  // POST /v1/messages carries it (Anthropic's records map it; OpenAI's do not, so it is never sent there).
+  top_k: [0, 500],
 };
 
 interface Case {

@@ -4445,7 +4445,7 @@ export interface operations {
                     }[];
                     temperature?: number;
                     top_p?: number;
-                    /** @description Accepted; not sent upstream (no model record maps it yet). */
+                    /** @description Sent to the models whose API takes it (Anthropic's); not to others. */
                     top_k?: number;
                     stop_sequences?: string[];
                     metadata?: {

@@ -48,7 +48,7 @@ const Body = Type.Object(
     system: Type.Optional(Type.Union([Type.String({ maxLength: 200_000 }), Type.Array(TextBlock, { maxItems: 100 })])),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    top_k: Type.Optional(Type.Integer({ minimum: 0, description: 'Accepted; not sent upstream (no model record maps it yet).' })),
+    top_k: Type.Optional(Type.Integer({ minimum: 0, description: "Sent to the models whose API takes it (Anthropic's); not to others." })),
     stop_sequences: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 4 })),
     metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])) }, { additionalProperties: false })),
     stream: Type.Optional(Type.Boolean()),

@@ -13,7 +13,8 @@ import { documentedBody, recordForRequest, upstreamInput } from '../upstream-inp
  *   requires it; mmgen always has one), within the model's own maximum;
  *   `temperature` is clamped to Anthropic's 0–1; `top_p` passes, except to
  *   the models that refuse it beside `temperature` (then temperature alone
- *   is sent: docs/contract-addenda.md, Providers); `stop` becomes
+ *   is sent: docs/contract-addenda.md, Providers); `top_k` (from
+ *   /v1/messages) passes; `stop` becomes
  *   `stop_sequences` without the whitespace-only ones Anthropic refuses;
  *   `user` becomes `metadata.user_id`;
  * - `seed` and the penalties have no Anthropic equivalent: not mapped, so
