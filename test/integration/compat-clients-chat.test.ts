@@ -226,6 +226,13 @@ describeEachBackend('compatible chat clients', (backend) => {
     expect(Number(over.headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(over.error).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
 
+    // The organization's moderation policy screens the user's text blocks (contract §11), before anything is reserved.
+    expect((await api('PATCH', '/v1/organization/moderation', { key: org.live, body: { prompt_blocklist: ['forbidden word'] } })).status).toBe(200);
+    const screened = await claude.messages.create({ ...msg, messages: [{ role: 'user', content: [{ type: 'text', text: 'say the Forbidden ' }, { type: 'text', text: 'Word' }] }] }).catch((e: unknown) => e);
+    expect(screened).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((screened as APIError).error).toMatchObject({ error: { code: 'content_policy_violation', param: 'messages' } });
+    expect((await api('PATCH', '/v1/organization/moderation', { key: org.live, body: { prompt_blocklist: [] } })).status).toBe(200);
+
     // Refused before anything was reserved: the organization's wallet never moved.
     expect((await api('GET', '/v1/wallet', { key: org.live })).body.balance_credits).toBe(CREDITS);
 

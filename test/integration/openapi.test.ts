@@ -39,6 +39,9 @@ describe('GET /v1/openapi.json', () => {
     expect(create.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
     expect(create.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
     expect(doc.paths['/v1/openapi.json'].get.security).toEqual([]);
+    const messages = doc.paths['/v1/messages'].post;
+    expect(messages).toMatchObject({ tags: ['Compatible'], 'x-mmgen-compatible': { api: 'anthropic', reference: 'https://docs.anthropic.com/en/api/messages' } });
+    expect(messages.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['model', 'max_tokens', 'messages']));
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(Object.keys(ERROR_TABLE));
   });
 });
