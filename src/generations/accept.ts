@@ -224,7 +224,7 @@ function insertedRow(deps: Pick<AppDeps, 'nodeId'>, a: PreparedGeneration, creat
     params: JSON.parse(paramsJson) as Record<string, unknown>, price_credits: a.price, reserved_credits: a.price,
     charged_credits: 0, refunded_credits: 0, cache_hit: false, cache_key: a.cacheKey, attempt: 1, provider: a.provider,
     upstream_id: null, upstream_history: [], result: resultJson === null ? null : (JSON.parse(resultJson) as GenerationRow['result']),
-    error: null, comparison_id: a.comparisonId, runner_node: a.sync ? deps.nodeId : null, version: 1,
+    error: null, progress: null, comparison_id: a.comparisonId, runner_node: a.sync ? deps.nodeId : null, version: 1,
     created_at: createdAt, started_at: a.sync ? createdAt : null, completed_at: null,
   };
 }

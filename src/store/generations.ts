@@ -39,7 +39,7 @@ export interface GenerationRow {
   runner_node: string | null;
   version: number;
   /** The provider's last reported progress of the running attempt; `version` is the generation version its write made. */
-  progress?: GenerationProgress | null;
+  progress: GenerationProgress | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;

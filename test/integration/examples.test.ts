@@ -71,6 +71,21 @@ describe('examples/ run against a real mmgen', () => {
     expect(out).toMatch(/^\(streamed: \d+ output tokens\)$/m);
   });
 
+  it("existing-clients.ts runs the README's snippets: OpenAI, the AI SDK, LangChain and Anthropic clients against mmgen", async () => {
+    const out = await example('existing-clients.ts', [], { MMGEN_API_KEY: org.live });
+    expect(out).toMatch(/^openai chat gen_\w+: \d+ output tokens$/m);
+    expect(out).toMatch(/^openai image: \d+ bytes$/m);
+    expect(out).toMatch(/^openai edit: \d+ bytes$/m);
+    expect(out).toMatch(/^openai speech gen_\w+: RIFF \d+ bytes$/m);
+    expect(out).toMatch(/^ai text: [1-9]\d* characters, [1-9]\d* output tokens$/m);
+    expect(out).toMatch(/^ai image: image\/\w+ [1-9]\d* bytes$/m);
+    expect(out).toMatch(/^ai speech: audio\/\w+ [1-9]\d* bytes$/m);
+    expect(out).toMatch(/^langchain: [1-9]\d* characters$/m);
+    expect(out).toMatch(/^langchain stream: [1-9]\d* characters$/m);
+    expect(out).toMatch(/^anthropic gen_\w+: [1-9]\d* output tokens$/m);
+    expect(out).toMatch(/^anthropic stream gen_\w+: [1-9]\d* characters, [1-9]\d* output tokens$/m);
+  });
+
   it('upscale-upload.ts uploads a local image and saves the 4× upscale', async () => {
     writeFileSync(join(dir, 'photo.png'), await sharp({ create: { width: 50, height: 30, channels: 3, background: '#884422' } }).png().toBuffer());
     const out = await example('upscale-upload.ts', [join(dir, 'photo.png'), join(dir, 'big.jpg')]);
