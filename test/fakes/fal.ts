@@ -3,6 +3,7 @@ import { FakeServer, type FakeRequest, type Reply } from './base.js';
 import { recordOf, violations, type Violation } from './schemas.js';
 import type { UpstreamModelRecord } from '../../src/providers/upstream-models.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
+import { JobTimeline, runLog, type JobStage, type ProgressSteps } from './progress.js';
 
 /**
  * A loopback fal queue (https://docs.fal.ai/model-apis/model-endpoints/queue)
@@ -10,8 +11,11 @@ import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKin
  * (`GET /{app}/requests/{id}/status`), result (`GET /{app}/requests/{id}`) and
  * cancel (`PUT /{app}/requests/{id}/cancel`). As on fal, the status, result
  * and cancel URLs are under the app ("owner/alias"), not the full endpoint
- * path: asking under the endpoint path is a 404. Requests go IN_QUEUE →
- * IN_PROGRESS → COMPLETED over `jobMs`. Results carry files as
+ * path: asking under the endpoint path is a 404. Requests go IN_QUEUE (with
+ * a falling `queue_position`) → IN_PROGRESS → COMPLETED over `jobMs`, or one
+ * step a status read with `progressSteps` (progress.ts). As fal does, the
+ * status carries the run's `logs` (`[{message, level, source, timestamp}]`, a
+ * diffusion model's tqdm bars) only when asked with `logs=1`. Results carry files as
  * `{url, content_type, …}` objects on the fake's CDN; a prompt containing
  * "nsfw" comes back as a black image with `has_nsfw_concepts: [true]`, as
  * fal's safety checker does.
@@ -22,7 +26,7 @@ interface QueueRequest {
   endpoint: string;
   input: Record<string, unknown>;
   createdAt: number;
-  readyAt: number;
+  timeline: JobTimeline;
   canceled: boolean;
   fail: string | null;
   result?: unknown;
@@ -36,6 +40,8 @@ export interface FalFakeOptions {
   key?: string;
   kindOf: (endpoint: string) => FakeKind;
   jobMs?: number;
+  /** Each status read moves a request one step (queued, then running), instead of the clock (progress.ts). */
+  progressSteps?: ProgressSteps;
 }
 
 const NAMESPACES = new Set(['workflows', 'comfy']);
@@ -47,12 +53,15 @@ export class FalFake extends FakeServer {
   /** The requests refused for breaking their endpoint's documented schema, with why. */
   readonly refused: Array<{ endpoint: string; input: Record<string, unknown>; violations: Violation[] }> = [];
   jobMs: number;
+  /** For requests submitted from now on (see FalFakeOptions). */
+  progressSteps: ProgressSteps | undefined;
   hold = false;
   private failNext: string[] = [];
 
   constructor(private readonly opts: FalFakeOptions) {
     super(opts.key ?? 'fal-fake-key');
     this.jobMs = opts.jobMs ?? 30;
+    this.progressSteps = opts.progressSteps;
   }
 
   get baseUrl(): string {
@@ -69,10 +78,15 @@ export class FalFake extends FakeServer {
     if (m) {
       const q = this.queue.get(m[2]!);
       if (!q || q.app !== m[1]) return detail(404, 'Request not found');
-      const state = this.state(q);
-      if (m[3] === '/status' && req.method === 'GET') {
-        const body: Record<string, unknown> = { status: state, request_id: q.id, response_url: `${this.url}/${q.app}/requests/${q.id}`, logs: null };
-        if (state === 'IN_QUEUE') body.queue_position = 0;
+      const status = m[3] === '/status' && req.method === 'GET';
+      const stage = q.timeline.stage(status);
+      const state = this.state(q, stage);
+      if (status) {
+        const body: Record<string, unknown> = { status: state, request_id: q.id, response_url: `${this.url}/${q.app}/requests/${q.id}` };
+        if (state === 'IN_QUEUE' && stage.state === 'queued') body.queue_position = stage.ahead;
+        // fal sends the run's log lines only to a status request that asks for them.
+        const logs = req.query.get('logs') === '1';
+        body.logs = !logs ? null : state === 'IN_QUEUE' ? [] : this.logs(q, stage);
         if (state === 'COMPLETED') body.metrics = { inference_time: this.jobMs / 1000 };
         return { status: state === 'COMPLETED' ? 200 : 202, body };
       }
@@ -120,17 +134,25 @@ export class FalFake extends FakeServer {
     const app = (NAMESPACES.has(parts[0]!) ? parts.slice(0, 3) : parts.slice(0, 2)).join('/');
     const id = randomUUID();
     const now = Date.now();
-    this.queue.set(id, { id, app, endpoint, input: req.json as Record<string, unknown>, createdAt: now, readyAt: now + this.jobMs, canceled: false, fail: this.failNext.shift() ?? null });
+    const timeline = new JobTimeline(now, this.jobMs, this.progressSteps);
+    this.queue.set(id, { id, app, endpoint, input: req.json as Record<string, unknown>, createdAt: now, timeline, canceled: false, fail: this.failNext.shift() ?? null });
     const base = `${this.url}/${app}/requests/${id}`;
-    return { status: 200, body: { request_id: id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: 0 } };
+    const first = timeline.stage(false);
+    return { status: 200, body: { request_id: id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: first.state === 'queued' ? first.ahead : 0 } };
   }
 
-  private state(q: QueueRequest): 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' {
+  private state(q: QueueRequest, stage: JobStage): 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' {
     if (q.canceled) return 'COMPLETED';
-    const now = Date.now();
-    if (now < q.createdAt + this.jobMs / 3) return 'IN_QUEUE';
-    if (this.hold || now < q.readyAt) return 'IN_PROGRESS';
+    if (stage.state === 'queued') return 'IN_QUEUE';
+    if (this.hold || stage.state === 'running') return 'IN_PROGRESS';
     return 'COMPLETED';
+  }
+
+  /** The run's log lines so far, as fal's status lists them. */
+  private logs(q: QueueRequest, stage: JobStage): Array<{ message: string; level: string; source: string; timestamp: string }> {
+    const done = stage.state === 'running' ? stage.done : 1;
+    const started = q.createdAt + this.jobMs / 3;
+    return runLog(done, Number(q.input.seed ?? 42)).map((message, i) => ({ message, level: 'INFO', source: 'USER', timestamp: new Date(started + i).toISOString() }));
   }
 
   private async render(q: QueueRequest): Promise<unknown> {

@@ -3,12 +3,15 @@ import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
 import { recordOf, replicateRecordByVersion, violations, type Violation } from './schemas.js';
 import type { UpstreamModelRecord } from '../../src/providers/upstream-models.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
+import { JobTimeline, runLog, type ProgressSteps } from './progress.js';
 
 /**
  * A loopback Replicate predictions API (https://replicate.com/docs/reference/http)
  * under `/v1`: create by model (`POST /v1/models/{owner}/{name}/predictions`)
  * or by version (`POST /v1/predictions`), get, cancel and list. Predictions
- * go starting → processing → succeeded (or failed) over `jobMs`; outputs are
+ * go starting → processing → succeeded (or failed) over `jobMs`, or one step
+ * a read with `progressSteps` (progress.ts); while processing, `logs` holds
+ * what the model printed (its tqdm bars, as Replicate relays them). Outputs are
  * URLs on the fake's CDN, shaped as Replicate models shape them (a list of
  * image URLs, one video URL, an object of files for 3D). Errors are
  * problem+json bodies (`{title, detail, status}`). A prompt containing "nsfw"
@@ -24,7 +27,8 @@ interface Prediction {
   completed_at: string | null;
   output: unknown;
   error: string | null;
-  readyAt: number;
+  logs: string;
+  timeline: JobTimeline;
   fail: string | null;
 }
 
@@ -38,6 +42,8 @@ export interface ReplicateFakeOptions {
   kindOf: (model: string) => FakeKind;
   /** How long a prediction runs. */
   jobMs?: number;
+  /** Each read of a prediction moves it one step (starting, then processing), instead of the clock (progress.ts). */
+  progressSteps?: ProgressSteps;
 }
 
 export class ReplicateFake extends FakeServer {
@@ -45,6 +51,8 @@ export class ReplicateFake extends FakeServer {
   /** The requests refused for breaking their model's documented schema, with why. */
   readonly refused: Array<{ model: string; input: Record<string, unknown>; violations: Violation[] }> = [];
   jobMs: number;
+  /** For predictions created from now on (see ReplicateFakeOptions). */
+  progressSteps: ProgressSteps | undefined;
   /** Predictions a list page holds (Replicate: 100); smaller in tests of paging. */
   pageSize = 100;
   /** While true, predictions stay `processing` (an upstream that takes its time). */
@@ -54,6 +62,7 @@ export class ReplicateFake extends FakeServer {
   constructor(private readonly opts: ReplicateFakeOptions) {
     super(opts.key ?? 'r8_fake');
     this.jobMs = opts.jobMs ?? 30;
+    this.progressSteps = opts.progressSteps;
   }
 
   get baseUrl(): string {
@@ -110,7 +119,7 @@ export class ReplicateFake extends FakeServer {
         }
         return { status: 200, body: await this.view(p) };
       }
-      if (!one[2] && req.method === 'GET') return { status: 200, body: await this.view(p) };
+      if (!one[2] && req.method === 'GET') return { status: 200, body: await this.view(p, true) };
     }
     return problem(404, 'Not found', `No route for ${req.method} ${req.path}`);
   }
@@ -138,7 +147,7 @@ export class ReplicateFake extends FakeServer {
     const prompt = String(input.prompt ?? '');
     const p: Prediction = {
       id, model, version, input, status: 'starting', created_at: new Date().toISOString(), completed_at: null,
-      output: null, error: null, readyAt: Date.now() + this.jobMs,
+      output: null, error: null, logs: '', timeline: new JobTimeline(Date.now(), this.jobMs, this.progressSteps),
       fail: this.failNext.shift() ?? (/nsfw/i.test(prompt) ? 'NSFW content detected. Try running it again, or try a different prompt.' : null),
     };
     this.predictions.set(id, p);
@@ -185,10 +194,14 @@ export class ReplicateFake extends FakeServer {
     };
   }
 
-  /** Moves a prediction along its timeline; renders its output when it succeeds. */
-  private async advance(p: Prediction): Promise<void> {
-    if (p.status === 'starting') p.status = 'processing';
-    if (p.status !== 'processing' || this.hold || Date.now() < p.readyAt) return;
+  /** Moves a prediction along its timeline (`read`: a get, which moves a stepped one on); renders its output when it succeeds. */
+  private async advance(p: Prediction, read = false): Promise<void> {
+    if (p.status !== 'starting' && p.status !== 'processing') return;
+    const stage = p.timeline.stage(read);
+    if (stage.state === 'queued') return;
+    p.status = 'processing';
+    p.logs = runLog(stage.state === 'running' ? stage.done : 1, Number(p.input.seed ?? 42)).join('\n') + '\n';
+    if (this.hold || stage.state !== 'finished') return;
     if (p.fail) {
       p.status = 'failed';
       p.error = p.fail;
@@ -231,7 +244,7 @@ export class ReplicateFake extends FakeServer {
 
   private viewSync(p: Prediction): Record<string, unknown> {
     return {
-      id: p.id, model: p.model, version: p.version ?? 'dp-4d0bcc010b3049749a251855f12800be', input: p.input, logs: '',
+      id: p.id, model: p.model, version: p.version ?? 'dp-4d0bcc010b3049749a251855f12800be', input: p.input, logs: p.logs,
       output: p.output, data_removed: false, error: p.error, status: p.status, source: 'api',
       created_at: p.created_at, started_at: p.status === 'starting' ? null : p.created_at, completed_at: p.completed_at,
       urls: { get: `${this.baseUrl}/predictions/${p.id}`, cancel: `${this.baseUrl}/predictions/${p.id}/cancel` },
@@ -239,8 +252,8 @@ export class ReplicateFake extends FakeServer {
     };
   }
 
-  private async view(p: Prediction): Promise<Record<string, unknown>> {
-    await this.advance(p);
+  private async view(p: Prediction, read = false): Promise<Record<string, unknown>> {
+    await this.advance(p, read);
     return this.viewSync(p);
   }
 }

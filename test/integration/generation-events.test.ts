@@ -1,32 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Mmgen, type GenerationProgress } from '../../sdk/src/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data?: string;
-}
-
-/** Reads a whole text/event-stream response into its events (the stream must end by itself). */
-async function readEvents(url: string, key: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | null; events: SseEvent[]; comments: number }> {
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, ...headers }, signal: AbortSignal.timeout(20_000) });
-  const text = await res.text();
-  const events: SseEvent[] = [];
-  let comments = 0;
-  for (const block of text.split('\n\n')) {
-    if (!block.trim()) continue;
-    const ev: SseEvent = {};
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) comments++;
-      else if (line.startsWith('id: ')) ev.id = line.slice(4);
-      else if (line.startsWith('event: ')) ev.event = line.slice(7);
-      else if (line.startsWith('data: ')) ev.data = line.slice(6);
-    }
-    if (ev.event) events.push(ev);
-  }
-  return { status: res.status, type: res.headers.get('content-type'), events, comments };
-}
+import { readEvents, type SseEvent } from '../helpers/sse.js';
 
 describeEachBackend('GET /v1/generations/{id}/events', (backend) => {
   let s: TestServer;
