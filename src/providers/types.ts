@@ -93,7 +93,8 @@ export interface UpstreamProgress {
 /** The last percentage a log reports (tqdm bars, "45%", "step 9/20"), or undefined; the progress some providers report only in their logs. */
 export function percentInLogs(logs: string): number | undefined {
   let found: number | undefined;
-  for (const m of logs.matchAll(/(\d{1,3}(?:\.\d+)?)\s*%|\b(\d+)\s*\/\s*(\d+)\s*\[/g)) {
+  // A percentage is a whole number of at most three digits (not the tail of 1000%), or a tqdm count `9/20 [`.
+  for (const m of logs.matchAll(/(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%|\b(\d+)\s*\/\s*(\d+)\s*\[/g)) {
     const p = m[1] !== undefined ? Number(m[1]) : (Number(m[2]) / Number(m[3])) * 100;
     if (Number.isFinite(p) && p >= 0 && p <= 100) found = Math.floor(p);
   }
