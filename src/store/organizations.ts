@@ -49,15 +49,32 @@ export async function updateOrganizationPaused(
   q: Queryable, id: string, paused: boolean, reason: Record<string, unknown> | null,
 ): Promise<OrganizationRow | undefined> {
   const r = await q.query<OrganizationRow>(
-    `UPDATE organizations SET paused = $2,
-       paused_at = CASE WHEN NOT $2 THEN NULL WHEN paused THEN paused_at ELSE now() END,
-       pause_reason = CASE WHEN NOT $2 THEN NULL WHEN paused THEN pause_reason ELSE $3::jsonb END,
-       spend_window_from = CASE WHEN paused AND NOT $2 THEN now() ELSE spend_window_from END
-     WHERE id = $1 RETURNING *`,
+    `WITH o AS (
+       UPDATE organizations SET paused = $2,
+         paused_at = CASE WHEN NOT $2 THEN NULL WHEN paused THEN paused_at ELSE now() END,
+         pause_reason = CASE WHEN NOT $2 THEN NULL WHEN paused THEN pause_reason ELSE $3::jsonb END,
+         spend_window_from = CASE WHEN paused AND NOT $2 THEN now() ELSE spend_window_from END
+       WHERE id = $1 RETURNING *),
+     ${PARK_OR_RELEASE}
+     SELECT * FROM o`,
     [id, paused, reason === null ? null : JSON.stringify(reason)],
   );
   return r.rows[0];
 }
+
+/**
+ * A paused organization's queued jobs are parked (run_at 'infinity'), so the worker's due scan never meets them,
+ * however many wait; an unpause makes them due now. Only unleased jobs are parked: a leased one keeps its lease's
+ * end, so a job a node holds is never stranded. The claim's own check (store/jobs.ts) still passes over a job
+ * accepted as the pause began, which this statement did not see. ($1 the organization, $2 paused.)
+ */
+const PARK_OR_RELEASE = `
+     parked AS (
+       UPDATE jobs j SET run_at = CASE WHEN $2 THEN 'infinity'::timestamptz ELSE now() END
+       FROM generations g
+       WHERE g.id = j.generation_id AND g.organization_id = $1 AND EXISTS (SELECT 1 FROM o)
+         AND CASE WHEN $2 THEN j.lease_owner IS NULL AND g.status = 'queued' ELSE j.run_at = 'infinity'::timestamptz END
+       RETURNING 1)`;
 
 /** Sets the monthly budget and its action; each left as it is when undefined. */
 export async function updateOrganizationBudget(
@@ -76,8 +93,10 @@ export async function updateOrganizationBudget(
 /** Pauses a running organization; false if it was already paused, so only one of concurrent pausers sees true. */
 export async function pauseIfRunning(q: Queryable, id: string, reason: Record<string, unknown>): Promise<boolean> {
   const r = await q.query(
-    'UPDATE organizations SET paused = true, paused_at = now(), pause_reason = $2::jsonb WHERE id = $1 AND NOT paused RETURNING 1',
-    [id, JSON.stringify(reason)],
+    `WITH o AS (UPDATE organizations SET paused = true, paused_at = now(), pause_reason = $3::jsonb WHERE id = $1 AND NOT paused RETURNING 1),
+     ${PARK_OR_RELEASE}
+     SELECT 1 FROM o`,
+    [id, true, JSON.stringify(reason)],
   );
   return r.rowCount === 1;
 }

@@ -68,6 +68,9 @@ describeEachBackend('a paused organization starts no queued work', (backend) => 
     expect((await api('GET', `/v1/generations/${queued}`, { key: org.live })).body.status).toBe('queued');
 
     expect(await detectAnomalies(s.runtime.deps)).toContain(org.id);
+    // Parked: the worker's scan of due jobs never meets it, however many a paused organization has waiting.
+    const parked = async () => (await s.db.query<{ parked: boolean }>(`SELECT run_at = 'infinity'::timestamptz AS parked FROM jobs WHERE generation_id = $1`, [queued])).rows[0]?.parked;
+    expect(await parked()).toBe(true);
     const paused = (await api('GET', '/v1/organization', { key: org.live })).body;
     expect(paused).toMatchObject({ id: org.id, paused: true, pause_reason: { kind: 'anomaly', window_minutes: 60, baseline_usd: 0 } });
     expect(paused.pause_reason.spent_usd).toBeGreaterThanOrEqual(1.4);
@@ -111,6 +114,7 @@ describeEachBackend('a paused organization starts no queued work', (backend) => 
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ paused: true, pause_reason: { kind: 'owner' } });
       expect(Object.keys(res.body.pause_reason)).toEqual(['kind']);
+      expect((await s.db.query<{ parked: boolean }>(`SELECT run_at = 'infinity'::timestamptz AS parked FROM jobs WHERE generation_id = $1`, [queued])).rows[0]?.parked).toBe(true);
       fakes.replicate.hold = false;
       expect((await waitTerminal(api, blocker.live, held)).status).toBe('succeeded');
       expect((await waitTerminal(api, blocker.live, await video(blocker.live, 'owner pause: bystander'))).status).toBe('succeeded');
