@@ -107,7 +107,7 @@ export class APIError extends MmgenError {
 
   /** The subclass for a status. */
   static fromResponse(status: number, error: ErrorBody | undefined, message: string | undefined, headers: Headers): APIError {
-    const Class = STATUS_CLASSES[status] ?? (status >= 500 ? InternalServerError : APIError);
+    const Class = (error?.code === 'budget_exceeded' ? BudgetExceededError : STATUS_CLASSES[status]) ?? (status >= 500 ? InternalServerError : APIError);
     return new Class(status, error, message, headers);
   }
 }
@@ -121,6 +121,13 @@ export class AuthenticationError extends APIError {
 /** 402: the wallet's available credits cannot cover the reservation; nothing was charged. */
 export class InsufficientCreditsError extends APIError {
   override name = 'InsufficientCreditsError';
+}
+/**
+ * 402 `budget_exceeded`: the reservation would take the key's or the organization's spend this month past a
+ * blocking budget; nothing was reserved. A 402 like running out of credits, so code catching that catches this too.
+ */
+export class BudgetExceededError extends InsufficientCreditsError {
+  override name = 'BudgetExceededError';
 }
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';

@@ -1,4 +1,5 @@
 import {
+  BudgetExceededError,
   APIError,
   AuthenticationError,
   BadRequestError,
@@ -323,7 +324,16 @@ describe('the SDK against a real mmgen', () => {
     const broke = new Mmgen({ apiKey: poor.live, baseURL: s.url });
     const err = await rejection(broke.images.create({ model: 'flux-schnell', prompt: 'x' }));
     expect(err).toBeInstanceOf(InsufficientCreditsError);
+    expect(err).not.toBeInstanceOf(BudgetExceededError);
     expect(err).toMatchObject({ status: 402, code: 'insufficient_credits', type: 'billing_error' });
+
+    // A blocking budget of one cent refuses a 4-cent image: a 402 of its own class, still an InsufficientCreditsError.
+    const owner = new Mmgen({ apiKey: org.live, baseURL: s.url });
+    const capped = await owner.apiKeys.create({ name: 'capped', monthly_budget_usd: 0.01, budget_action: 'block' });
+    const over = await rejection(new Mmgen({ apiKey: capped.key, baseURL: s.url }).images.create({ model: 'recraft-v3', prompt: 'x' }));
+    expect(over).toBeInstanceOf(BudgetExceededError);
+    expect(over).toBeInstanceOf(InsufficientCreditsError);
+    expect(over).toMatchObject({ status: 402, code: 'budget_exceeded', type: 'billing_error' });
 
     const bad = new Mmgen({ apiKey: 'sk_test_nope', baseURL: s.url });
     expect(await rejection(bad.models.list())).toMatchObject({ status: 401, code: 'invalid_api_key' });
