@@ -113,6 +113,118 @@ describeEachBackend('POST /v1/responses', (backend) => {
     expect(gens.get(items.id)!.prompt).toBe('Go on');
   });
 
+  it('ai streamText on the default model: the text and usage of the generation', async () => {
+    const org = await fresh();
+    const streamed = streamText({ model: aiSdk(org)('claude-haiku-4.5'), system: 'Be brief.', prompt: 'Describe a mountain', maxOutputTokens: 200 });
+    let text = '';
+    for await (const piece of streamed.textStream) text += piece;
+    const usage = await streamed.usage;
+    expect(text.length).toBeGreaterThan(20);
+    expect(usage.inputTokens).toBeGreaterThan(0);
+    expect(usage.outputTokens).toBeGreaterThan(0);
+    expect(await streamed.finishReason).toBe('stop');
+    const [g] = [...(await expectChargedExactly(org, 1)).values()];
+    expect((await streamed.response).id).toBe(g.id);
+    expect(g.message.content).toBe(text);
+    expect(usage).toMatchObject({ inputTokens: g.usage.input_tokens, outputTokens: g.usage.output_tokens });
+    expect(g.params.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+  });
+
+  it('openai responses.stream and create({stream: true}): the documented event order, a final response with the usage of the generation', async () => {
+    const org = await fresh();
+    const oa = openai(org);
+    const stream = oa.responses.stream({ model: 'gpt-4o-mini', input: 'Tell me a story', instructions: 'Be vivid.', max_output_tokens: 400, simulate: { output_tokens: 50 } } as OpenAI.Responses.ResponseStreamParams);
+    const types: string[] = [];
+    const sequence: number[] = [];
+    let text = '';
+    stream.on('event', (e) => {
+      types.push(e.type);
+      sequence.push(e.sequence_number);
+    });
+    stream.on('response.output_text.delta', (e) => (text += e.delta));
+    const final = await stream.finalResponse();
+    const deltas = types.filter((t) => t === 'response.output_text.delta').length;
+    expect(deltas).toBeGreaterThan(3);
+    expect(types).toEqual([
+      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
+      ...Array<string>(deltas).fill('response.output_text.delta'),
+      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+    ]);
+    expect(sequence).toEqual(types.map((_, i) => i));
+    expect(final).toMatchObject({ status: 'completed', output_text: text, instructions: 'Be vivid.', usage: { output_tokens: 50 } });
+
+    const raw = await oa.responses.create({ model: 'claude-haiku-4-5', input: 'Count to fifty', max_output_tokens: 6, stream: true, simulate: { output_tokens: 30 } } as OpenAI.Responses.ResponseCreateParamsStreaming);
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of raw) events.push(e);
+    const cut = events.at(-1)!;
+    expect(cut.type).toBe('response.incomplete');
+    const incomplete = (cut as OpenAI.Responses.ResponseIncompleteEvent).response;
+    expect(incomplete).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { output_tokens: 6 } });
+
+    const gens = await expectChargedExactly(org, 2);
+    const g = gens.get(final.id)!;
+    expect(g.message.content).toBe(text);
+    expect(final.usage).toEqual({
+      input_tokens: g.usage.input_tokens,
+      output_tokens: 50,
+      total_tokens: g.usage.input_tokens + 50,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    });
+    const g2 = gens.get(incomplete.id)!;
+    expect(incomplete.usage).toMatchObject({ input_tokens: g2.usage.input_tokens, output_tokens: g2.usage.output_tokens });
+    expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => (e as OpenAI.Responses.ResponseTextDeltaEvent).delta).join('')).toBe(g2.message.content);
+  });
+
+  it('the stream on the wire: each event named by its type, item ids agreeing, no [DONE]', async () => {
+    const org = await fresh();
+    const res = await fetch(`${s.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.live}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'Go', stream: true, simulate: { output_tokens: 12 } }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await res.text()).trim().split('\n\n').map((raw) => {
+      const [eventLine, dataLine] = raw.split('\n');
+      const data = JSON.parse(dataLine!.replace(/^data: /, ''));
+      expect(eventLine).toBe(`event: ${data.type}`);
+      return data;
+    });
+    const [g] = [...(await expectChargedExactly(org, 1)).values()];
+    expect(events[0].response).toMatchObject({ id: g.id, status: 'in_progress', output: [], usage: null });
+    const item = events.find((e) => e.type === 'response.output_item.added').item;
+    expect(item).toMatchObject({ type: 'message', status: 'in_progress', role: 'assistant', content: [] });
+    for (const e of events.filter((e) => e.type.startsWith('response.output_text') || e.type.startsWith('response.content_part'))) {
+      expect(e).toMatchObject({ item_id: item.id, output_index: 0, content_index: 0 });
+    }
+    expect(events.at(-1).response.output).toEqual([{ type: 'message', id: item.id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: g.message.content, annotations: [] }] }]);
+    expect(events.at(-1).response.usage).toMatchObject({ input_tokens: g.usage.input_tokens, output_tokens: 12 });
+  });
+
+  it('402 and 429 under the SDK classes; a failure mid-stream is an error event the SDKs raise, refunded', async () => {
+    const broke = await s.createOrg({ credits: 0 });
+    const poor = await openai(broke).responses.create({ model: 'gpt-4o-mini', input: 'x' }).catch((e: unknown) => e);
+    expect(poor).toBeInstanceOf(OpenAI.APIError);
+    expect(poor).toMatchObject({ status: 402, code: 'insufficient_credits' });
+    const free = await s.createOrg({ plan: 'free', credits: CREDITS });
+    const outcomes = [];
+    for (let i = 0; i < 3; i++) outcomes.push(await openai(free).responses.create({ model: 'gpt-4o-mini', input: `n${i}` }).catch((e: unknown) => e));
+    expect(outcomes[2]).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(Number((outcomes[2] as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const aiPoor = await generateText({ model: aiSdk(broke)('gpt-4o-mini'), prompt: 'x', maxRetries: 0 }).catch((e: unknown) => e);
+    expect(aiPoor).toMatchObject({ statusCode: 402 });
+
+    const org = await fresh();
+    const stream = openai(org).responses.stream({ model: 'gpt-4o-mini', input: 'fail', simulate: { outcome: 'failure' } } as OpenAI.Responses.ResponseStreamParams);
+    const failed = await stream.finalResponse().catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    expect((failed as APIError).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error' });
+    const gens = await generationsOf(org);
+    expect(gens).toHaveLength(1);
+    expect(gens[0]).toMatchObject({ status: 'failed', charged_credits: 0 });
+    expect((await api('GET', '/v1/wallet', { key: org.live })).body).toMatchObject({ balance_credits: CREDITS, held_credits: 0 });
+  });
+
   it('400s name the field: tools, previous_response_id, an input_image part, a json format; nothing is reserved', async () => {
     const org = await fresh();
     const oa = openai(org);
