@@ -133,7 +133,7 @@ describeEachBackend('POST /v1/responses', (backend) => {
   it('openai responses.stream and create({stream: true}): the documented event order, a final response with the usage of the generation', async () => {
     const org = await fresh();
     const oa = openai(org);
-    const stream = oa.responses.stream({ model: 'gpt-4o-mini', input: 'Tell me a story', instructions: 'Be vivid.', max_output_tokens: 400, simulate: { output_tokens: 50 } } as OpenAI.Responses.ResponseStreamParams);
+    const stream = oa.responses.stream({ model: 'gpt-4o-mini', input: 'Tell me a story', instructions: 'Be vivid.', max_output_tokens: 400, simulate: { output_tokens: 50 } } as Parameters<OpenAI['responses']['stream']>[0]);
     const types: string[] = [];
     const sequence: number[] = [];
     let text = '';
@@ -215,7 +215,7 @@ describeEachBackend('POST /v1/responses', (backend) => {
     expect(aiPoor).toMatchObject({ statusCode: 402 });
 
     const org = await fresh();
-    const stream = openai(org).responses.stream({ model: 'gpt-4o-mini', input: 'fail', simulate: { outcome: 'failure' } } as OpenAI.Responses.ResponseStreamParams);
+    const stream = openai(org).responses.stream({ model: 'gpt-4o-mini', input: 'fail', simulate: { outcome: 'failure' } } as Parameters<OpenAI['responses']['stream']>[0]);
     const failed = await stream.finalResponse().catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(OpenAI.APIError);
     expect((failed as APIError).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error' });
