@@ -73,6 +73,28 @@ describeEachBackend('POST /v1/responses', (backend) => {
     expect(gens.get(claude.response.id)!).toMatchObject({ model: 'claude-haiku-4.5', params: { max_tokens: 1024 } });
   });
 
+  it("ai multi-turn: the SDK sends its earlier reply back as an item_reference, which mmgen reads from that generation", async () => {
+    const org = await fresh();
+    const model = aiSdk(org)('gpt-4o-mini');
+    const first = await generateText({ model, prompt: 'Name a colour' });
+    const messages = [{ role: 'user' as const, content: 'Name a colour' }, ...first.response.messages, { role: 'user' as const, content: 'Why that one?' }];
+    const second = await generateText({ model, messages });
+    expect(second.request.body).toMatchObject({ input: [{ role: 'user' }, { type: 'item_reference', id: `msg_${first.response.id}` }, { role: 'user' }] });
+    const gens = await expectChargedExactly(org, 2);
+    expect(gens.get(second.response.id)!.params.messages).toEqual([
+      { role: 'user', content: 'Name a colour' },
+      { role: 'assistant', content: first.text },
+      { role: 'user', content: 'Why that one?' },
+    ]);
+    // Another organization's reply, or an id mmgen never made, is no item of the caller's.
+    const other = await fresh();
+    for (const id of [`msg_${first.response.id}`, 'msg_abc123']) {
+      const err = (await openai(other).responses.create({ model: 'gpt-4o-mini', input: [{ type: 'item_reference', id }, { role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as APIError;
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(err).toMatchObject({ code: 'parameter_invalid', param: 'input[0].id' });
+    }
+  });
+
   it('openai responses.create: output_text and usage; instructions first; a max_output_tokens cut is incomplete', async () => {
     const org = await fresh();
     const oa = openai(org);

@@ -4664,7 +4664,7 @@ export interface operations {
                     /** @description A chat model's slug, mdl_ id or alias, whatever its provider. */
                     model: string;
                     input: string | ({
-                        /** @description Only 'message' is served; any other item type is refused with 400 parameter_invalid. */
+                        /** @description 'message', or 'item_reference' to an earlier response's output message (msg_gen_…); any other item type is refused with 400 parameter_invalid. */
                         type?: string;
                         /** @description user, assistant, system or developer (developer is read as system). */
                         role?: string;

@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { Principal } from '../../domain/access.js';
+import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
+import { generationOf } from '../../generations/store.js';
 import type { GenerationRow } from '../../generations/model.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
@@ -29,7 +32,7 @@ const InputPart = Type.Object(
 );
 const InputItem = Type.Object(
   {
-    type: Type.Optional(Type.String({ maxLength: 64, description: "Only 'message' is served; any other item type is refused with 400 parameter_invalid." })),
+    type: Type.Optional(Type.String({ maxLength: 64, description: "'message', or 'item_reference' to an earlier response's output message (msg_gen_…); any other item type is refused with 400 parameter_invalid." })),
     role: Type.Optional(Type.String({ maxLength: 32, description: 'user, assistant, system or developer (developer is read as system).' })),
     content: Type.Optional(Type.Union([Type.String({ maxLength: 200_000 }), Type.Array(InputPart, { minItems: 1, maxItems: 100 })])),
   },
@@ -185,25 +188,54 @@ function textOf(content: string | Part[], at: string): string {
     .join('');
 }
 
-function toMessages(input: string | Item[]): ChatMessage[] {
-  if (typeof input === 'string') return [{ role: 'user', content: input }];
-  return input.map((item, i) => {
-    const at = `input[${i}]`;
-    if (item.type !== undefined && item.type !== 'message') {
-      throw invalid(at, `A '${item.type}' input item is not served: mmgen's chat takes message items only.`);
-    }
-    const extra = Object.keys(item).find((k) => !ITEM_KEYS.has(k));
-    if (extra) throw new ApiError('parameter_unknown', `Unknown parameter: ${at}.${extra}.`, `${at}.${extra}`);
-    if (item.role === undefined) throw new ApiError('parameter_missing', `Missing required parameter: ${at}.role.`, `${at}.role`);
-    if (!ROLES.has(item.role)) throw invalid(`${at}.role`, `${at}.role must be one of user, assistant, system, developer.`);
-    if (item.content === undefined) throw new ApiError('parameter_missing', `Missing required parameter: ${at}.content.`, `${at}.content`);
-    return { role: item.role === 'developer' ? 'system' : item.role, content: textOf(item.content, `${at}.content`) };
+const ITEM_PREFIX = 'msg_';
+
+/**
+ * An earlier reply named by its output item's id (`msg_` + its generation id), as the AI SDK sends an assistant turn it
+ * got from this API: that generation's message, if it is a finished chat of the caller's organization and mode.
+ */
+async function referencedReply(deps: Pick<AppDeps, 'db' | 'inflight' | 'finishes'>, principal: Principal, item: Item, at: string): Promise<ChatMessage> {
+  const id = typeof item.id === 'string' ? item.id : '';
+  const extra = Object.keys(item).find((k) => k !== 'type' && k !== 'id');
+  if (extra) throw new ApiError('parameter_unknown', `Unknown parameter: ${at}.${extra}.`, `${at}.${extra}`);
+  const unknown = () => invalid(`${at}.id`, `No such item: '${id}'. mmgen resolves only the output messages of its own responses (msg_gen_…).`);
+  if (!id.startsWith(`${ITEM_PREFIX}gen_`)) throw unknown();
+  const genId = id.slice(ITEM_PREFIX.length);
+  // A reply handed back before its settlement is read settled (as GET /v1/generations/{id} does).
+  if (deps.inflight.has(genId)) void deps.finishes.flush();
+  await deps.inflight.settled(genId);
+  const g = await generationOf(deps.db, principal, genId).catch((err: unknown) => {
+    throw err instanceof ApiError && err.code === 'resource_not_found' ? unknown() : err;
   });
+  const content = g.modality === 'chat' && g.status === 'succeeded' ? g.result?.message?.content : undefined;
+  if (typeof content !== 'string') throw unknown();
+  return { role: 'assistant', content };
 }
 
-function toMmgenChat(b: ResponsesBody): Record<string, unknown> & { messages: ChatMessage[] } {
+async function toMessages(deps: Pick<AppDeps, 'db' | 'inflight' | 'finishes'>, principal: Principal, input: string | Item[]): Promise<ChatMessage[]> {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  const turns: ChatMessage[] = [];
+  for (const [i, item] of input.entries()) turns.push(await toMessage(deps, principal, item, i));
+  return turns;
+}
+
+async function toMessage(deps: Pick<AppDeps, 'db' | 'inflight' | 'finishes'>, principal: Principal, item: Item, i: number): Promise<ChatMessage> {
+  const at = `input[${i}]`;
+  if (item.type === 'item_reference') return referencedReply(deps, principal, item, at);
+  if (item.type !== undefined && item.type !== 'message') {
+    throw invalid(at, `A '${item.type}' input item is not served: mmgen's chat takes message items only.`);
+  }
+  const extra = Object.keys(item).find((k) => !ITEM_KEYS.has(k));
+  if (extra) throw new ApiError('parameter_unknown', `Unknown parameter: ${at}.${extra}.`, `${at}.${extra}`);
+  if (item.role === undefined) throw new ApiError('parameter_missing', `Missing required parameter: ${at}.role.`, `${at}.role`);
+  if (!ROLES.has(item.role)) throw invalid(`${at}.role`, `${at}.role must be one of user, assistant, system, developer.`);
+  if (item.content === undefined) throw new ApiError('parameter_missing', `Missing required parameter: ${at}.content.`, `${at}.content`);
+  return { role: item.role === 'developer' ? 'system' : item.role, content: textOf(item.content, `${at}.content`) };
+}
+
+async function toMmgenChat(deps: Pick<AppDeps, 'db' | 'inflight' | 'finishes'>, principal: Principal, b: ResponsesBody): Promise<Record<string, unknown> & { messages: ChatMessage[] }> {
   refuseUnserved(b);
-  const turns = toMessages(b.input);
+  const turns = await toMessages(deps, principal, b.input);
   return {
     model: b.model,
     messages: b.instructions ? [{ role: 'system', content: b.instructions }, ...turns] : turns,
@@ -217,7 +249,7 @@ function toMmgenChat(b: ResponsesBody): Record<string, unknown> & { messages: Ch
   };
 }
 
-const itemId = (g: GenerationRow) => `msg_${g.id}`;
+const itemId = (g: GenerationRow) => `${ITEM_PREFIX}${g.id}`;
 
 /** The Response object of `g` (in progress before the reply; `done` once settled), echoing the request's settings. */
 function toResponse(b: ResponsesBody, g: GenerationRow, done: boolean) {
@@ -306,6 +338,6 @@ export const createResponse = defineRoute({
         send('error', { code: err.code, message: err.message, param: err.param ?? null, ...body });
       },
     };
-    return serveCompatChat(ctx, toMmgenChat(b), { stream: b.stream ? stream : null, answer: (g) => toResponse(b, g, true), param: 'input' });
+    return serveCompatChat(ctx, await toMmgenChat(ctx.deps, ctx.principal, b), { stream: b.stream ? stream : null, answer: (g) => toResponse(b, g, true), param: 'input' });
   },
 });
