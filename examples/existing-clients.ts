@@ -1,5 +1,5 @@
 /**
- * The README's "Use it from your existing code" snippets, run as written: the OpenAI SDK (chat, images, an
+ * The README's "Use it from your existing code" snippets, run as written: the OpenAI SDK (chat, responses, images, an
  * image edit, speech), the Vercel AI SDK, LangChain and the Anthropic SDK, each pointed at mmgen.
  *
  *   MMGEN_API_KEY=sk_test_… npm run example examples/existing-clients.ts
@@ -17,6 +17,8 @@ const key = process.env.MMGEN_API_KEY;
 const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: key });
 const chat = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
 console.log(`openai chat ${chat.id}: ${chat.usage?.completion_tokens} output tokens`);
+const reply = await openai.responses.create({ model: 'claude-haiku-4.5', input: 'Hi', instructions: 'Be brief.' });
+console.log(`openai response ${reply.id}: ${reply.output_text.length} characters, ${reply.usage?.output_tokens} output tokens`);
 const img = await openai.images.generate({ model: 'flux-dev', prompt: 'a red lighthouse', size: '1024x768' });
 const png = Buffer.from(img.data![0]!.b64_json!, 'base64');
 console.log(`openai image: ${png.length} bytes`);
@@ -28,7 +30,7 @@ console.log(`openai speech ${speech.headers.get('x-mmgen-generation-id')}: ${wav
 
 // Vercel AI SDK
 const mmgen = createOpenAI({ baseURL: `${base}/v1`, apiKey: key });
-const { text, usage } = await generateText({ model: mmgen.chat('claude-haiku-4.5'), prompt: 'Write a haiku' });
+const { text, usage } = await generateText({ model: mmgen('claude-haiku-4.5'), prompt: 'Write a haiku' });
 console.log(`ai text: ${text.length} characters, ${usage.outputTokens} output tokens`);
 const { image } = await generateImage({ model: mmgen.image('flux-schnell'), prompt: 'a green teapot', size: '1024x1024' });
 console.log(`ai image: ${image.mediaType} ${image.uint8Array.length} bytes`);

@@ -285,7 +285,7 @@ describeEachBackend('compatible chat clients', (backend) => {
   });
 
   const aiSdkModels: Array<[string, (org: TestOrg, slug: string) => LanguageModel]> = [
-    // The provider's default openai(slug) calls the Responses API (/v1/responses), which mmgen does not serve: .chat() it is.
+    // .chat(): chat completions (the provider's default openai(slug), the Responses API, is in compat-responses.test.ts).
     ['@ai-sdk/openai', (org, slug) => createOpenAI({ baseURL: `${s.url}/v1`, apiKey: org.live }).chat(slug)],
     ['@ai-sdk/openai-compatible', (org, slug) => createOpenAICompatible({ name: 'mmgen', baseURL: `${s.url}/v1`, apiKey: org.live, includeUsage: true }).chatModel(slug)],
   ];

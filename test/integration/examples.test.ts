@@ -74,6 +74,7 @@ describe('examples/ run against a real mmgen', () => {
   it("existing-clients.ts runs the README's snippets: OpenAI, the AI SDK, LangChain and Anthropic clients against mmgen", async () => {
     const out = await example('existing-clients.ts', [], { MMGEN_API_KEY: org.live });
     expect(out).toMatch(/^openai chat gen_\w+: \d+ output tokens$/m);
+    expect(out).toMatch(/^openai response gen_\w+: [1-9]\d* characters, [1-9]\d* output tokens$/m);
     expect(out).toMatch(/^openai image: \d+ bytes$/m);
     expect(out).toMatch(/^openai edit: \d+ bytes$/m);
     expect(out).toMatch(/^openai speech gen_\w+: RIFF \d+ bytes$/m);

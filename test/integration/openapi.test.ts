@@ -45,7 +45,7 @@ describe('GET /v1/openapi.json', () => {
     // Every compatible path (contract §12) is marked with the API whose shape it serves, and only those.
     const compatible = ops.filter((o) => o.op['x-mmgen-compatible']).map((o) => `${o.method.toUpperCase()} ${o.path} ${o.op['x-mmgen-compatible'].api}`);
     expect(compatible.sort()).toEqual([
-      'POST /v1/audio/speech openai', 'POST /v1/chat/completions openai', 'POST /v1/images/edits openai', 'POST /v1/images/generations openai', 'POST /v1/messages anthropic',
+      'POST /v1/audio/speech openai', 'POST /v1/chat/completions openai', 'POST /v1/images/edits openai', 'POST /v1/images/generations openai', 'POST /v1/messages anthropic', 'POST /v1/responses openai',
     ]);
     for (const o of ops) expect(o.op.tags.includes('Compatible'), `${o.method} ${o.path}`).toBe(Boolean(o.op['x-mmgen-compatible']));
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(Object.keys(ERROR_TABLE));

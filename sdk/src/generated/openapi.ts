@@ -375,6 +375,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Model response in OpenAI's Responses shape, text only (stream: true for its server-sent events) */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/three-d": {
         parameters: {
             query?: never;
@@ -4503,6 +4520,307 @@ export interface operations {
                             input_tokens: number;
                             output_tokens: number;
                         };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient credits or budget exceeded: insufficient_credits, budget_exceeded */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency key reused: idempotency_key_reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream error: upstream_error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: provider_unavailable, service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A chat model's slug, mdl_ id or alias, whatever its provider. */
+                    model: string;
+                    input: string | ({
+                        /** @description 'message', or 'item_reference' to an earlier response's output message (msg_gen_…); any other item type is refused with 400 parameter_invalid. */
+                        type?: string;
+                        /** @description user, assistant, system or developer (developer is read as system). */
+                        role?: string;
+                        content?: string | ({
+                            /** @description 'input_text' or 'output_text'; any other part type is refused with 400 parameter_invalid. */
+                            type: string;
+                            text?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    instructions?: string | null;
+                    max_output_tokens?: number | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                    stream?: boolean | null;
+                    /** @description Accepted and ignored. */
+                    stream_options?: {
+                        include_obfuscation?: boolean;
+                    } | null;
+                    user?: string;
+                    metadata?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @description Accepted; mmgen keeps every generation (GET /v1/generations/{id}) whatever its value. */
+                    store?: boolean | null;
+                    text?: {
+                        format?: {
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        verbosity?: string | null;
+                    } | null;
+                    /** @description Not served (mmgen's chat takes and returns text): 400 parameter_invalid. An empty list is accepted. */
+                    tools?: unknown;
+                    /** @description Only 'none' or 'auto' (there are no tools). */
+                    tool_choice?: unknown;
+                    /** @description Accepted and ignored. */
+                    parallel_tool_calls?: boolean | null;
+                    /** @description Accepted and ignored. */
+                    max_tool_calls?: number | null;
+                    /** @description Not served (mmgen's chat takes and returns text): 400 parameter_invalid. null is accepted. */
+                    previous_response_id?: unknown;
+                    /** @description Not served (mmgen's chat takes and returns text): 400 parameter_invalid. null is accepted. */
+                    conversation?: unknown;
+                    /** @description Not served (mmgen's chat takes and returns text): 400 parameter_invalid. null is accepted. */
+                    prompt?: unknown;
+                    /** @description Accepted only without an effort (or summary): 400 parameter_invalid otherwise. */
+                    reasoning?: unknown;
+                    /** @description Accepted (mmgen's replies have none of the included items) except 'message.output_text.logprobs'. */
+                    include?: string[] | null;
+                    /** @description Only 0. */
+                    top_logprobs?: number | null;
+                    /** @description Accepted and ignored. */
+                    truncation?: ("auto" | "disabled") | null;
+                    /** @description Accepted and ignored. */
+                    service_tier?: string | null;
+                    background?: boolean | null;
+                    /** @description Accepted and ignored. */
+                    prompt_cache_key?: string;
+                    /** @description Accepted and ignored. */
+                    prompt_cache_retention?: string | null;
+                    /** @description Accepted and ignored. */
+                    safety_identifier?: string;
+                    /** @description mmgen: makes the reply reproducible and cacheable. */
+                    seed?: number;
+                    /** @description mmgen: false: never answer from the cache. */
+                    cache?: boolean;
+                    /** @description Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+                    simulate?: {
+                        /** @enum {string} */
+                        outcome?: "success" | "failure" | "lost";
+                        delay_ms?: number;
+                        output_tokens?: number;
+                        /**
+                         * @description The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).
+                         * @enum {string}
+                         */
+                        moderation?: "approved" | "flagged" | "blocked";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The generation id (gen_…). */
+                        id: string;
+                        /** @constant */
+                        object: "response";
+                        created_at: number;
+                        /** @enum {string} */
+                        status: "completed" | "incomplete" | "in_progress" | "failed";
+                        model: string;
+                        output: {
+                            /** @constant */
+                            type: "message";
+                            id: string;
+                            /** @enum {string} */
+                            status: "in_progress" | "completed" | "incomplete";
+                            /** @constant */
+                            role: "assistant";
+                            content: {
+                                /** @constant */
+                                type: "output_text";
+                                text: string;
+                                annotations: unknown[];
+                            }[];
+                        }[];
+                        usage: {
+                            input_tokens: number;
+                            output_tokens: number;
+                            total_tokens: number;
+                            input_tokens_details: {
+                                cached_tokens: number;
+                            };
+                            output_tokens_details: {
+                                reasoning_tokens: number;
+                            };
+                        } | null;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        incomplete_details: {
+                            reason: string;
+                        } | null;
+                        instructions: string | null;
+                        max_output_tokens: number | null;
+                        temperature: number | null;
+                        top_p: number | null;
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        parallel_tool_calls: boolean;
+                        tool_choice: string;
+                        tools: unknown[];
+                        text: {
+                            format: {
+                                /** @constant */
+                                type: "text";
+                            };
+                        };
+                        previous_response_id: null;
+                        reasoning: null;
+                        store: boolean;
+                        truncation: string;
+                        user: string | null;
                     };
                 };
             };

@@ -14,6 +14,7 @@ import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenera
 import { healthz, metrics, readyz } from './health.js';
 import { createImage } from './images.js';
 import { createMessage } from './messages.js';
+import { createResponse } from './responses.js';
 import { createMusic } from './music.js';
 import { createThreeD } from './three-d.js';
 import { createUpscale } from './upscale.js';
@@ -54,6 +55,7 @@ export function allRoutes(): RouteDef[] {
     openAiImageEdits,
     openAiSpeech,
     createMessage,
+    createResponse,
     createThreeD,
     createUpscale,
     getGeneration,
