@@ -158,6 +158,9 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // Anthropic's SDKs read the request id from `request-id` (its `_request_id`, quoted in bug reports). Set on the raw
+    // response so that a streamed answer, written past Fastify, carries it too.
+    if ((request.routeOptions.config as { def?: RouteDef } | undefined)?.def?.compatible?.api === 'anthropic') reply.raw.setHeader('request-id', request.id);
     // A node shutting down takes no new work; the client sends the request again and reaches another node.
     if (deps.lifecycle.draining && !DURING_DRAIN.has(request.routeOptions.config.def?.operationId ?? '')) {
       void reply.header('Connection', 'close');

@@ -62,6 +62,8 @@ describeEachBackend('compatible chat clients', (backend) => {
     const claude = anthropic(org);
     const plain = await claude.messages.create({ model: 'claude-haiku-4-5', max_tokens: 200, messages: [{ role: 'user', content: 'Hello there' }] });
     expect(plain.id).toMatch(/^gen_/);
+    // The SDK's request id, read from Anthropic's `request-id` header: mmgen's own.
+    expect(plain._request_id).toMatch(/^req_/);
     expect(plain).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-haiku-4.5', stop_reason: 'end_turn', stop_sequence: null });
     expect(plain.content).toHaveLength(1);
     const block = plain.content[0]!;
@@ -111,6 +113,7 @@ describeEachBackend('compatible chat clients', (backend) => {
     stream.on('streamEvent', (e) => types.push(e.type));
     stream.on('text', (delta) => (text += delta));
     const final = await stream.finalMessage();
+    expect(stream.request_id).toMatch(/^req_/);
     const deltas = types.filter((t) => t === 'content_block_delta').length;
     expect(deltas).toBeGreaterThan(3);
     expect(types).toEqual(['message_start', 'content_block_start', ...Array<string>(deltas).fill('content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop']);
