@@ -27,3 +27,30 @@ export async function fetchBytes(url: string): Promise<Buffer> {
 export function expectInvariant(g: { reserved_credits: number; charged_credits: number; refunded_credits: number }): void {
   expect(g.reserved_credits).toBe(g.charged_credits + g.refunded_credits);
 }
+
+/** Every generation of the key's organization and mode, each read on its own (a GET waits for a reply's settlement on this node). */
+export async function generationsOf(api: Api, key: string): Promise<any[]> {
+  const list = await api('GET', '/v1/generations?limit=100', { key });
+  expect(list.status).toBe(200);
+  const rows = [];
+  for (const { id } of list.body.data as Array<{ id: string }>) rows.push((await api('GET', `/v1/generations/${id}`, { key })).body);
+  return rows;
+}
+
+/**
+ * The wallet, which held `credits` at first, moved by exactly what the organization's `count` generations (all
+ * succeeded chats, each charged) were charged, and holds nothing more; returns them.
+ */
+export async function expectChatsChargedExactly(api: Api, key: string, credits: number, count: number): Promise<any[]> {
+  const gens = await generationsOf(api, key);
+  expect(gens).toHaveLength(count);
+  for (const g of gens) {
+    expect(g).toMatchObject({ status: 'succeeded', modality: 'chat' });
+    expectInvariant(g);
+    expect(g.charged_credits).toBeGreaterThan(0);
+  }
+  const wallet = (await api('GET', '/v1/wallet', { key })).body;
+  expect(wallet.held_credits).toBe(0);
+  expect(credits - wallet.balance_credits).toBe(gens.reduce((sum, g) => sum + g.charged_credits, 0));
+  return gens;
+}

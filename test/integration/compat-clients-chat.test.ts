@@ -6,7 +6,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import { generateText, streamText, type LanguageModel } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { expectInvariant } from '../helpers/generations.js';
+import { expectChatsChargedExactly, generationsOf as listGenerations } from '../helpers/generations.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -33,29 +33,8 @@ describeEachBackend('compatible chat clients', (backend) => {
     new Anthropic({ baseURL: s.url, apiKey: org.live, maxRetries: 0, ...opts });
   const openai = (org: TestOrg) => new OpenAI({ apiKey: org.live, baseURL: `${s.url}/v1`, maxRetries: 0 });
 
-  /** Every generation of the organization (read one by one: a GET waits for a reply's settlement on this node). */
-  async function generationsOf(org: TestOrg): Promise<any[]> {
-    const list = await api('GET', '/v1/generations?limit=100', { key: org.live });
-    expect(list.status).toBe(200);
-    const rows = [];
-    for (const { id } of list.body.data as Array<{ id: string }>) rows.push((await api('GET', `/v1/generations/${id}`, { key: org.live })).body);
-    return rows;
-  }
-
   /** The wallet moved by exactly what the organization's generations were charged; returns them. */
-  async function expectChargedExactly(org: TestOrg, count: number): Promise<any[]> {
-    const gens = await generationsOf(org);
-    expect(gens).toHaveLength(count);
-    for (const g of gens) {
-      expect(g).toMatchObject({ status: 'succeeded', modality: 'chat' });
-      expectInvariant(g);
-      expect(g.charged_credits).toBeGreaterThan(0);
-    }
-    const wallet = (await api('GET', '/v1/wallet', { key: org.live })).body;
-    expect(wallet.held_credits).toBe(0);
-    expect(CREDITS - wallet.balance_credits).toBe(gens.reduce((sum, g) => sum + g.charged_credits, 0));
-    return gens;
-  }
+  const expectChargedExactly = (org: TestOrg, count: number): Promise<any[]> => expectChatsChargedExactly(api, org.live, CREDITS, count);
 
   it('@anthropic-ai/sdk messages.create: a reply with usage, with system, on an OpenAI model too', async () => {
     const org = await fresh();
@@ -244,7 +223,7 @@ describeEachBackend('compatible chat clients', (backend) => {
     const failed = await stream.finalMessage().catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(Anthropic.APIError);
     expect((failed as APIError).error).toMatchObject({ type: 'error', error: { type: 'upstream_error', code: 'upstream_error' } });
-    const [g] = await generationsOf(org);
+    const [g] = await listGenerations(api, org.live);
     expect(g).toMatchObject({ status: 'failed', charged_credits: 0 });
     expect((await api('GET', '/v1/wallet', { key: org.live })).body).toMatchObject({ balance_credits: CREDITS, held_credits: 0 });
   });

@@ -2,7 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { expectInvariant } from '../helpers/generations.js';
+import { expectChatsChargedExactly, generationsOf as listGenerations } from '../helpers/generations.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -28,29 +28,9 @@ describeEachBackend('POST /v1/responses', (backend) => {
   const openai = (org: TestOrg) => new OpenAI({ apiKey: org.live, baseURL: `${s.url}/v1`, maxRetries: 0 });
   const aiSdk = (org: TestOrg) => createOpenAI({ baseURL: `${s.url}/v1`, apiKey: org.live });
 
-  /** Every generation of the organization (read one by one: a GET waits for a reply's settlement on this node). */
-  async function generationsOf(org: TestOrg): Promise<any[]> {
-    const list = await api('GET', '/v1/generations?limit=100', { key: org.live });
-    expect(list.status).toBe(200);
-    const rows = [];
-    for (const { id } of list.body.data as Array<{ id: string }>) rows.push((await api('GET', `/v1/generations/${id}`, { key: org.live })).body);
-    return rows;
-  }
-
   /** The wallet moved by exactly what the organization's generations were charged; returns them by id. */
-  async function expectChargedExactly(org: TestOrg, count: number): Promise<Map<string, any>> {
-    const gens = await generationsOf(org);
-    expect(gens).toHaveLength(count);
-    for (const g of gens) {
-      expect(g).toMatchObject({ status: 'succeeded', modality: 'chat' });
-      expectInvariant(g);
-      expect(g.charged_credits).toBeGreaterThan(0);
-    }
-    const wallet = (await api('GET', '/v1/wallet', { key: org.live })).body;
-    expect(wallet.held_credits).toBe(0);
-    expect(CREDITS - wallet.balance_credits).toBe(gens.reduce((sum, g) => sum + g.charged_credits, 0));
-    return new Map(gens.map((g) => [g.id, g]));
-  }
+  const expectChargedExactly = async (org: TestOrg, count: number): Promise<Map<string, any>> =>
+    new Map((await expectChatsChargedExactly(api, org.live, CREDITS, count)).map((g) => [g.id, g]));
 
   it("ai with @ai-sdk/openai's default model (the Responses API): generateText with and without system, on an Anthropic model too", async () => {
     const org = await fresh();
@@ -241,7 +221,7 @@ describeEachBackend('POST /v1/responses', (backend) => {
     const failed = await stream.finalResponse().catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(OpenAI.APIError);
     expect((failed as APIError).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error' });
-    const gens = await generationsOf(org);
+    const gens = await listGenerations(api, org.live);
     expect(gens).toHaveLength(1);
     expect(gens[0]).toMatchObject({ status: 'failed', charged_credits: 0 });
     expect((await api('GET', '/v1/wallet', { key: org.live })).body).toMatchObject({ balance_credits: CREDITS, held_credits: 0 });
