@@ -861,6 +861,11 @@ export interface VoiceModelParameters {
     voice_id?: "alloy" | "ash" | "ballad" | "coral" | "echo" | "fable" | "nova" | "onyx" | "sage" | "shimmer" | "verse" | "marin" | "cedar";
     /** 0.5 to 2. */
     speed?: number;
+    /**
+     * How to speak it (tone, pace, accent), for the models that take it (their parameters list it).
+     * At most 4096 characters.
+     */
+    instructions?: string;
   };
   /** ElevenLabs Multilingual v2. */
   "eleven-multilingual-v2": {

@@ -162,7 +162,12 @@ describeEachBackend('OpenAI-compatible images and speech, with the real clients'
       expect(bytes.length).toBeGreaterThan(24_000);
       expect(isWav(bytes) || isMp3(bytes)).toBe(false);
       await expect(openai.audio.speech.create({ model: VOICE, input: 'x', voice: 'not-a-voice' as 'alloy' })).rejects.toMatchObject({ status: 400, param: 'voice' });
+      // tts-1 takes no instructions (OpenAI's API ignores them there); gpt-4o-mini-tts does, and they reach its generation.
       await expect(openai.audio.speech.create({ model: VOICE, input: 'x', voice: 'alloy', instructions: 'whisper' })).rejects.toMatchObject({ status: 400, param: 'instructions' });
+      const styled = await openai.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'Softly now.', voice: 'coral', instructions: 'Whisper, slowly.', response_format: 'wav' });
+      expect(isWav(Buffer.from(await styled.arrayBuffer()))).toBe(true);
+      const styledGen = await api('GET', `/v1/generations/${styled.headers.get('x-mmgen-generation-id')}`, { key: org.live });
+      expect(styledGen.body.params).toMatchObject({ instructions: 'Whisper, slowly.', voice_id: 'coral' });
       await expect(openai.audio.speech.create({ model: VOICE, input: 'x', voice: 'alloy', stream_format: 'sse' })).rejects.toMatchObject({ status: 400, param: 'stream_format' });
       await expect(openai.audio.speech.create({ model: 'eleven-v3', input: 'x', voice: 'alloy', speed: 1.5 })).rejects.toMatchObject({ status: 400, param: 'speed' });
     });

@@ -2713,6 +2713,8 @@ export interface operations {
                     voice_id?: string;
                     language?: string;
                     speed?: number;
+                    /** @description How to speak it (tone, pace, accent), for the models that take it (their parameters list it). */
+                    instructions?: string;
                 };
             };
         };
@@ -4258,7 +4260,7 @@ export interface operations {
                     response_format?: "mp3" | "wav" | "opus" | "aac" | "flac" | "pcm";
                     /** @description Held to the model's range. */
                     speed?: number;
-                    /** @description No model mmgen serves takes instructions: 400 unless empty. */
+                    /** @description How to speak it, for the models that take it (gpt-4o-mini-tts); another model's answer is 400 naming it. Empty says nothing. */
                     instructions?: string;
                     /**
                      * @description Only "audio".

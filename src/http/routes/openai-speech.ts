@@ -21,7 +21,7 @@ const Body = Type.Object(
     voice: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'voice_id: one of the model\'s voices (GET /v1/models/{model}).' })),
     response_format: Type.Optional(Type.String({ enum: ['mp3', 'wav', 'opus', 'aac', 'flac', 'pcm'], default: 'mp3', description: 'pcm: raw 24 kHz 16-bit little-endian mono.' })),
     speed: Type.Optional(Type.Number({ minimum: 0.25, maximum: 4, description: 'Held to the model\'s range.' })),
-    instructions: Type.Optional(Type.String({ maxLength: 4096, description: 'No model mmgen serves takes instructions: 400 unless empty.' })),
+    instructions: Type.Optional(Type.String({ maxLength: 4096, description: "How to speak it, for the models that take it (gpt-4o-mini-tts); another model's answer is 400 naming it. Empty says nothing." })),
     stream_format: Type.Optional(Type.String({ enum: ['audio', 'sse'], description: 'Only "audio".' })),
     seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295 })),
     cache: Type.Optional(Type.Boolean()),
@@ -47,12 +47,12 @@ export const openAiSpeech = defineRoute({
   },
   handler: async ({ body, deps, principal, request, reply }) => {
     const b = body as SpeechAsk;
-    // The voice request has no instructions field, so no model can take them (an empty one says nothing).
-    if (b.instructions) throw new ApiError('parameter_invalid', 'No model mmgen serves takes instructions; leave them out.', 'instructions');
     if (b.stream_format === 'sse') throw new ApiError('parameter_invalid', 'stream_format "sse" is not served; the answer is the audio file ("audio").', 'stream_format');
     const mm: Record<string, unknown> = { model: b.model, text: b.input };
     if (b.voice !== undefined) mm.voice_id = b.voice;
     for (const k of ['speed', 'seed', 'cache', 'simulate'] as const) if (b[k] !== undefined) mm[k] = b[k];
+    // Held to the model like any voice field: a model that takes none answers 400 naming it (an empty one says nothing).
+    if (b.instructions) mm.instructions = b.instructions;
     const { g, resume } = await acceptGenerationRequest(deps, principal, request, {
       modality: 'voice',
       body: mm,

@@ -13,6 +13,9 @@ export const createVoice = modalityRoute({
     voice_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     language: Type.Optional(Type.String({ minLength: 2, maxLength: 35 })),
     speed: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2 })),
+    instructions: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 4096, description: "How to speak it (tone, pace, accent), for the models that take it (their parameters list it)." }),
+    ),
   },
   prompt: (b) => b.text as string,
 });
