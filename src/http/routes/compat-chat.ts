@@ -22,6 +22,35 @@ export interface ChatMessage {
   content: string;
 }
 
+/** A content part as Anthropic's and OpenAI's shapes send one: a type, its text when it is text, other keys by type. */
+export type ContentPart = { type: string; text?: string; [k: string]: unknown };
+
+/** Which parts an API's text is made of, the keys such a part may carry, and how a refused part type is named. */
+export interface TextParts {
+  types: ReadonlySet<string>;
+  keys: ReadonlySet<string>;
+  refusal: (type: string) => string;
+}
+
+/**
+ * A message's text: a string, or its text parts joined. mmgen's chat takes text, so any other part (an image, a tool
+ * result) is refused by name (its place in the request, `at[j]`) rather than silently dropped, as is a key a text part
+ * does not have.
+ */
+export function joinedText(content: string | readonly ContentPart[], at: string, parts: TextParts): string {
+  if (typeof content === 'string') return content;
+  return content
+    .map((part, j) => {
+      const where = `${at}[${j}]`;
+      if (!parts.types.has(part.type)) throw new ApiError('parameter_invalid', parts.refusal(part.type), where);
+      if (typeof part.text !== 'string') throw new ApiError('parameter_missing', `Missing required parameter: ${where}.text.`, `${where}.text`);
+      const extra = Object.keys(part).find((k) => !parts.keys.has(k));
+      if (extra) throw new ApiError('parameter_unknown', `Unknown parameter: ${where}.${extra}.`, `${where}.${extra}`);
+      return part.text;
+    })
+    .join('');
+}
+
 /** What the compatible chat routes declare alike. */
 export const compatChatRoute: Pick<RouteDef, 'method' | 'tag' | 'auth' | 'errors'> = {
   method: 'POST',

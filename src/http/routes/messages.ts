@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
 import type { GenerationRow } from '../../generations/model.js';
 import { defineRoute } from '../route.js';
-import { compatChatRoute, sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
+import { compatChatRoute, joinedText, sendEvent, serveCompatChat, type ChatMessage, type ContentPart, type StreamShape, type TextParts } from './compat-chat.js';
 import { Simulate } from './generation-schema.js';
 
 /**
@@ -12,7 +12,11 @@ import { Simulate } from './generation-schema.js';
  * id. mmgen's chat takes text: blocks of any other type, tools and extended
  * thinking are refused with a 400 naming them rather than silently dropped.
  */
-const TEXT_BLOCK_KEYS = new Set(['type', 'text', 'cache_control', 'citations']);
+const TEXT_BLOCKS: TextParts = {
+  types: new Set(['text']),
+  keys: new Set(['type', 'text', 'cache_control', 'citations']),
+  refusal: (type) => `A '${type}' content block is not served: mmgen's chat takes text blocks only.`,
+};
 
 // Any block type passes the schema so that the refusal can name what mmgen's chat does not take (an image, a tool result).
 const ContentBlock = Type.Object(
@@ -78,12 +82,11 @@ const AnthropicMessage = Type.Object(
   { title: 'AnthropicMessage' },
 );
 
-type Block = { type: string; text?: string; [k: string]: unknown };
 type MessagesBody = {
   model: string;
   max_tokens: number;
-  messages: Array<{ role: string; content: string | Block[] }>;
-  system?: string | Block[];
+  messages: Array<{ role: string; content: string | ContentPart[] }>;
+  system?: string | ContentPart[];
   stop_sequences?: string[];
   metadata?: { user_id?: string | null };
   stream?: boolean;
@@ -93,30 +96,14 @@ type MessagesBody = {
   [k: string]: unknown;
 };
 
-/** Text blocks joined into one string; any other block is refused by name (its place in the request is `param`). */
-function textOf(content: string | Block[], param: string): string {
-  if (typeof content === 'string') return content;
-  return content
-    .map((block, i) => {
-      const at = `${param}[${i}]`;
-      if (block.type !== 'text') {
-        throw new ApiError('parameter_invalid', `A '${block.type}' content block is not served: mmgen's chat takes text blocks only.`, at);
-      }
-      if (typeof block.text !== 'string') throw new ApiError('parameter_missing', `Missing required parameter: ${at}.text.`, `${at}.text`);
-      const extra = Object.keys(block).find((k) => !TEXT_BLOCK_KEYS.has(k));
-      if (extra) throw new ApiError('parameter_unknown', `Unknown parameter: ${at}.${extra}.`, `${at}.${extra}`);
-      return block.text;
-    })
-    .join('');
-}
 
 function toMmgenChat(b: MessagesBody): Record<string, unknown> & { messages: ChatMessage[] } {
   for (const field of ['tools', 'tool_choice', 'thinking'] as const) {
     if (b[field] !== undefined) throw new ApiError('parameter_invalid', `${field} is not served: mmgen's chat takes and returns text only.`, field);
   }
   const { messages, system, stop_sequences, metadata, stream: _stream, ...rest } = b;
-  const turns: ChatMessage[] = messages.map((m, i) => ({ role: m.role, content: textOf(m.content, `messages[${i}].content`) }));
-  const sys = system === undefined ? '' : textOf(system, 'system');
+  const turns: ChatMessage[] = messages.map((m, i) => ({ role: m.role, content: joinedText(m.content, `messages[${i}].content`, TEXT_BLOCKS) }));
+  const sys = system === undefined ? '' : joinedText(system, 'system', TEXT_BLOCKS);
   return {
     ...rest,
     messages: sys ? [{ role: 'system', content: sys }, ...turns] : turns,

@@ -6,7 +6,7 @@ import { generationOf } from '../../generations/store.js';
 import type { GenerationRow } from '../../generations/model.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
-import { compatChatRoute, sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
+import { compatChatRoute, joinedText, sendEvent, serveCompatChat, type ChatMessage, type ContentPart, type StreamShape, type TextParts } from './compat-chat.js';
 import { Simulate } from './generation-schema.js';
 
 /**
@@ -18,7 +18,11 @@ import { Simulate } from './generation-schema.js';
  * default are taken at their neutral values; fields that would change the reply (tools, a previous response,
  * reasoning effort, a structured format, images) are refused with a 400 naming them rather than silently dropped.
  */
-const PART_KEYS = new Set(['type', 'text', 'annotations', 'logprobs', 'prompt_cache_breakpoint']);
+const TEXT_PARTS: TextParts = {
+  types: new Set(['input_text', 'output_text']),
+  keys: new Set(['type', 'text', 'annotations', 'logprobs', 'prompt_cache_breakpoint']),
+  refusal: (type) => `An '${type}' content part is not served: mmgen's chat takes input_text and output_text parts only.`,
+};
 const ITEM_KEYS = new Set(['type', 'role', 'content', 'id', 'status', 'phase']);
 const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 
@@ -122,8 +126,7 @@ const ResponseObject = Type.Object(
   { title: 'Response' },
 );
 
-type Part = { type: string; text?: string; [k: string]: unknown };
-type Item = { type?: string; role?: string; content?: string | Part[]; [k: string]: unknown };
+type Item = { type?: string; role?: string; content?: string | ContentPart[]; [k: string]: unknown };
 type ResponsesBody = {
   model: string;
   input: string | Item[];
@@ -171,22 +174,6 @@ function refuseUnserved(b: ResponsesBody): void {
   if (b.background) throw invalid('background', 'background is not served: the response is answered in the request (or streamed).');
 }
 
-/** One input item's text; any part other than text is refused by name (its place in the request is `at`). */
-function textOf(content: string | Part[], at: string): string {
-  if (typeof content === 'string') return content;
-  return content
-    .map((part, j) => {
-      const where = `${at}[${j}]`;
-      if (part.type !== 'input_text' && part.type !== 'output_text') {
-        throw invalid(where, `An '${part.type}' content part is not served: mmgen's chat takes input_text and output_text parts only.`);
-      }
-      if (typeof part.text !== 'string') throw new ApiError('parameter_missing', `Missing required parameter: ${where}.text.`, `${where}.text`);
-      const extra = Object.keys(part).find((k) => !PART_KEYS.has(k));
-      if (extra) throw new ApiError('parameter_unknown', `Unknown parameter: ${where}.${extra}.`, `${where}.${extra}`);
-      return part.text;
-    })
-    .join('');
-}
 
 const ITEM_PREFIX = 'msg_';
 
@@ -230,7 +217,7 @@ async function toMessage(deps: Pick<AppDeps, 'db' | 'inflight' | 'finishes'>, pr
   if (item.role === undefined) throw new ApiError('parameter_missing', `Missing required parameter: ${at}.role.`, `${at}.role`);
   if (!ROLES.has(item.role)) throw invalid(`${at}.role`, `${at}.role must be one of user, assistant, system, developer.`);
   if (item.content === undefined) throw new ApiError('parameter_missing', `Missing required parameter: ${at}.content.`, `${at}.content`);
-  return { role: item.role === 'developer' ? 'system' : item.role, content: textOf(item.content, `${at}.content`) };
+  return { role: item.role === 'developer' ? 'system' : item.role, content: joinedText(item.content, `${at}.content`, TEXT_PARTS) };
 }
 
 async function toMmgenChat(deps: Pick<AppDeps, 'db' | 'inflight' | 'finishes'>, principal: Principal, b: ResponsesBody): Promise<Record<string, unknown> & { messages: ChatMessage[] }> {
