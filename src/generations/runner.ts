@@ -247,10 +247,11 @@ function progressWriter(deps: Pick<RunPorts, 'db' | 'log'>, id: string, attempt:
   let written = '';
   let at = 0;
   return async (p) => {
-    const value = JSON.stringify({ stage: p.stage, percent: p.percent, queue_position: p.queue_position });
+    const next: UpstreamProgress = { stage: p.stage, percent: p.percent, queue_position: p.queue_position };
+    const value = JSON.stringify(next);
     if (value === written || Date.now() - at < PROGRESS_WRITE_MS) return;
     written = value;
     at = Date.now();
-    await recordProgress(deps.db, id, attempt, JSON.parse(value) as UpstreamProgress).catch((err: unknown) => deps.log.warn({ err, generationId: id }, 'progress not recorded'));
+    await recordProgress(deps.db, id, attempt, next).catch((err: unknown) => deps.log.warn({ err, generationId: id }, 'progress not recorded'));
   };
 }

@@ -160,7 +160,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
     reply.header('X-Request-Id', request.id);
     // Anthropic's SDKs read the request id from `request-id` (its `_request_id`, quoted in bug reports). Set on the raw
     // response so that a streamed answer, written past Fastify, carries it too.
-    if ((request.routeOptions.config as { def?: RouteDef } | undefined)?.def?.compatible?.api === 'anthropic') reply.raw.setHeader('request-id', request.id);
+    if (request.routeOptions.config.def?.compatible?.api === 'anthropic') reply.raw.setHeader('request-id', request.id);
     // A node shutting down takes no new work; the client sends the request again and reaches another node.
     if (deps.lifecycle.draining && !DURING_DRAIN.has(request.routeOptions.config.def?.operationId ?? '')) {
       void reply.header('Connection', 'close');
@@ -239,7 +239,7 @@ function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, authe
         app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: def.rawBody.maxBytes }, (req, body, done) => {
           // A parser serves the whole app: a type only another route takes is refused here as any non-JSON body is
           // (415), and each route's body is read by its own parse.
-          const own = (req.routeOptions.config as { def?: RouteDef } | undefined)?.def?.rawBody;
+          const own = req.routeOptions.config.def?.rawBody;
           if (!own?.contentTypes.includes(type)) {
             return done(Object.assign(new Error(`Unsupported Content-Type: ${type}`), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
           }

@@ -1,6 +1,7 @@
 import type { Modality } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
 import type { Queryable } from './db.js';
+import { insertEvent } from './events.js';
 
 /** The generations and their outputs: rows as the database holds them. */
 export type GenerationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
@@ -200,9 +201,8 @@ export async function insertCacheCopy(
     );
   }
   // The same data as a finished generation's event (store/finishing.ts); a cache copy is never a comparison child.
-  await q.query(
-    `INSERT INTO events (id, organization_id, mode, type, data)
-     VALUES ($1, $2, $3, 'generation.completed', jsonb_build_object('generation_id', $4::text, 'modality', $5::text, 'status', 'succeeded', 'charged_credits', 0))`,
-    [copy.eventId, copy.organizationId, copy.mode, copy.id, copy.modality],
-  );
+  await insertEvent(q, {
+    id: copy.eventId, organizationId: copy.organizationId, mode: copy.mode, type: 'generation.completed',
+    data: { generation_id: copy.id, modality: copy.modality, status: 'succeeded', charged_credits: 0 },
+  });
 }
