@@ -61,8 +61,10 @@ export const updateOrganization = defineRoute({
   },
   handler: async ({ principal, body, deps }) => {
     const b = body as { paused?: boolean; monthly_budget_usd?: number | null; budget_action?: 'notify' | 'block' };
-    if (b.monthly_budget_usd !== undefined || b.budget_action !== undefined) await setBudget(deps.db, principal.organizationId, b);
-    if (b.paused !== undefined) await setPaused(deps, principal.organizationId, b.paused);
-    return { status: 200, body: await getOrganization(deps.db, principal.organizationId) };
+    // Each change answers with the organization as it left it; the last one made is the answer (no third read).
+    let view = null;
+    if (b.monthly_budget_usd !== undefined || b.budget_action !== undefined) view = await setBudget(deps.db, principal.organizationId, b);
+    if (b.paused !== undefined) view = await setPaused(deps, principal.organizationId, b.paused);
+    return { status: 200, body: view ?? (await getOrganization(deps.db, principal.organizationId)) };
   },
 });
