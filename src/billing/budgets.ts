@@ -60,6 +60,14 @@ export function needsBudgetCheck(principal: Pick<Principal, 'budgetGated' | 'mod
 }
 
 /**
+ * Inside a reservation's transaction, before it takes the wallet's row: the budget check when a blocking budget
+ * concerns the principal (checkBlockingBudgets), nothing otherwise.
+ */
+export async function checkBudgetsOf(q: Queryable, principal: Principal, credits: number): Promise<void> {
+  if (needsBudgetCheck(principal, credits)) await checkBlockingBudgets(q, principal.organizationId, principal.keyId, credits);
+}
+
+/**
  * Runs `reserve` (which reserves `credits` for the principal) on `db` as it is
  * when no blocking budget concerns the principal; otherwise in a transaction
  * that first checks the budgets (checkBlockingBudgets).

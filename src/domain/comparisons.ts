@@ -11,7 +11,7 @@ import { loadOutputs } from '../generations/store.js';
 import { insertComparison, selectComparison, type ComparisonRow } from '../store/comparisons.js';
 import { selectComparisonChildren } from '../store/generations.js';
 import { retryAfterSettling } from '../billing/credits.js';
-import { checkBlockingBudgets, needsBudgetCheck } from '../billing/budgets.js';
+import { checkBudgetsOf } from '../billing/budgets.js';
 
 /** Accepting a comparison: its children are prepared and accepted as generations are. */
 export type CreateComparisonPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'headroom' | 'jobsAvailable' | 'metrics' | 'nodeId' | 'providers'>;
@@ -65,7 +65,7 @@ export async function createComparison(
   const reserved = prepared.reduce((sum, p) => sum + p.price, 0);
   const row = await withStoredInputs(deps, prepared, () => retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
     // Every child's credits count against the budgets at once, checked before anything of the transaction is written.
-    if (needsBudgetCheck(principal, reserved)) await checkBlockingBudgets(q, principal.organizationId, principal.keyId, reserved);
+    await checkBudgetsOf(q, principal, reserved);
     // The Idempotency-Key and the comparison are one fact (store/idempotency.ts), written in this transaction.
     if (c.claim && !(await linkIdempotencyClaim(q, c.claim, id))) throw claimLost();
     const cmp = await insertComparison(q, {

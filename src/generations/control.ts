@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { Principal } from '../domain/access.js';
 import { reserve, retryAfterSettling } from '../billing/credits.js';
-import { checkBlockingBudgets, needsBudgetCheck } from '../billing/budgets.js';
+import { checkBudgetsOf } from '../billing/budgets.js';
 import { isTerminal, type GenerationRow } from './model.js';
 import { finish } from './finish.js';
 import { clientRef } from './upstream-request.js';
@@ -66,7 +66,7 @@ export async function retryGeneration(deps: ControlPorts, principal: Principal, 
     const history = [...g.upstream_history, { attempt: g.attempt, provider: g.provider, upstream_id: g.upstream_id }];
     if (g.price_credits > 0) {
       // The new attempt's hold counts against the retrying key's and the organization's budgets.
-      if (needsBudgetCheck(principal, g.price_credits)) await checkBlockingBudgets(q, principal.organizationId, principal.keyId, g.price_credits);
+      await checkBudgetsOf(q, principal, g.price_credits);
       await reserve(q, {
         organizationId: g.organization_id, credits: g.price_credits, reference: clientRef(id, attempt),
         generationId: id, apiKeyId: principal.keyId, model: g.model, modality: g.modality,
