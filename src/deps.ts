@@ -12,7 +12,7 @@ import type { Settler } from './billing/settler.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type { Db } from './store/db.js';
 import type { Headroom } from './generations/headroom.js';
-import type { Finishing, GenerationRow } from './generations/model.js';
+import type { Finishing, GenerationRow } from './generations/views.js';
 import type { Wakeup } from './wakeup.js';
 import type { Moderator } from './moderation/moderator.js';
 import type { PolicyCache } from './moderation/policy.js';

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { speaksFirst, type CatalogModel, type Modality, type ModelRoute } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
-import { MODALITIES, type ProducedWork } from '../generations/modalities.js';
+import { MODALITY_RULES, type ProducedWork } from '../generations/modalities.js';
 import type { RouteDemand } from '../providers/parameters.js';
 import { routePrices, type RoutePrice } from '../providers/route-price.js';
 import type { GenerationRow } from '../store/generations.js';
@@ -20,7 +20,7 @@ import { costInCredits } from './credits.js';
  */
 /** The billable units a request asks for (contract §4), used for the reservation. */
 export function requestedUnits(modality: Modality, params: Record<string, unknown>): Decimal {
-  return MODALITIES[modality].requestedUnits(params);
+  return MODALITY_RULES[modality].requestedUnits(params);
 }
 
 /** What is priced: the modality's units, and the outputs (for a route priced per output, `per_output`). */
@@ -110,7 +110,7 @@ export function actualCredits(
   demand: RouteDemand,
 ): number {
   if (row.mode === 'test') return 0;
-  const units = MODALITIES[model.modality].producedUnits?.(produced) ?? requestedUnits(model.modality, row.params);
+  const units = MODALITY_RULES[model.modality].producedUnits?.(produced) ?? requestedUnits(model.modality, row.params);
   const work = { units, outputs: producedOutputs(produced, row.params) };
   const prices = reachable(routePrices(model, demand));
   const served = prices.find((p) => p.route.provider === row.provider) ?? prices[0]!;

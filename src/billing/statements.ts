@@ -13,12 +13,12 @@
  * wallet row later, in batches.
  */
 export {
-  acceptGeneration as reserveAndAccept,
+  reserveAndAccept,
   type Acceptance,
   type AcceptOutcome,
 } from '../store/accepting.js';
 export {
-  finishAttempts as chargeAndFinish,
+  chargeAndFinish,
   MAX_FINISH_BATCH,
   type AttemptEnd,
   type Finishing,

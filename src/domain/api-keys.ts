@@ -204,7 +204,7 @@ export async function confirmCachedPrincipal(q: Queryable, principal: Principal)
 }
 
 /** last_used_at is written at most once a minute per key, to keep the hot path read-only. */
-export { recordKeyUsed as touchKey } from '../store/api-keys.js';
+export { recordKeyUsed } from '../store/api-keys.js';
 
 async function loadKey(q: Queryable, caller: Principal, id: string): Promise<ApiKeyRow> {
   const row = await findActiveKey(q, id, caller.organizationId, caller.mode);

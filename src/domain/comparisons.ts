@@ -6,10 +6,9 @@ import type { ImageInput, SimulateOptions } from '../providers/types.js';
 import type { Plan, Principal } from './access.js';
 import { acceptStatement, claimLost, prepareGeneration, withStoredInputs, type AudioInput } from '../generations/accept.js';
 import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
-import { toGenerationView } from '../generations/model.js';
-import { loadOutputs } from '../generations/store.js';
+import { toGenerationView } from '../generations/views.js';
+import { selectOutputs, selectComparisonChildren } from '../store/generations.js';
 import { insertComparison, selectComparison, type ComparisonRow } from '../store/comparisons.js';
-import { selectComparisonChildren } from '../store/generations.js';
 import { retryAfterSettling } from '../billing/credits.js';
 import { checkBudgetsOf } from '../billing/budgets.js';
 
@@ -88,7 +87,7 @@ export async function comparisonView(deps: ComparisonViewPorts, principal: Princ
   const cmp = await selectComparison(deps.db, id, principal.organizationId, principal.mode);
   if (!cmp) throw notFound('comparison', id);
   const children = await selectComparisonChildren(deps.db, id);
-  const outputs = await loadOutputs(deps.db, children.map((g) => g.id));
+  const outputs = await selectOutputs(deps.db, children.map((g) => g.id));
   const status = cmp.remaining === 0 ? 'completed' : children.some((g) => g.status !== 'queued') ? 'running' : 'queued';
   return {
     id: cmp.id,

@@ -130,4 +130,4 @@ export async function setPaused(deps: PausePorts, id: string, paused: boolean): 
   return view;
 }
 
-export { countOrganizationRows as countOrganizations } from '../store/organizations.js';
+export { countOrganizations } from '../store/organizations.js';

@@ -16,11 +16,10 @@ import { confirmCachedPrincipal } from '../domain/api-keys.js';
 import { retryAfterSettling } from '../billing/credits.js';
 import { withinBudgets } from '../billing/budgets.js';
 import { priceCredits } from '../billing/pricing.js';
-import type { GenerationRow } from './model.js';
-import { MODALITIES } from './modalities.js';
-import { loadGeneration, loadOutputs } from './store.js';
+import type { GenerationRow } from './views.js';
+import { MODALITY_RULES } from './modalities.js';
+import { selectGeneration, selectOutputs, insertCacheCopy, selectCacheSource } from '../store/generations.js';
 import { reserveAndAccept } from '../billing/statements.js';
-import { insertCacheCopy, selectCacheSource } from '../store/generations.js';
 import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import type { PreparedGeneration } from './prepared.js';
@@ -110,7 +109,7 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
     modality: model.modality,
     model: model.slug,
     // Children of a comparison run asynchronously whatever their modality (contract §6).
-    sync: MODALITIES[input.modality].sync && !input.comparisonId,
+    sync: MODALITY_RULES[input.modality].sync && !input.comparisonId,
     prompt: input.prompt,
     params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
     // The dearest route a fallback may reach here (configured providers; the simulator's played route).
@@ -244,7 +243,7 @@ async function cachedCopy(
 ): Promise<GenerationRow | null> {
   const source = await selectCacheSource(deps.db, principal.organizationId, principal.mode, cacheKey);
   if (!source) return null;
-  const outputs = (await loadOutputs(deps.db, [source.id])).get(source.id) ?? [];
+  const outputs = (await selectOutputs(deps.db, [source.id])).get(source.id) ?? [];
   const id = newId('gen');
   // The files are shared: the copy's outputs point at the same blobs.
   await deps.db.tx(async (q) => {
@@ -262,7 +261,7 @@ async function cachedCopy(
   });
   deps.metrics.generationsAccepted.inc({ modality: input.modality, cache_hit: 'true' });
   deps.metrics.generationsFinished.inc({ modality: input.modality, status: 'succeeded' });
-  return (await loadGeneration(deps.db, id))!;
+  return (await selectGeneration(deps.db, id))!;
 }
 
 /** Validates the model and the input image, then accepts the generation. */
@@ -289,7 +288,7 @@ export async function submitGeneration(
     : undefined;
   if (typeof b.audio_url === 'string') await verifyAudioUrl(deps, b.audio_url);
   const audio = typeof b.audio_upload_id === 'string' ? await audioFromUpload(deps, principal, b.audio_upload_id) : undefined;
-  if (MODALITIES[modality].outputs.fitToScale && image) {
+  if (MODALITY_RULES[modality].outputs.fitToScale && image) {
     const scale = (params.scale as number | undefined) ?? 2;
     if (image.width * scale * image.height * scale > UPSCALE_MAX_OUTPUT_PIXELS) {
       throw new ApiError('parameter_invalid', `${image.width}×${image.height} × ${scale} would exceed the ${UPSCALE_MAX_OUTPUT_PIXELS}-pixel output limit; use a smaller image or scale.`, 'scale');

@@ -3,14 +3,14 @@ import { ApiError } from '../errors.js';
 import type { Principal } from '../domain/access.js';
 import { reserve, retryAfterSettling } from '../billing/credits.js';
 import { checkBudgetsOf } from '../billing/budgets.js';
-import { isTerminal, type GenerationRow } from './model.js';
+import { isTerminal, type GenerationRow } from './views.js';
 import { finish } from './finish.js';
 import { clientRef } from './upstream-request.js';
-import { requeueForAttempt } from '../store/generations.js';
+import { requeueForAttempt, selectGeneration } from '../store/generations.js';
 import { enqueueJob } from '../store/jobs.js';
 import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
 import { claimLost } from './accept.js';
-import { generationOf, loadGeneration } from './store.js';
+import { generationOf } from './reads.js';
 
 export type ControlPorts = Pick<AppDeps, 'db' | 'finishes' | 'jobsAvailable' | 'log' | 'metrics' | 'providers' | 'settler'>;
 
@@ -76,5 +76,5 @@ export async function retryGeneration(deps: ControlPorts, principal: Principal, 
     await enqueueJob(q, id);
   }));
   deps.jobsAvailable.notify();
-  return (await loadGeneration(deps.db, id))!;
+  return (await selectGeneration(deps.db, id))!;
 }

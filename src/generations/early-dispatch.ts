@@ -33,7 +33,7 @@
  */
 import type { AppDeps } from '../deps.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../providers/types.js';
-import { MODALITIES } from './modalities.js';
+import { MODALITY_RULES } from './modalities.js';
 import { requestFor } from './upstream-request.js';
 import type { PreparedGeneration } from './prepared.js';
 
@@ -77,7 +77,7 @@ export class EarlyDispatch {
   private start(deps: EarlyDispatchPorts, p: PreparedGeneration): void {
     if (this.closed) return;
     const factor = deps.config.earlyDispatchHeadroom;
-    if (factor <= 0 || !p.sync || !MODALITIES[p.modality].earlyDispatch || p.cacheKey || p.image || p.comparisonId) return;
+    if (factor <= 0 || !p.sync || !MODALITY_RULES[p.modality].earlyDispatch || p.cacheKey || p.image || p.comparisonId) return;
     const model = deps.catalog.find(p.model);
     const route = model && deps.providers.routes(p.principal.mode, model, p.provider)[0];
     if (!model || !route || route.adapter.name !== p.provider) return;

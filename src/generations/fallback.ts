@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps.js';
 import type { Route } from '../providers/registry.js';
 import { ProviderError } from '../providers/types.js';
 import { setAttemptProvider } from '../store/generations.js';
-import type { GenerationRow } from './model.js';
+import type { GenerationRow } from './views.js';
 
 export type FallbackPorts = Pick<AppDeps, 'db' | 'log'>;
 

@@ -1,10 +1,10 @@
 import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
 import { ProviderError, type SimulateOptions, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
-import { MODALITIES } from './modalities.js';
+import { MODALITY_RULES } from './modalities.js';
 import { chargeAndFinish } from '../billing/statements.js';
 import { actualCredits } from '../billing/pricing.js';
-import type { AttemptEnd, GenerationRow, OutputRow } from './model.js';
+import type { AttemptEnd, GenerationRow, OutputRow } from './views.js';
 import { materializeOutputs, OutputError } from './outputs.js';
 import { demandOf, upstreamRequest } from './upstream-request.js';
 
@@ -47,7 +47,7 @@ async function storeOutputs(
   // The verdict stage (contract §11): every file is judged before it is stored and can be served.
   const policy = await deps.policies.get(deps.db, g.organization_id);
   const forced = (g.params.simulate as SimulateOptions | undefined)?.moderation;
-  const verdicts = await deps.moderator.judge(policy, files, { forced, shared: MODALITIES[g.modality].outputs.oneWork === true });
+  const verdicts = await deps.moderator.judge(policy, files, { forced, shared: MODALITY_RULES[g.modality].outputs.oneWork === true });
   const stored: OutputRow[] = [];
   try {
     for (const [position, out] of files.entries()) {

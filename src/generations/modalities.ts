@@ -50,7 +50,7 @@ function producedSeconds(produced: ProducedWork): Decimal | undefined {
   return primary?.duration_s ? new Decimal(primary.duration_s) : undefined;
 }
 
-export const MODALITIES: Readonly<Record<Modality, ModalityRules>> = {
+export const MODALITY_RULES: Readonly<Record<Modality, ModalityRules>> = {
   image: {
     sync: true,
     requestedUnits: (p) => new Decimal(p.num_outputs as number),
@@ -111,10 +111,3 @@ export const MODALITIES: Readonly<Record<Modality, ModalityRules>> = {
     outputs: { fitToScale: true },
   },
 };
-
-export function modalityRules(modality: Modality): ModalityRules {
-  return MODALITIES[modality];
-}
-
-/** The modalities answered in the request. */
-export const SYNC_MODALITIES: readonly Modality[] = (Object.keys(MODALITIES) as Modality[]).filter((m) => MODALITIES[m].sync);

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { MODALITIES } from './modalities.js';
+import { MODALITY_RULES } from './modalities.js';
 import type { AppDeps } from '../deps.js';
 import { FetchFailed, FetchRefused, safeFetch } from '../files/safe-fetch.js';
 import { formatDurationMs, mimeToOutputType, probeAudioVideo, probeImage, sniffMime, videoThumbnail } from '../media/index.js';
@@ -101,7 +101,7 @@ async function finishUpscale(out: MaterializedOutput, req: UpstreamRequest): Pro
 
 export async function materializeOutputs(deps: OutputPorts, req: UpstreamRequest, outputs: UpstreamOutput[]): Promise<MaterializedOutput[]> {
   const files = await Promise.all(outputs.map((o) => identify(deps, o)));
-  const rules = MODALITIES[req.modality].outputs;
+  const rules = MODALITY_RULES[req.modality].outputs;
   if (rules.fitToScale) {
     for (let i = 0; i < files.length; i++) if (files[i]!.type === 'image') files[i] = await finishUpscale(files[i]!, req);
   }

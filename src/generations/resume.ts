@@ -1,8 +1,9 @@
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { Principal } from '../domain/access.js';
-import { isTerminal, type GenerationRow } from './model.js';
-import { generationOf, loadGeneration } from './store.js';
+import { isTerminal, type GenerationRow } from './views.js';
+import { generationOf } from './reads.js';
+import { selectGeneration } from '../store/generations.js';
 
 const WAIT_MIN_MS = 50;
 const WAIT_MAX_MS = 1_000;
@@ -44,7 +45,7 @@ export async function untilTerminal(deps: Pick<AppDeps, 'db' | 'config'>, from: 
   while (!isTerminal(g.status) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, WAIT_MAX_MS);
-    g = (await loadGeneration(deps.db, g.id)) ?? g;
+    g = (await selectGeneration(deps.db, g.id)) ?? g;
   }
   return g;
 }

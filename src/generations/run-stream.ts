@@ -4,8 +4,8 @@ import { ProviderError, type ChatStreamChunk } from '../providers/types.js';
 import { firstRouteThatTakes, moveToProvider } from './fallback.js';
 import { failureCode, finishFailed, finishSucceeded } from './finish.js';
 import { watchRun } from './run-watch.js';
-import type { GenerationRow } from './model.js';
-import { loadGeneration } from './store.js';
+import type { GenerationRow } from './views.js';
+import { selectGeneration } from '../store/generations.js';
 import { demandOf, upstreamRequest } from './upstream-request.js';
 
 export type RunStreamPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
@@ -72,5 +72,5 @@ export async function runStreamed(deps: RunStreamPorts, accepted: GenerationRow,
     throw new ApiError('upstream_error', `The generation ${g.id} failed at the provider and was refunded.`);
   }
   const done = await finishSucceeded(deps, g, { state: 'succeeded', message: final.message, usage: final.usage, finish_reason: final.finish_reason });
-  return done.row ?? (await loadGeneration(deps.db, g.id))!;
+  return done.row ?? (await selectGeneration(deps.db, g.id))!;
 }

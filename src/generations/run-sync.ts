@@ -5,10 +5,10 @@ import type { Principal } from '../domain/access.js';
 import { cacheEntryKey } from './accept.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import { finishFailed, type RunResult } from './finish.js';
-import { isTerminal, type GenerationRow, type OutputRow } from './model.js';
+import { isTerminal, type GenerationRow, type OutputRow } from './views.js';
 import { resumedGeneration, untilTerminal } from './resume.js';
 import { runGeneration } from './runner.js';
-import { loadGeneration, loadOutputs } from './store.js';
+import { selectGeneration, selectOutputs } from '../store/generations.js';
 
 export type RunSyncPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'inflight' | 'lifecycle' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
 
@@ -50,7 +50,7 @@ export async function finishSynchronously(
     }
     // Finished by this run: its state is known. Otherwise (canceled meanwhile, …) read it; a run that lost its lease
     // (another node took the job) leaves it running: the request waits for that runner, as a resumed one does.
-    row = run.row ?? (await loadGeneration(deps.db, g.id))!;
+    row = run.row ?? (await selectGeneration(deps.db, g.id))!;
     outputs = run.row ? run.outputs : undefined;
     if (run.outcome === 'lost_lease' && !isTerminal(row.status) && !deps.lifecycle.halted) row = await untilTerminal(deps, row);
   }
@@ -75,5 +75,5 @@ async function answered(deps: Pick<AppDeps, 'db'>, row: GenerationRow, outputs?:
     if (row.error?.code === 'content_blocked') throw new ApiError('content_blocked', `The generation ${row.id} was refunded: ${row.error.message}`);
     throw new ApiError('upstream_error', `The generation ${row.id} failed at the provider and was refunded: ${row.error?.message ?? 'unknown error'}`);
   }
-  return { row, outputs: outputs ?? (await loadOutputs(deps.db, [row.id])).get(row.id) ?? [] };
+  return { row, outputs: outputs ?? (await selectOutputs(deps.db, [row.id])).get(row.id) ?? [] };
 }

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../deps.js';
 import { renewJobLease } from '../store/jobs.js';
-import { loadGeneration } from './store.js';
+import { selectGeneration } from '../store/generations.js';
 
 export type RunWatchPorts = Pick<AppDeps, 'config' | 'db' | 'nodeId'>;
 
@@ -45,7 +45,7 @@ export function watchRun(
   };
   const check = async (attempt: number): Promise<RunStop | null> => {
     if (stopped) return stopped;
-    const now = await loadGeneration(deps.db, generationId);
+    const now = await selectGeneration(deps.db, generationId);
     if (!now || now.status !== 'running' || now.attempt !== attempt) return stopWith(now?.status === 'canceled' ? 'canceled' : 'ended');
     return null;
   };

@@ -1,13 +1,12 @@
 import type { AppDeps } from '../deps.js';
 import { ProviderError, type ProviderAdapter, type UpstreamProgress, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
-import { markRunning, recordProgress, recordUpstreamId, setRunnerNode } from '../store/generations.js';
+import { markRunning, recordProgress, recordUpstreamId, setRunnerNode, selectGeneration } from '../store/generations.js';
 import type { EarlyDispatch } from './early-dispatch.js';
 import { firstRouteThatTakes, moveToProvider } from './fallback.js';
 import { failureCode, finishFailed, finishWith, type RunResult } from './finish.js';
 import { deleteJobIfTerminal } from '../store/jobs.js';
 import { watchRun, type RunWatch } from './run-watch.js';
-import { isTerminal, type GenerationRow } from './model.js';
-import { loadGeneration } from './store.js';
+import { isTerminal, type GenerationRow } from './views.js';
 import { clientRef, demandOf, upstreamModelFor, upstreamRequest } from './upstream-request.js';
 import { withAvatarAudio } from './speech-step.js';
 
@@ -93,7 +92,7 @@ export async function runGeneration(deps: RunPorts, generationId: string, opts: 
 }
 
 async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch: RunWatch): Promise<RunResult> {
-  let g = opts.row ?? (await loadGeneration(deps.db, generationId));
+  let g = opts.row ?? (await selectGeneration(deps.db, generationId));
   if (!g) return { outcome: 'not_runnable' };
   if (isTerminal(g.status)) {
     await deleteJobIfTerminal(deps.db, generationId);
@@ -107,7 +106,7 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
       g = moved;
       fresh ||= g.attempt === 1;
     } else {
-      g = await loadGeneration(deps.db, generationId);
+      g = await selectGeneration(deps.db, generationId);
       if (!g || isTerminal(g.status)) return { outcome: 'finished' };
       fresh = false;
     }
@@ -158,7 +157,7 @@ async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch
     g = await moveToProvider(deps, g, placement.adapter.name);
     const adapter = placement.adapter;
     if (!(await recordUpstreamId(deps.db, g.id, g.attempt, upstreamId))) {
-      const now = await loadGeneration(deps.db, generationId);
+      const now = await selectGeneration(deps.db, generationId);
       if (now?.status === 'running' && now.attempt === g.attempt && now.upstream_id) {
         // Another runner recorded its own submission first: follow that one, stop ours.
         if (now.upstream_id !== upstreamId) await adapter.cancel(upstreamId).catch(() => {});

@@ -2,7 +2,7 @@ import { speaksFirst, type CatalogModel } from '../catalog/index.js';
 import type { AppDeps } from '../deps.js';
 import { ProviderError, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
 import { firstRouteThatTakes } from './fallback.js';
-import type { GenerationRow } from './model.js';
+import type { GenerationRow } from './views.js';
 import { materializeOutputs } from './outputs.js';
 
 /**

@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps.js';
 import { probeImage } from '../media/index.js';
 import type { RouteDemand } from '../providers/parameters.js';
 import type { UpstreamRequest } from '../providers/types.js';
-import type { GenerationRow } from './model.js';
+import type { GenerationRow } from './views.js';
 
 export type UpstreamRequestPorts = Pick<AppDeps, 'blobs' | 'catalog'>;
 

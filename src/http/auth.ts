@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { roleAllows, scopeAllows, type Principal } from '../domain/access.js';
-import { confirmPrincipal, findKeyBySecret, hashSecret, ipAllowed, touchKey, type AuthenticatedKey } from '../domain/api-keys.js';
+import { confirmPrincipal, findKeyBySecret, hashSecret, ipAllowed, recordKeyUsed, type AuthenticatedKey } from '../domain/api-keys.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AuthSpec } from './route.js';
@@ -129,7 +129,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
     }
     cache.set(hash, found);
     if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
-      touchKey(deps.db, found.principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
+      recordKeyUsed(deps.db, found.principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
     }
     return found;
   }

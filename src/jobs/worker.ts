@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps.js';
 import { finishFailed } from '../generations/finish.js';
 import { runGeneration } from '../generations/runner.js';
 import { claimDueJobs, deleteJobIfTerminal } from '../store/jobs.js';
-import { loadGeneration } from '../generations/store.js';
+import { selectGeneration } from '../store/generations.js';
 import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';
 import { Scheduler } from './scheduler.js';
 import { settledWithin } from './inflight.js';
@@ -73,7 +73,7 @@ export class Worker {
   /** A job claimed again and again is crashing its runs: fail it (refunded) instead of looping forever. */
   private async runOrGiveUp(job: { generation_id: string; claims: number }): Promise<void> {
     if (job.claims > MAX_CLAIMS) {
-      const g = await loadGeneration(this.deps.db, job.generation_id);
+      const g = await selectGeneration(this.deps.db, job.generation_id);
       if (g) await finishFailed(this.deps, g, `mmgen could not process this generation after ${MAX_CLAIMS} attempts.`);
       await deleteJobIfTerminal(this.deps.db, job.generation_id);
       return;

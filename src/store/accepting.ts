@@ -41,7 +41,7 @@ export type AcceptOutcome =
  * given node; should the process die, the lease runs out and a worker
  * finishes it.
  */
-export async function acceptGeneration(q: Queryable, a: Acceptance): Promise<AcceptOutcome> {
+export async function reserveAndAccept(q: Queryable, a: Acceptance): Promise<AcceptOutcome> {
   const charged = a.price > 0;
   // A principal from the key cache is confirmed here, in the same snapshot that reserves: nothing is written unless the key is unchanged.
   const fingerprint = a.keyFingerprint;

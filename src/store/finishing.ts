@@ -121,7 +121,7 @@ export function finishStatement(attempts: number): { sql: string; slots: number 
  * round trip; for each item, the generation as finished, or null when it was
  * no longer running (canceled, finished by another runner).
  */
-export async function finishAttempts(db: Queryable, items: readonly Finishing[]): Promise<Array<GenerationRow | null>> {
+export async function chargeAndFinish(db: Queryable, items: readonly Finishing[]): Promise<Array<GenerationRow | null>> {
   if (items.length === 0) return [];
   const attempts = items.map(({ g, end }) => ({
     id: g.id, attempt: g.attempt, status: end.status, charged: end.charged, result: end.result, error: end.error,

@@ -101,7 +101,7 @@ export async function pauseIfRunning(q: Queryable, id: string, reason: Record<st
   return r.rowCount === 1;
 }
 
-export async function countOrganizationRows(q: Queryable): Promise<number> {
+export async function countOrganizations(q: Queryable): Promise<number> {
   const r = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM organizations');
   return r.rows[0]?.n ?? 0;
 }

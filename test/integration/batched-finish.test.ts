@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { settlePending } from '../../src/billing/credits.js';
-import type { GenerationRow } from '../../src/generations/model.js';
-import { finishAttempts, finishStatement } from '../../src/store/finishing.js';
-import { loadGeneration } from '../../src/generations/store.js';
+import type { GenerationRow } from '../../src/generations/views.js';
+import { chargeAndFinish, finishStatement } from '../../src/store/finishing.js';
+import { selectGeneration } from '../../src/store/generations.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectWalletMatchesLedger, type WalletAndLedger } from '../helpers/money.js';
@@ -60,7 +60,7 @@ describeEachBackend('finishing several attempts in one statement', (backend) => 
       const tokens = answers[i]!.body.usage.completion_tokens as number;
       expect(g.charged_credits).toBeGreaterThan(0);
       expect(g.charged_credits + g.refunded_credits).toBe(g.reserved_credits);
-      const row = (await loadGeneration(s.db, id))!;
+      const row = (await selectGeneration(s.db, id))!;
       expect(row.result?.usage?.output_tokens).toBe(tokens);
       expect(await count("SELECT count(*)::int AS n FROM ledger_entries WHERE generation_id = $1 AND kind = 'charge'", [id])).toBe(1);
       expect(await count("SELECT count(*)::int AS n FROM events WHERE data->>'generation_id' = $1 AND type = 'generation.completed'", [id])).toBe(1);
@@ -88,16 +88,16 @@ describeEachBackend('finishing several attempts in one statement', (backend) => 
     expect(a.status, JSON.stringify(a.body)).toBe(202);
     expect(b.status, JSON.stringify(b.body)).toBe(202);
     const ids: string[] = [a.body.generations[0].id, a.body.generations[1].id, b.body.generations[0].id];
-    const rows = await Promise.all(ids.map(async (id) => (await loadGeneration(s.db, id))!));
+    const rows = await Promise.all(ids.map(async (id) => (await selectGeneration(s.db, id))!));
     const end = (g: GenerationRow, status: 'succeeded' | 'failed') => ({
       g,
       end: { status, charged: status === 'succeeded' ? g.price_credits : 0, result: null, error: status === 'failed' ? { type: 'upstream_error', code: 'upstream_error', message: 'no' } : null, upstreamId: null, outputs: [] },
     });
-    const finished = await finishAttempts(s.db, [end(rows[0]!, 'succeeded'), end(rows[1]!, 'failed'), end(rows[2]!, 'succeeded')]);
+    const finished = await chargeAndFinish(s.db, [end(rows[0]!, 'succeeded'), end(rows[1]!, 'failed'), end(rows[2]!, 'succeeded')]);
     expect(finished.map((r) => r?.status)).toEqual(['succeeded', 'failed', 'succeeded']);
     expect(finished.map((r) => r?.id)).toEqual(ids);
     // Not running any more: finishing again changes nothing.
-    expect(await finishAttempts(s.db, [end(rows[0]!, 'failed')])).toEqual([null]);
+    expect(await chargeAndFinish(s.db, [end(rows[0]!, 'failed')])).toEqual([null]);
 
     expect((await api('GET', `/v1/comparisons/${a.body.id}`, { key: org.live })).body.status).toBe('completed');
     expect((await api('GET', `/v1/comparisons/${b.body.id}`, { key: org.live })).body.status).toBe('running');
@@ -113,7 +113,7 @@ describeEachBackend('finishing several attempts in one statement', (backend) => 
     expect(await count('SELECT count(*)::int AS n FROM jobs WHERE generation_id = $1', [b.body.generations[1].id])).toBe(1);
     const w = await expectConsistent(org);
     // Only the unfinished child still holds credits.
-    expect(w.held).toBe((await loadGeneration(s.db, b.body.generations[1].id))!.price_credits);
+    expect(w.held).toBe((await selectGeneration(s.db, b.body.generations[1].id))!.price_credits);
     expect(rows.every((r) => r.price_credits > 0)).toBe(true);
   });
 
@@ -129,7 +129,7 @@ describeEachBackend('finishing several attempts in one statement', (backend) => 
         await c.query('LOCK TABLE wallet_pending IN EXCLUSIVE MODE');
         const first = await api('POST', '/v1/chat/completions', { key: org.live, body });
         expect(first.status, JSON.stringify(first.body)).toBe(200);
-        expect((await loadGeneration(s.db, first.body.id))!.status).toBe('running');
+        expect((await selectGeneration(s.db, first.body.id))!.status).toBe('running');
         const repeat = api('POST', '/v1/chat/completions', { key: org.live, body });
         await new Promise((r) => setTimeout(r, 300));
         await c.query('COMMIT');

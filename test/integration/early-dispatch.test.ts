@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { findKeyBySecret } from '../../src/domain/api-keys.js';
 import { getWallet, reserve, settlePending } from '../../src/billing/credits.js';
 import { acceptStatement, prepareGeneration } from '../../src/generations/accept.js';
-import { loadGeneration } from '../../src/generations/store.js';
+import { selectGeneration } from '../../src/store/generations.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
@@ -186,7 +186,7 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
         s.db.tx(async (q) => {
           const row = await acceptStatement(q, deps, prepared);
           expect(row).not.toBeNull();
-          const { seq: _seq, ...stored } = (await loadGeneration(q, prepared.id)) as unknown as Record<string, unknown>;
+          const { seq: _seq, ...stored } = (await selectGeneration(q, prepared.id)) as unknown as Record<string, unknown>;
           expect(row).toEqual(stored);
           const setting = (await q.query<{ v: string }>(`SELECT current_setting('synchronous_commit') AS v`)).rows[0]!.v;
           expect(prepared.sync).toBe(synchronous);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getWallet, ledgerSums, reserve, settlePending, topUp } from '../../src/billing/credits.js';
 import { actualCredits } from '../../src/billing/pricing.js';
-import { loadGeneration } from '../../src/generations/store.js';
+import { selectGeneration } from '../../src/store/generations.js';
 import { demandOf } from '../../src/generations/upstream-request.js';
-import { finishAttempts } from '../../src/store/finishing.js';
+import { chargeAndFinish } from '../../src/store/finishing.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 describeEachBackend('wallet and ledger', (backend) => {
@@ -72,10 +72,10 @@ describeEachBackend('wallet and ledger', (backend) => {
       const org = await w.createOrg({ credits: 10_000 });
       const queued = await client(w.url)('POST', '/v1/music', { key: org.live, body: { model: 'musicgen', prompt: 'charged once', duration_s: 5 } });
       expect(queued.status).toBe(202);
-      const g = (await loadGeneration(w.db, queued.body.id as string))!;
+      const g = (await selectGeneration(w.db, queued.body.id as string))!;
       const end = { status: 'succeeded' as const, charged: g.price_credits - 1, result: null, error: null, upstreamId: null, outputs: [] };
-      const [first] = await finishAttempts(w.db, [{ g, end }]);
-      const [second] = await finishAttempts(w.db, [{ g, end }]);
+      const [first] = await chargeAndFinish(w.db, [{ g, end }]);
+      const [second] = await chargeAndFinish(w.db, [{ g, end }]);
       expect(first?.status).toBe('succeeded');
       expect(second).toBeNull();
       await settlePending(w.db, org.id);

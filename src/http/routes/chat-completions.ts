@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { GenerationRow } from '../../generations/model.js';
+import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
 import { compatChatRoute, sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';

@@ -10,7 +10,7 @@ import { makeAjv, validationError } from '../validation.js';
 import { defineRoute } from '../route.js';
 import { IdParams, Nullable, Timestamp } from '../schemas.js';
 import { holdToModel, MODALITY_SPECS, screenRequestPrompt } from './generation-route.js';
-import { MODALITIES } from '../../generations/modalities.js';
+import { MODALITY_RULES } from '../../generations/modalities.js';
 import { Generation, Simulate } from './generation-schema.js';
 
 const Comparison = Type.Object(
@@ -31,7 +31,7 @@ const Comparison = Type.Object(
 
 /** Where a comparison's one prompt goes in each modality's request (modalities.ts). */
 function withPrompt(modality: Modality, prompt: string | undefined, params: Record<string, unknown>): Record<string, unknown> {
-  return prompt === undefined ? params : MODALITIES[modality].withPrompt(prompt, params);
+  return prompt === undefined ? params : MODALITY_RULES[modality].withPrompt(prompt, params);
 }
 
 /** Errors about an input name the field where a comparison has it: params.upload_id, params.image_url, params.audio_url. */

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors.js';
 import { submitGeneration } from '../../generations/accept.js';
 import { EarlyDispatch } from '../../generations/early-dispatch.js';
 import { finishFailed } from '../../generations/finish.js';
-import type { GenerationRow } from '../../generations/model.js';
+import type { GenerationRow } from '../../generations/views.js';
 import { runStreamed } from '../../generations/run-stream.js';
 import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
 import type { RouteDef } from '../route.js';

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { isTerminal } from '../../generations/model.js';
-import { generationOf, loadGeneration } from '../../generations/store.js';
+import { isTerminal } from '../../generations/views.js';
+import { generationOf } from '../../generations/reads.js';
+import { selectGeneration } from '../../store/generations.js';
 import { generationWatch } from '../../jobs/generation-watch.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
@@ -94,7 +95,7 @@ export const generationEvents = defineRoute({
         const changed = await watch.changed(g.id, g.version, Math.min(untilPing, MAX_STREAM_MS - (Date.now() - started)), stop);
         if (stop.aborted) break;
         if (changed) {
-          const fresh = await loadGeneration(deps.db, g.id);
+          const fresh = await selectGeneration(deps.db, g.id);
           if (!fresh) break;
           g = fresh;
           if (g.version > lastSent) await send();

@@ -8,11 +8,11 @@ import { ModerationUnavailableError, screenPrompt } from '../../moderation/promp
 import { makeAjv, validationError } from '../validation.js';
 import type { Principal, Scope } from '../../domain/access.js';
 import { submitGeneration } from '../../generations/accept.js';
-import { MODALITIES } from '../../generations/modalities.js';
-import { toGenerationView, type GenerationRow, type OutputRow } from '../../generations/model.js';
+import { MODALITY_RULES } from '../../generations/modalities.js';
+import { toGenerationView, type GenerationRow, type OutputRow } from '../../generations/views.js';
 import { resumedGeneration } from '../../generations/resume.js';
 import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
-import { loadOutputs } from '../../generations/store.js';
+import { selectOutputs } from '../../store/generations.js';
 import type { AppDeps } from '../../deps.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { commonFields, Generation, imageInputFields } from './generation-schema.js';
@@ -28,7 +28,7 @@ export function tagRequestLog(request: FastifyRequest, generationId: string): vo
 }
 
 export async function generationView(deps: GenerationViewPorts, g: GenerationRow): Promise<Record<string, unknown>> {
-  const outputs = (await loadOutputs(deps.db, [g.id])).get(g.id) ?? [];
+  const outputs = (await selectOutputs(deps.db, [g.id])).get(g.id) ?? [];
   return toGenerationView(g, outputs, deps.links);
 }
 
@@ -212,7 +212,7 @@ export function finishGenerationRequest(deps: AppDeps, principal: Principal, g: 
  * generation) or asynchronous (202 with the queued one).
  */
 export function modalityRoute<P extends TProperties>(o: ModalityRouteOptions<P>): RouteDef {
-  const sync = MODALITIES[o.modality].sync;
+  const sync = MODALITY_RULES[o.modality].sync;
   // The properties are assembled at run time, so the schema is typed as a plain object.
   const properties: TProperties = { ...commonFields, ...(o.image ? imageInputFields : {}), ...o.fields };
   const body: TObject = Type.Object(properties, { additionalProperties: false });

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { MODALITIES } from '../../catalog/index.js';
 import { cancelGeneration, retryGeneration } from '../../generations/control.js';
-import { toGenerationView } from '../../generations/model.js';
-import { generationOf, listGenerations, loadOutputs } from '../../generations/store.js';
+import { toGenerationView } from '../../generations/views.js';
+import { generationOf, listGenerations } from '../../generations/reads.js';
+import { selectOutputs } from '../../store/generations.js';
 import { resumedGeneration } from '../../generations/resume.js';
 import { defineRoute } from '../route.js';
 import { IdParams, ListOf, PageQuery } from '../schemas.js';
@@ -48,7 +49,7 @@ export const listGenerationsRoute = defineRoute({
     const { rows, hasMore } = await listGenerations(deps.db, principal, {
       limit: query.limit ?? 20, startingAfter: query.starting_after, status: query.status, modality: query.modality,
     });
-    const outputs = await loadOutputs(deps.db, rows.map((r) => r.id));
+    const outputs = await selectOutputs(deps.db, rows.map((r) => r.id));
     return {
       status: 200,
       body: { object: 'list', data: await Promise.all(rows.map((r) => toGenerationView(r, outputs.get(r.id) ?? [], deps.links))), has_more: hasMore },

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
-import type { GenerationRow } from '../../generations/model.js';
+import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
 import { compatChatRoute, joinedText, sendEvent, serveCompatChat, type ChatMessage, type ContentPart, type StreamShape, type TextParts } from './compat-chat.js';
 import { Simulate } from './generation-schema.js';

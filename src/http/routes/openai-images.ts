@@ -4,7 +4,7 @@ import { confirmCachedPrincipal } from '../../domain/api-keys.js';
 import type { Principal } from '../../domain/access.js';
 import { ApiError } from '../../errors.js';
 import { keepRequestImage, MAX_UPLOAD_BYTES, requestImage } from '../../files/uploads.js';
-import { toOutputView, type GenerationRow, type OutputRow } from '../../generations/model.js';
+import { toOutputView, type GenerationRow, type OutputRow } from '../../generations/views.js';
 import { newId } from '../../ids.js';
 import { convertImage, IMAGE_FORMAT_MIME, type ImageFormat } from '../../media/index.js';
 import { parseMultipart } from '../multipart.js';

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import type { Usage, UsageLine } from '../api/types.js';
 import { dayLabel, daysBetween } from '../lib/dates.js';
 import { formatInt, formatUsd } from '../lib/format.js';
-import { MODALITIES } from '../lib/modalities.js';
+import { MODALITY_INFO } from '../lib/modalities.js';
 import { BarChart, type Series } from './BarChart.js';
 
 export type Metric = 'cost_usd' | 'generations';
@@ -14,7 +14,7 @@ export function metricFormat(metric: Metric): (n: number) => string {
 }
 
 function colorOf(breakdown: string | undefined, key: string, index: number): string {
-  if (breakdown === 'modality') return MODALITIES.find((m) => m.id === key)?.color ?? PALETTE[index % PALETTE.length]!;
+  if (breakdown === 'modality') return MODALITY_INFO.find((m) => m.id === key)?.color ?? PALETTE[index % PALETTE.length]!;
   return PALETTE[index % PALETTE.length]!;
 }
 
@@ -35,7 +35,7 @@ export function UsageChart({ usage, metric, labelOf = same, height }: { usage: U
     if (usage.breakdown) {
       const parts = [...new Set(usage.data.flatMap((d) => (d.breakdown ?? []).map((b) => b.key)))].sort();
       series = parts.map((p, i) => ({
-        label: usage.breakdown === 'modality' ? (MODALITIES.find((m) => m.id === p)?.label ?? p) : labelOf(p),
+        label: usage.breakdown === 'modality' ? (MODALITY_INFO.find((m) => m.id === p)?.label ?? p) : labelOf(p),
         color: colorOf(usage.breakdown, p, i),
         values: keys.map((k) => value(rows.get(k)?.breakdown?.find((b) => b.key === p))),
       }));

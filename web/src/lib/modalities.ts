@@ -14,7 +14,7 @@ export interface ModalityInfo {
   color: string;
 }
 
-export const MODALITIES: ModalityInfo[] = [
+export const MODALITY_INFO: ModalityInfo[] = [
   { id: 'image', label: 'Image', path: '/v1/images', sync: true, promptField: 'prompt', imageInput: 'optional', color: '#6366f1' },
   { id: 'video', label: 'Video', path: '/v1/videos', sync: false, promptField: 'prompt', imageInput: 'optional', color: '#ec4899' },
   { id: 'voice', label: 'Voice', path: '/v1/voice', sync: true, promptField: 'text', imageInput: 'none', color: '#14b8a6' },
@@ -26,7 +26,7 @@ export const MODALITIES: ModalityInfo[] = [
 ];
 
 export function modalityInfo(id: string): ModalityInfo {
-  return MODALITIES.find((m) => m.id === id) ?? MODALITIES[0]!;
+  return MODALITY_INFO.find((m) => m.id === id) ?? MODALITY_INFO[0]!;
 }
 
 /**

@@ -6,7 +6,7 @@ import { Thumb } from '../components/Media.js';
 import { Button, Empty, ErrorNotice, Loading, Locked, PageHeader, StatusBadge } from '../components/ui.js';
 import { useDocumentTitle, useInterval } from '../lib/hooks.js';
 import { relativeTime } from '../lib/format.js';
-import { MODALITIES, modalityInfo } from '../lib/modalities.js';
+import { MODALITY_INFO, modalityInfo } from '../lib/modalities.js';
 import { Link, setSearch, useLocation } from '../lib/router.js';
 import { useSession } from '../session.js';
 
@@ -101,7 +101,7 @@ export function Generations() {
               Modality{' '}
               <select value={modality} onChange={(e) => setSearch({ modality: e.target.value })}>
                 <option value="">Any</option>
-                {MODALITIES.map((m) => (
+                {MODALITY_INFO.map((m) => (
                   <option key={m.id} value={m.id}>
                     {m.label}
                   </option>

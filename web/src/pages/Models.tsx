@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { Badge, Empty, ErrorNotice, Loading, PageHeader, StatusBadge } from '../components/ui.js';
 import { formatPrice } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
-import { MODALITIES, modalityInfo } from '../lib/modalities.js';
+import { MODALITY_INFO, modalityInfo } from '../lib/modalities.js';
 import { Link, setSearch, useLocation } from '../lib/router.js';
 import { useSession } from '../session.js';
 
@@ -39,7 +39,7 @@ export function Models() {
           <button type="button" aria-pressed={!modality} onClick={() => setSearch({ modality: null })}>
             All
           </button>
-          {MODALITIES.map((m) => (
+          {MODALITY_INFO.map((m) => (
             <button key={m.id} type="button" aria-pressed={modality === m.id} onClick={() => setSearch({ modality: m.id })}>
               {m.label} <span className="muted">{counts[m.id] ?? 0}</span>
             </button>

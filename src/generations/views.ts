@@ -1,6 +1,6 @@
 import { extensionForMime } from '../media/index.js';
 import type { FileLinks } from '../files/links.js';
-import { MODALITIES } from './modalities.js';
+import { MODALITY_RULES } from './modalities.js';
 import type { GenerationRow, GenerationStatus, OutputRow } from '../store/generations.js';
 
 export type { GenerationRow, GenerationStatus, OutputRow } from '../store/generations.js';
@@ -73,7 +73,7 @@ export async function toGenerationView(g: GenerationRow, outputs: OutputRow[], l
     created_at: g.created_at.toISOString(),
     completed_at: g.completed_at ? g.completed_at.toISOString() : null,
   };
-  if (MODALITIES[g.modality].replyInView) {
+  if (MODALITY_RULES[g.modality].replyInView) {
     view.message = g.result?.message ?? null;
     view.usage = g.result?.usage ?? null;
   }

@@ -3,7 +3,6 @@ import type { Queryable } from '../store/db.js';
 import { generationSeq, selectGeneration, selectGenerationPage, type GenerationRow } from '../store/generations.js';
 import type { Principal } from '../domain/access.js';
 
-export { selectGeneration as loadGeneration, selectOutputs as loadOutputs } from '../store/generations.js';
 
 /** A generation of the caller's organization and mode, else 404. */
 export async function generationOf(q: Queryable, principal: Principal, id: string, lock = false): Promise<GenerationRow> {
