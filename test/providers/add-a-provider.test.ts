@@ -142,6 +142,12 @@ describe('add a provider (docs/architecture.md): one folder and one registration
 
   const env = () => ({ MMGEN_DATA_DIR: '/tmp/mmgen-unused', ACME_API_KEY: 'acme-key', ACME_BASE_URL: `${url}/v1/`, ACME_SCHEMA_URL: url });
 
+  it('the registered providers have distinct names and variables', () => {
+    expect(new Set(PROVIDER_NAMES).size).toBe(PROVIDER_NAMES.length);
+    const vars = PROVIDER_DECLARATIONS.flatMap((p) => [p.env.keyVar, p.env.baseUrlVar, ...(p.schemaSource?.urlVar ? [p.schemaSource.urlVar.name] : [])]);
+    expect(new Set(vars).size).toBe(vars.length);
+  });
+
   it('config reads its credential, base URL and schema URL from the variables it declares', () => {
     expect(loadConfig(env(), registered).providers.acme).toEqual({ apiKey: 'acme-key', baseUrl: `${url}/v1`, schemaUrl: url });
     expect(() => loadConfig({ ...env(), ACME_BASE_URL: 'ftp://acme' }, registered)).toThrow(/ACME_BASE_URL must use http or https/);
