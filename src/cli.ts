@@ -220,7 +220,6 @@ export async function main(argv: string[]): Promise<void> {
       const report = await checkProviders({
         models: new Catalog().models,
         credentials: config.providers,
-        falOpenapiUrl: config.upstream.falOpenapiUrl,
         today: new Date().toISOString().slice(0, 10),
         nearDays: v['near-days'] === undefined ? 30 : intArg(v['near-days'], 'near-days'),
       });

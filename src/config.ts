@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { readProviderCredentials, type ProviderCredentials } from './providers/credentials.js';
+import { readProviderCredentials } from './providers/credentials.js';
+import type { ProviderDeclaration } from './providers/declaration.js';
+import type { ProviderCredentials } from './providers/types.js';
 
 /**
  * Configuration is read from the environment once, validated, and passed
@@ -73,7 +75,7 @@ export interface Config {
     windowMinutes: number;
     baselineDays: number;
   };
-  /** Upstream providers whose credentials are set, by provider name (variables: src/providers/<name>/config.ts). */
+  /** Upstream providers whose credentials are set, by provider name (variables: each one's src/providers/<name>/provider.ts). */
   providers: Record<string, ProviderCredentials>;
   /** Moderation (contract §11). */
   moderation: {
@@ -101,8 +103,6 @@ export interface Config {
     /** Consecutive provider failures that open a provider's circuit, and how long it stays open. */
     circuitFailureThreshold: number;
     circuitCooldownMs: number;
-    /** Where fal publishes each endpoint's OpenAPI document (`mmgen providers check`). */
-    falOpenapiUrl: string;
   };
 }
 
@@ -257,7 +257,8 @@ function hostedModeration(env: Env): HostedModerationConfig | undefined {
   return { provider: 'openai', apiKey, baseUrl, model };
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/** `providers`: the registered providers (src/providers/index.ts), whose credentials are read; a test may name its own. */
+export function loadConfig(env: Env = process.env, providers?: readonly ProviderDeclaration[]): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '0.0.0.0';
   const delaysRaw = env.MMGEN_WEBHOOK_RETRY_DELAYS ?? '60,300,1800,7200,43200';
@@ -303,9 +304,13 @@ export function loadConfig(env: Env = process.env): Config {
       windowMinutes: int(env, 'MMGEN_ANOMALY_WINDOW_MINUTES', 60, 1, 1440),
       baselineDays: int(env, 'MMGEN_ANOMALY_BASELINE_DAYS', 7, 1, 90),
     },
-    providers: readProviderCredentials(env, (message) => {
-      throw new ConfigError(message);
-    }),
+    providers: readProviderCredentials(
+      env,
+      (message) => {
+        throw new ConfigError(message);
+      },
+      providers,
+    ),
     moderation: { local: onOff(env, 'MMGEN_MODERATION_LOCAL', true), hosted: hostedModeration(env) },
     upstream: {
       timeoutMs: int(env, 'MMGEN_PROVIDER_TIMEOUT_MS', 120_000, 100, 3_600_000),
@@ -316,7 +321,6 @@ export function loadConfig(env: Env = process.env): Config {
       downloadTimeoutMs: int(env, 'MMGEN_PROVIDER_DOWNLOAD_TIMEOUT_MS', 120_000, 100, 3_600_000),
       circuitFailureThreshold: int(env, 'MMGEN_CIRCUIT_FAILURE_THRESHOLD', 5, 1, 1000),
       circuitCooldownMs: int(env, 'MMGEN_CIRCUIT_COOLDOWN_MS', 30_000, 100, 3_600_000),
-      falOpenapiUrl: (env.FAL_OPENAPI_URL?.trim() || 'https://fal.ai/api/openapi/queue/openapi.json').replace(/\/+$/, ''),
     },
     rateLimitsPerMinute: {
       free: int(env, 'MMGEN_RATE_LIMIT_FREE', 60, 1, 10_000_000),

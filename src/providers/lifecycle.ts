@@ -1,19 +1,21 @@
 import type { CatalogLifecycle, CatalogModel, ModelRoute } from '../catalog/index.js';
-import { upstreamModel } from './upstream-models.js';
+import type { ProviderDeclaration } from './declaration.js';
+import { PROVIDER_DECLARATIONS } from './index.js';
+import { recordFinder } from './upstream-models.js';
 
-/** When the route's upstream shuts down (YYYY-MM-DD), per its record's `lifecycle`; null when none is announced. */
-export function routeShutdown(route: ModelRoute): string | null {
-  return upstreamModel(route.provider, route.upstream)?.lifecycle.shutdown ?? null;
-}
-
-/** The catalog's lifecycle from the providers' records: a route stops being served on its upstream's shutdown date. */
-export function recordedLifecycle(pinnedDate?: string): CatalogLifecycle {
+/**
+ * The catalog's lifecycle from the providers' records: a route stops being served on its upstream's shutdown date
+ * (its record's `lifecycle.shutdown`). Reading each route's record also holds the catalog to the registered
+ * providers: a route naming another fails the catalog's first read (upstream-models.ts).
+ */
+export function recordedLifecycle(pinnedDate?: string, providers: readonly ProviderDeclaration[] = PROVIDER_DECLARATIONS): CatalogLifecycle {
+  const recordOf = recordFinder(providers);
   return {
     liveRoutes(model: CatalogModel, date: string) {
       const routes: ModelRoute[] = [];
       let lastShutdown: string | null = null;
       for (const route of model.routes) {
-        const shutdown = routeShutdown(route);
+        const shutdown = recordOf(route.provider, route.upstream)?.lifecycle.shutdown ?? null;
         if (shutdown === null || shutdown > date) routes.push(route);
         else if (lastShutdown === null || shutdown > lastShutdown) lastShutdown = shutdown;
       }

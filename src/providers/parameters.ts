@@ -1,6 +1,7 @@
 import type { CatalogModel, ModelRoute } from '../catalog/index.js';
 import { IMAGE_FIELD, mappedFields, propertyAt, takesImage } from './upstream-input.js';
-import { upstreamModel, type PropertySchema, type UpstreamModelRecord } from './upstream-models.js';
+import { upstreamModel } from './upstream-models.js';
+import type { PropertySchema, UpstreamModelRecord } from './upstream-record.js';
 
 /**
  * A model's `parameters` (contract §3a): the JSON Schema of the modality

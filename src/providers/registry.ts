@@ -1,16 +1,12 @@
 import type { CatalogModel, ModelRoute } from '../catalog/index.js';
 import { avatarRouteDemand, routeRefusal, type RouteDemand } from './parameters.js';
-import type { Config } from '../config.js';
 import type { Mode } from '../domain/access.js';
 import { ApiError } from '../errors.js';
-import { AnthropicAdapter } from './anthropic/index.js';
 import { CircuitBreaker, type CircuitState } from './circuit.js';
-import type { ProviderCredentials } from './types.js';
-import { ElevenLabsAdapter } from './elevenlabs/index.js';
-import { FalAdapter } from './fal/index.js';
+import { adapterOf, type ClosableAdapter, type ProviderDeclaration } from './declaration.js';
 import type { HttpPolicy } from './http.js';
-import { OpenAiAdapter } from './openai/index.js';
-import { ReplicateAdapter } from './replicate/index.js';
+import { PROVIDER_DECLARATIONS } from './index.js';
+import type { ProviderCredentials } from './types.js';
 import type { SimulatorJobs } from './simulator/jobs.js';
 import { SimulatorProvider } from './simulator/index.js';
 import { ProviderError, type ChatStreamChunk, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from './types.js';
@@ -28,18 +24,20 @@ import { ProviderError, type ChatStreamChunk, type ProviderAdapter, type Upstrea
  * running upstream always go through.
  */
 
-interface AdapterWithClose extends ProviderAdapter {
-  close?(): Promise<void>;
+/** What the registry reads of the configuration (config.ts's Config is one). */
+export interface RegistrySettings {
+  /** The configured providers' credentials, by name: those of a registered provider get its adapter. */
+  providers: Record<string, ProviderCredentials>;
+  simulateProviders: boolean;
+  upstream: {
+    timeoutMs: number;
+    readTimeoutMs: number;
+    maxRetryAfterMs: number;
+    downloadMaxBytes: number;
+    circuitFailureThreshold: number;
+    circuitCooldownMs: number;
+  };
 }
-
-/** How each provider's adapter is built from its credentials; the only place provider names meet code. */
-const FACTORIES: Record<string, (creds: ProviderCredentials, policy: HttpPolicy) => AdapterWithClose> = {
-  openai: (c, p) => new OpenAiAdapter(c, p),
-  anthropic: (c, p) => new AnthropicAdapter(c, p),
-  replicate: (c, p) => new ReplicateAdapter(c, p),
-  fal: (c, p) => new FalAdapter(c, p),
-  elevenlabs: (c, p) => new ElevenLabsAdapter(c, p),
-};
 
 export interface Route {
   adapter: ProviderAdapter;
@@ -48,17 +46,17 @@ export interface Route {
 }
 
 export class ProviderRegistry {
-  private readonly adapters = new Map<string, AdapterWithClose>();
+  private readonly adapters = new Map<string, ClosableAdapter>();
   private readonly breakers = new Map<string, CircuitBreaker>();
   private readonly simulator: SimulatorProvider;
+  private readonly simulateProviders: boolean;
 
-  constructor(
-    private readonly config: Config,
-    simulatorJobs: SimulatorJobs,
-  ) {
+  /** `providers`: the registered providers (src/providers/index.ts); a test may name its own. */
+  constructor(settings: RegistrySettings, simulatorJobs: SimulatorJobs, providers: readonly ProviderDeclaration[] = PROVIDER_DECLARATIONS) {
+    this.simulateProviders = settings.simulateProviders;
     this.simulator = new SimulatorProvider(simulatorJobs);
     this.adapters.set(this.simulator.name, this.simulator);
-    const u = config.upstream;
+    const u = settings.upstream;
     const policy: HttpPolicy = {
       timeoutMs: u.timeoutMs,
       readTimeoutMs: Math.min(u.readTimeoutMs, u.timeoutMs),
@@ -66,18 +64,18 @@ export class ProviderRegistry {
       rateLimitRetries: 2,
       maxBodyBytes: u.downloadMaxBytes,
     };
-    for (const [name, creds] of Object.entries(config.providers)) {
-      const make = FACTORIES[name];
-      if (!make) continue;
-      const breaker = new CircuitBreaker(name, { failureThreshold: u.circuitFailureThreshold, cooldownMs: u.circuitCooldownMs });
-      this.breakers.set(name, breaker);
-      this.adapters.set(name, new CircuitGuardedAdapter(make(creds, policy), breaker));
+    for (const provider of providers) {
+      const creds = settings.providers[provider.name];
+      if (!creds) continue;
+      const breaker = new CircuitBreaker(provider.name, { failureThreshold: u.circuitFailureThreshold, cooldownMs: u.circuitCooldownMs });
+      this.breakers.set(provider.name, breaker);
+      this.adapters.set(provider.name, new CircuitGuardedAdapter(adapterOf(provider, creds, policy), breaker));
     }
   }
 
   /** Whether requests in this mode are served by the simulator (and so may steer it with `simulate`). */
   simulates(mode: Mode): boolean {
-    return mode === 'test' || this.config.simulateProviders;
+    return mode === 'test' || this.simulateProviders;
   }
 
   /**
@@ -154,9 +152,6 @@ export class ProviderRegistry {
     );
   }
 
-  /** Every adapter that could be configured, by provider name (for checking the catalog against them). */
-  static readonly providers: readonly string[] = Object.keys(FACTORIES);
-
   byName(name: string): ProviderAdapter | undefined {
     return this.adapters.get(name);
   }
@@ -172,12 +167,12 @@ export class ProviderRegistry {
 }
 
 /** Refuses new work while the provider's circuit is open, and tells the breaker how each call went. */
-class CircuitGuardedAdapter implements AdapterWithClose {
+class CircuitGuardedAdapter implements ClosableAdapter {
   readonly name: string;
   readonly modalities: ProviderAdapter['modalities'];
 
   constructor(
-    private readonly inner: AdapterWithClose,
+    private readonly inner: ClosableAdapter,
     private readonly breaker: CircuitBreaker,
   ) {
     this.name = inner.name;

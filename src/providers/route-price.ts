@@ -1,7 +1,8 @@
 import type { CatalogModel, ModelRoute } from '../catalog/index.js';
 import { avatarRouteDemand, routeRefusal, type RouteDemand } from './parameters.js';
 import { upstreamInput, withModelDefaults } from './upstream-input.js';
-import { upstreamModel, type UpstreamModelRecord } from './upstream-models.js';
+import { upstreamModel } from './upstream-models.js';
+import type { UpstreamModelRecord } from './upstream-record.js';
 
 /**
  * What each route of a model charges for a request, read from the route's record (`price`,

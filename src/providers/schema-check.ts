@@ -1,19 +1,21 @@
-import type { CatalogModel, ProviderName } from '../catalog/index.js';
+import type { CatalogModel } from '../catalog/index.js';
+import type { ProviderDeclaration, SchemaSource } from './declaration.js';
+import { PROVIDER_DECLARATIONS } from './index.js';
 import type { ProviderCredentials } from './types.js';
-import { upstreamModel, type PropertySchema, type UpstreamModelRecord } from './upstream-models.js';
+import { recordFinder } from './upstream-models.js';
+import type { PropertySchema } from './upstream-record.js';
 
 /**
  * `mmgen providers check`: each routed model's recorded schema
  * (docs/upstream-models.md) against the schema its provider publishes today,
  * and its lifecycle dates against today. Operators learn of an upstream change
- * before their users do. Replicate publishes an OpenAPI schema per model
- * version (`GET /v1/models/{owner}/{name}`, or `…/versions/{id}` for a pinned
- * community model); fal one per endpoint (`GET {FAL_OPENAPI_URL}?endpoint_id=…`).
- * OpenAI, Anthropic and ElevenLabs publish no per-model schema: their records
- * are checked for lifecycle only.
+ * before their users do. Where and how a provider publishes its schemas is
+ * its declaration's `schemaSource` (src/providers/<name>/provider.ts: Replicate
+ * one per model version, fal one per endpoint); a provider that publishes none
+ * (OpenAI, Anthropic, ElevenLabs) has its records checked for lifecycle only.
  */
 export interface Finding {
-  provider: ProviderName;
+  provider: string;
   upstream: string;
   slugs: string[];
   kind: 'drift' | 'shutdown_past' | 'shutdown_near' | 'unreachable';
@@ -32,46 +34,10 @@ interface LiveSchema {
   required: string[];
 }
 
-type Fetcher = (record: UpstreamModelRecord) => Promise<LiveSchema>;
-
-async function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
-  const res = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
-  if (!res.ok) throw new Error(`${url.split('?')[0]} answered ${res.status}`);
-  return res.json();
-}
-
 function asSchema(v: unknown): LiveSchema {
   const o = (v ?? {}) as { properties?: Record<string, PropertySchema>; required?: string[] };
   if (!o.properties || typeof o.properties !== 'object') throw new Error('the published schema has no properties');
   return { properties: o.properties, required: Array.isArray(o.required) ? o.required : [] };
-}
-
-function replicateFetcher(creds: ProviderCredentials): Fetcher {
-  const headers = { authorization: `Bearer ${creds.apiKey}` };
-  return async (record) => {
-    const [owner, name] = record.upstream.split('/');
-    const path = record.call.version ? `/models/${owner}/${name}/versions/${record.call.version}` : `/models/${owner}/${name}`;
-    const body = (await getJson(`${creds.baseUrl}${path}`, headers)) as {
-      latest_version?: { openapi_schema?: unknown };
-      openapi_schema?: unknown;
-    };
-    const openapi = (record.call.version ? body.openapi_schema : body.latest_version?.openapi_schema) as { components?: { schemas?: { Input?: unknown } } } | undefined;
-    return asSchema(openapi?.components?.schemas?.Input);
-  };
-}
-
-function falFetcher(creds: ProviderCredentials, openapiUrl: string): Fetcher {
-  const headers = { authorization: `Key ${creds.apiKey}` };
-  return async (record) => {
-    const doc = (await getJson(`${openapiUrl}?endpoint_id=${encodeURIComponent(record.upstream)}`, headers)) as {
-      paths?: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } } }>;
-      components?: { schemas?: Record<string, unknown> };
-    };
-    const post = doc.paths?.[`/${record.upstream}`]?.post;
-    const ref = post?.requestBody?.content?.['application/json']?.schema?.$ref;
-    const name = ref?.split('/').at(-1);
-    return asSchema(name ? doc.components?.schemas?.[name] : undefined);
-  };
 }
 
 /** What differs between the recorded schema and the published one, field by field. */
@@ -104,14 +70,20 @@ function daysBetween(from: string, to: string): number {
 export async function checkProviders(opts: {
   models: readonly CatalogModel[];
   credentials: Record<string, ProviderCredentials>;
-  falOpenapiUrl: string;
   today: string;
   nearDays: number;
+  /** The registered providers (src/providers/index.ts); a test may name its own. */
+  providers?: readonly ProviderDeclaration[];
 }): Promise<CheckReport> {
-  const fetchers: Partial<Record<ProviderName, Fetcher>> = {};
-  if (opts.credentials.replicate) fetchers.replicate = replicateFetcher(opts.credentials.replicate);
-  if (opts.credentials.fal) fetchers.fal = falFetcher(opts.credentials.fal, opts.falOpenapiUrl);
-  const routes = new Map<string, { provider: ProviderName; upstream: string; slugs: string[] }>();
+  const providers = opts.providers ?? PROVIDER_DECLARATIONS;
+  const upstreamModel = recordFinder(providers);
+  // A provider's published schemas are read only with its credentials.
+  const sources = new Map<string, { source: SchemaSource; credentials: ProviderCredentials }>();
+  for (const p of providers) {
+    const credentials = opts.credentials[p.name];
+    if (p.schemaSource && credentials) sources.set(p.name, { source: p.schemaSource, credentials });
+  }
+  const routes = new Map<string, { provider: string; upstream: string; slugs: string[] }>();
   for (const m of opts.models.filter((x) => x.status === 'active')) {
     for (const r of m.routes) {
       const key = `${r.provider} ${r.upstream}`;
@@ -122,8 +94,12 @@ export async function checkProviders(opts: {
   }
   const report: CheckReport = { checked: 0, lifecycleOnly: 0, findings: [] };
   for (const { provider, upstream, slugs } of routes.values()) {
-    const record = upstreamModel(provider, upstream);
     const finding = (kind: Finding['kind'], detail: string) => report.findings.push({ provider, upstream, slugs, kind, detail });
+    if (!providers.some((p) => p.name === provider)) {
+      finding('drift', `no provider '${provider}' is registered in mmgen`);
+      continue;
+    }
+    const record = upstreamModel(provider, upstream);
     if (!record) {
       finding('drift', 'no record of this upstream model in mmgen');
       continue;
@@ -134,13 +110,13 @@ export async function checkProviders(opts: {
       if (days < 0) finding('shutdown_past', `shut down upstream on ${shutdown}${record.lifecycle.replacement ? `; replacement: ${record.lifecycle.replacement}` : ''}`);
       else if (days <= opts.nearDays) finding('shutdown_near', `shuts down upstream on ${shutdown}, in ${days} days${record.lifecycle.replacement ? `; replacement: ${record.lifecycle.replacement}` : ''}`);
     }
-    const fetcher = fetchers[provider];
-    if (!fetcher) {
+    const published = sources.get(provider);
+    if (!published) {
       report.lifecycleOnly++;
       continue;
     }
     try {
-      const live = await fetcher(record);
+      const live = asSchema(await published.source.published(record, published.credentials));
       const recorded = asSchema(record.input);
       for (const d of schemaDrift(recorded, live)) finding('drift', d);
       report.checked++;

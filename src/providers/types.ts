@@ -11,17 +11,12 @@ import type { CatalogModel, Modality } from '../catalog/index.js';
  * - reconciliation: asking the provider about earlier upstream jobs before
  *   submitting again, so a retry never pays twice.
  */
-/** Where one provider's credential and base URL come from: declared in its own folder's config.ts. */
-export interface ProviderEnv {
-  name: string;
-  keyVar: string;
-  baseUrlVar: string;
-  defaultBaseUrl: string;
-}
-
+/** A configured provider's access, as config.ts read it from the variables its declaration names (declaration.ts). */
 export interface ProviderCredentials {
   apiKey: string;
   baseUrl: string;
+  /** Where it publishes per-model schemas, when its schema source names a variable for that (`mmgen providers check`). */
+  schemaUrl?: string;
 }
 
 export type OutputKind = 'image' | 'video' | 'audio' | 'thumbnail' | 'mesh';

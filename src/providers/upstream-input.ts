@@ -1,9 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { ProviderName } from '../catalog/index.js';
 import { dataUri, nearestAspectRatio } from './files.js';
 import { providerError } from './http.js';
 import type { ImageInput, UpstreamRequest } from './types.js';
-import { upstreamModel, type PropertySchema, type UpstreamModelRecord } from './upstream-models.js';
+import type { PropertySchema, UpstreamModelRecord, UpstreamRecords } from './upstream-record.js';
 
 /**
  * mmgen's request fields as one upstream model's input, from its record's
@@ -126,13 +125,13 @@ export function mappedFields(record: UpstreamModelRecord): Set<string> {
  * The record a request is sent by: its route's own, or the sibling endpoint that record names for what the
  * request carries (an edit-only endpoint's text-only sibling, a text-only endpoint's image one).
  */
-export function recordForRequest(provider: ProviderName, req: Pick<UpstreamRequest, 'upstreamModel' | 'image'>): UpstreamModelRecord {
-  const record = upstreamModel(provider, req.upstreamModel);
-  if (!record) throw providerError(provider, 'bad_request', `has no documented schema for ${req.upstreamModel} in mmgen`);
+export function recordForRequest(records: UpstreamRecords, req: Pick<UpstreamRequest, 'upstreamModel' | 'image'>): UpstreamModelRecord {
+  const record = records.get(req.upstreamModel);
+  if (!record) throw providerError(records.provider, 'bad_request', `has no documented schema for ${req.upstreamModel} in mmgen`);
   const siblingId = req.image ? record.call.with_image : record.call.without_image;
   if (!siblingId) return record;
-  const sibling = upstreamModel(provider, siblingId);
-  if (!sibling) throw providerError(provider, 'bad_request', `has no documented schema for ${siblingId} in mmgen`);
+  const sibling = records.get(siblingId);
+  if (!sibling) throw providerError(records.provider, 'bad_request', `has no documented schema for ${siblingId} in mmgen`);
   return sibling;
 }
 
@@ -206,7 +205,7 @@ const validators = new WeakMap<object, ValidateFunction>();
  * model's `parameters` always passes; one that is not (a field's value outside the route's range reached the
  * adapter unchecked) fails here as the provider would fail it, without the call.
  */
-export function documentedBody<T extends Input>(provider: ProviderName, record: UpstreamModelRecord, body: T, schema: object = record.input): T {
+export function documentedBody<T extends Input>(provider: string, record: UpstreamModelRecord, body: T, schema: object = record.input): T {
   let validate = validators.get(schema);
   if (!validate) {
     validate = ajv.compile(schema);

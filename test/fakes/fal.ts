@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FakeServer, type FakeRequest, type Reply } from './base.js';
 import { recordOf, violations, type Violation } from './schemas.js';
-import type { UpstreamModelRecord } from '../../src/providers/upstream-models.js';
+import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 import { JobTimeline, runLog, type JobStage, type ProgressSteps } from './progress.js';
 

@@ -32,6 +32,8 @@ export interface Fakes {
   replicate: ReplicateFake;
   fal: FalFake;
   elevenlabs: ElevenLabsFake;
+  /** Each fake by the provider it plays, with the requests it refused for breaking their model's record. */
+  byProvider: ReadonlyMap<string, { refused: ReadonlyArray<{ violations: unknown }> }>;
   /** The environment that points mmgen at every fake. */
   env: Record<string, string>;
   close(): Promise<void>;
@@ -48,6 +50,7 @@ export async function startFakes(opts: { jobMs?: number } = {}): Promise<Fakes> 
   ]);
   return {
     openai, anthropic, replicate, fal, elevenlabs,
+    byProvider: new Map(Object.entries({ openai, anthropic, replicate, fal, elevenlabs })),
     env: {
       OPENAI_API_KEY: openai.key, OPENAI_BASE_URL: openai.baseUrl,
       ANTHROPIC_API_KEY: anthropic.key, ANTHROPIC_BASE_URL: anthropic.baseUrl,

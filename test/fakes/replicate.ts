@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
 import { recordOf, replicateRecordByVersion, violations, type Violation } from './schemas.js';
-import type { UpstreamModelRecord } from '../../src/providers/upstream-models.js';
+import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 import { JobTimeline, runLog, type ProgressSteps } from './progress.js';
 

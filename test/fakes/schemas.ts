@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ProviderName } from '../../src/catalog/index.js';
-import { upstreamModel, upstreamModelsOf, type UpstreamModelRecord } from '../../src/providers/upstream-models.js';
+import { upstreamModel, upstreamModelsOf } from '../../src/providers/upstream-models.js';
+import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 
 /**
  * What makes the provider fakes strict: each validates a request against the

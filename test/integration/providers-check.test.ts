@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROVIDERS } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
+import { PROVIDER_NAMES } from '../../src/providers/index.js';
 import { upstreamModel } from '../../src/providers/upstream-models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { mmgen } from '../helpers/processes.js';
@@ -54,7 +54,7 @@ describe('mmgen providers check', () => {
     // Lifecycle is checked for every route, credentials or not: derived here from the same records, against today.
     const today = new Date().toISOString().slice(0, 10);
     const soon = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
-    const expected = PROVIDERS.flatMap((p) =>
+    const expected = PROVIDER_NAMES.flatMap((p) =>
       [...new Set(routes.filter((r) => r.provider === p).map((r) => r.upstream))].flatMap((u) => {
         const shutdown = upstreamModel(p, u)?.lifecycle.shutdown;
         if (!shutdown || shutdown > soon) return [];

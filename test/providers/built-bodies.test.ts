@@ -5,9 +5,13 @@ import '../../src/http/routes/index.js';
 import { parametersOf } from '../../src/http/routes/generation-route.js';
 import { AnthropicAdapter } from '../../src/providers/anthropic/index.js';
 import { ElevenLabsAdapter } from '../../src/providers/elevenlabs/index.js';
+import { recordsOf } from '../../src/providers/declaration.js';
+import { anthropic } from '../../src/providers/anthropic/provider.js';
+import { elevenlabs } from '../../src/providers/elevenlabs/provider.js';
+import { openai } from '../../src/providers/openai/provider.js';
 import type { HttpPolicy } from '../../src/providers/http.js';
 import { OpenAiAdapter } from '../../src/providers/openai/index.js';
-import type { PropertySchema } from '../../src/providers/upstream-models.js';
+import type { PropertySchema } from '../../src/providers/upstream-record.js';
 import { mappedFields } from '../../src/providers/upstream-input.js';
 import { upstreamModel } from '../../src/providers/upstream-models.js';
 import type { ImageInput, ProviderAdapter, UpstreamRequest } from '../../src/providers/types.js';
@@ -107,9 +111,9 @@ describe('bodies built in code are ones their records document', () => {
     fakes = { openai: await new OpenAiFake().start(), anthropic: await new AnthropicFake().start(), elevenlabs: await new ElevenLabsFake().start() };
     for (const f of Object.values(fakes)) f.record = false;
     adapters = {
-      openai: new OpenAiAdapter({ baseUrl: fakes.openai.baseUrl, apiKey: fakes.openai.key }, POLICY),
-      anthropic: new AnthropicAdapter({ baseUrl: fakes.anthropic.baseUrl, apiKey: fakes.anthropic.key }, POLICY),
-      elevenlabs: new ElevenLabsAdapter({ baseUrl: fakes.elevenlabs.baseUrl, apiKey: fakes.elevenlabs.key }, POLICY),
+      openai: new OpenAiAdapter({ baseUrl: fakes.openai.baseUrl, apiKey: fakes.openai.key }, recordsOf(openai), POLICY),
+      anthropic: new AnthropicAdapter({ baseUrl: fakes.anthropic.baseUrl, apiKey: fakes.anthropic.key }, recordsOf(anthropic), POLICY),
+      elevenlabs: new ElevenLabsAdapter({ baseUrl: fakes.elevenlabs.baseUrl, apiKey: fakes.elevenlabs.key }, recordsOf(elevenlabs), POLICY),
     };
     image = { bytes: await fakePng('an input', 256, 256), mime: 'image/png', width: 256, height: 256 };
   });

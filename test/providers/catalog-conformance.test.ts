@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROVIDERS, type Modality, type ProviderName } from '../../src/catalog/index.js';
+import type { Modality, ProviderName } from '../../src/catalog/index.js';
 import { servedModels } from '../helpers/catalog.js';
+import { recordsOf } from '../../src/providers/declaration.js';
+import { PROVIDER_DECLARATIONS } from '../../src/providers/index.js';
 import { mappedFields, recordForRequest, takesImage } from '../../src/providers/upstream-input.js';
 import { upstreamModel } from '../../src/providers/upstream-models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
@@ -44,7 +46,7 @@ function requestFor(modality: Modality, provider: ProviderName, upstream: string
   let body: Record<string, unknown> = { ...REQUESTS[modality].body(inputs), ...(withImage ? { image_url: inputs.portrait } : {}) };
   // The record the adapter will send by: the route's own, or the sibling it names for a request with (or without) an image.
   const image = withImage ? { bytes: Buffer.alloc(0), mime: 'image/png', width: 1, height: 1 } : undefined;
-  const record = upstreamModel(provider, upstream) ? recordForRequest(provider, { upstreamModel: upstream, image }) : undefined;
+  const record = upstreamModel(provider, upstream) ? recordForRequest(RECORDS.get(provider)!, { upstreamModel: upstream, image }) : undefined;
   if (!record || Object.keys(record.map).length === 0) return body;
   const mapped = mappedFields(record);
   body = Object.fromEntries(Object.entries(body).filter(([k]) => mapped.has(k) || ((k === 'image_url' || k === 'upload_id') && mapped.has('image'))));
@@ -57,13 +59,10 @@ function requestFor(modality: Modality, provider: ProviderName, upstream: string
   return { ...body, ...(record.defaults ?? {}) };
 }
 
-const CREDENTIALS: Record<ProviderName, string[]> = {
-  openai: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'],
-  anthropic: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'],
-  replicate: ['REPLICATE_API_TOKEN', 'REPLICATE_BASE_URL'],
-  fal: ['FAL_KEY', 'FAL_BASE_URL'],
-  elevenlabs: ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL'],
-};
+const PROVIDERS = PROVIDER_DECLARATIONS.map((p) => p.name);
+const RECORDS = new Map(PROVIDER_DECLARATIONS.map((p) => [p.name, recordsOf(p)]));
+/** The variables that point mmgen at one provider's fake: its declaration's. */
+const CREDENTIALS = new Map(PROVIDER_DECLARATIONS.map((p) => [p.name, [p.env.keyVar, p.env.baseUrlVar]]));
 
 const routesOf = (provider: ProviderName) =>
   servedModels().flatMap((m) => m.routes.filter((r) => r.provider === provider).map((r) => ({ model: m, upstream: r.upstream })));
@@ -94,7 +93,7 @@ describe('every active catalog model, through each of its routes, against the st
       let org: TestOrg;
 
       beforeAll(async () => {
-        const env = Object.fromEntries(Object.entries(fakes.env).filter(([k]) => CREDENTIALS[provider].includes(k)));
+        const env = Object.fromEntries(Object.entries(fakes.env).filter(([k]) => CREDENTIALS.get(provider)!.includes(k)));
         s = await startTestServer('pglite', { ...env, MMGEN_ALLOW_PRIVATE_NETWORK: '1', MMGEN_PROVIDER_JOB_TIMEOUT_MS: '5000' });
         api = client(s.url);
         org = await s.createOrg({ credits: 50_000_000 });
@@ -117,7 +116,7 @@ describe('every active catalog model, through each of its routes, against the st
           const res = await api('POST', request.path, { key: org.live, body });
           // What the fake refused last, with long values (data URIs) cut short.
           const refusedBy = () =>
-            JSON.stringify(([] as Array<{ violations: unknown }>).concat(fakes[provider].refused).slice(-1), (_k, v: unknown) =>
+            JSON.stringify(([] as Array<{ violations: unknown }>).concat(fakes.byProvider.get(provider)?.refused ?? []).slice(-1), (_k, v: unknown) =>
               typeof v === 'string' && v.length > 120 ? `${v.slice(0, 60)}…(${v.length} chars)` : v,
             );
           expect([200, 202], `${res.status} ${JSON.stringify(res.body)} refused: ${refusedBy()}`).toContain(res.status);

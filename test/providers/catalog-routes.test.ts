@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/index.js';
 import { loadConfig } from '../../src/config.js';
-import { PROVIDER_ENVS } from '../../src/providers/credentials.js';
+import { PROVIDER_DECLARATIONS, PROVIDER_NAMES } from '../../src/providers/index.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import type { SimulatorJobs } from '../../src/providers/simulator/jobs.js';
 
@@ -11,7 +11,7 @@ const noJobs: SimulatorJobs = { submit: refuse, findByClientRef: refuse, cancel:
 
 function registryWith(providers: string[]): ProviderRegistry {
   const env: Record<string, string> = { MMGEN_DATA_DIR: '/tmp/mmgen-unused' };
-  for (const p of PROVIDER_ENVS) if (providers.includes(p.name)) env[p.keyVar] = 'k';
+  for (const p of PROVIDER_DECLARATIONS) if (providers.includes(p.name)) env[p.env.keyVar] = 'k';
   return new ProviderRegistry(loadConfig(env), noJobs);
 }
 
@@ -19,16 +19,15 @@ describe('catalog routes and the adapter registry', () => {
   const catalog = new Catalog();
   const active = catalog.models.filter((m) => m.status === 'active');
 
-  it('every provider the catalog names has an adapter and a credential variable', () => {
-    const named = new Set(catalog.models.flatMap((m) => m.routes.map((r) => r.provider)));
-    for (const p of named) {
-      expect(ProviderRegistry.providers).toContain(p);
-      expect(PROVIDER_ENVS.map((e) => e.name)).toContain(p);
-    }
+  it('every provider the catalog names is registered, and its adapter is built from its credential', () => {
+    const named = [...new Set(catalog.models.flatMap((m) => m.routes.map((r) => r.provider)))];
+    expect(PROVIDER_NAMES).toEqual(expect.arrayContaining(named));
+    const registry = registryWith(named);
+    for (const p of named) expect(registry.byName(p)?.name, p).toBe(p);
   });
 
   it('with every provider configured, every active model has at least one route an adapter serves, in catalog order', () => {
-    const registry = registryWith(PROVIDER_ENVS.map((p) => p.name));
+    const registry = registryWith([...PROVIDER_NAMES]);
     for (const m of active) {
       const routes = registry.routes('live', m);
       expect(routes.length, m.slug).toBeGreaterThan(0);

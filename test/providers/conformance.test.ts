@@ -5,6 +5,12 @@ import { sniffMime } from '../../src/media/index.js';
 import { AnthropicAdapter } from '../../src/providers/anthropic/index.js';
 import { ElevenLabsAdapter } from '../../src/providers/elevenlabs/index.js';
 import { FalAdapter } from '../../src/providers/fal/index.js';
+import { recordsOf } from '../../src/providers/declaration.js';
+import { anthropic } from '../../src/providers/anthropic/provider.js';
+import { elevenlabs } from '../../src/providers/elevenlabs/provider.js';
+import { fal } from '../../src/providers/fal/provider.js';
+import { openai } from '../../src/providers/openai/provider.js';
+import { replicate } from '../../src/providers/replicate/provider.js';
 import type { HttpPolicy } from '../../src/providers/http.js';
 import { OpenAiAdapter } from '../../src/providers/openai/index.js';
 import { ReplicateAdapter } from '../../src/providers/replicate/index.js';
@@ -47,7 +53,7 @@ const HARNESSES: Harness[] = [
     provider: 'openai',
     async: false,
     makeFake: () => new OpenAiFake(),
-    makeAdapter: (baseUrl, key, policy = POLICY) => new OpenAiAdapter({ baseUrl, apiKey: key }, policy),
+    makeAdapter: (baseUrl, key, policy = POLICY) => new OpenAiAdapter({ baseUrl, apiKey: key }, recordsOf(openai), policy),
     workPath: (req) => ({ method: 'POST', path: { chat: /\/chat\/completions$/, image: /\/images\/(generations|edits)$/, voice: /\/audio\/speech$/ }[req.modality as 'chat'] ?? /./ }),
     errorBody: (_s, message) => ({ error: { message, type: 'invalid_request_error', param: null, code: null } }),
   },
@@ -55,7 +61,7 @@ const HARNESSES: Harness[] = [
     provider: 'anthropic',
     async: false,
     makeFake: () => new AnthropicFake(),
-    makeAdapter: (baseUrl, key, policy = POLICY) => new AnthropicAdapter({ baseUrl, apiKey: key }, policy),
+    makeAdapter: (baseUrl, key, policy = POLICY) => new AnthropicAdapter({ baseUrl, apiKey: key }, recordsOf(anthropic), policy),
     workPath: () => ({ method: 'POST', path: /^\/v1\/messages$/ }),
     errorBody: (status, message) => ({ type: 'error', error: { type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error', message } }),
   },
@@ -63,7 +69,7 @@ const HARNESSES: Harness[] = [
     provider: 'replicate',
     async: true,
     makeFake: () => new ReplicateFake({ kindOf: kindOfUpstream, jobMs: 40 }),
-    makeAdapter: (baseUrl, key, policy = POLICY) => new ReplicateAdapter({ baseUrl, apiKey: key }, policy),
+    makeAdapter: (baseUrl, key, policy = POLICY) => new ReplicateAdapter({ baseUrl, apiKey: key }, recordsOf(replicate), policy),
     workPath: () => ({ method: 'POST', path: /\/predictions$/ }),
     errorBody: (status, message) => ({ title: 'Error', detail: message, status }),
     hold: (fake, on) => ((fake as ReplicateFake).hold = on),
@@ -74,7 +80,7 @@ const HARNESSES: Harness[] = [
     provider: 'fal',
     async: true,
     makeFake: () => new FalFake({ kindOf: kindOfUpstream, jobMs: 40 }),
-    makeAdapter: (baseUrl, key, policy = POLICY) => new FalAdapter({ baseUrl, apiKey: key }, policy),
+    makeAdapter: (baseUrl, key, policy = POLICY) => new FalAdapter({ baseUrl, apiKey: key }, recordsOf(fal), policy),
     workPath: (req) => ({ method: 'POST', path: new RegExp(`^/${req.upstreamModel.replace(/[.]/g, '\\.')}$`) }),
     errorBody: (_s, message) => ({ detail: message }),
     hold: (fake, on) => ((fake as FalFake).hold = on),
@@ -83,7 +89,7 @@ const HARNESSES: Harness[] = [
     provider: 'elevenlabs',
     async: false,
     makeFake: () => new ElevenLabsFake(),
-    makeAdapter: (baseUrl, key, policy = POLICY) => new ElevenLabsAdapter({ baseUrl, apiKey: key }, policy),
+    makeAdapter: (baseUrl, key, policy = POLICY) => new ElevenLabsAdapter({ baseUrl, apiKey: key }, recordsOf(elevenlabs), policy),
     workPath: (req) => ({ method: 'POST', path: req.modality === 'voice' ? /^\/v1\/text-to-speech\// : /^\/v1\/music$/ }),
     errorBody: (_s, message) => ({ detail: { status: 'error', message } }),
   },
@@ -413,7 +419,7 @@ for (const h of HARNESSES) {
 describe('provider specifics', () => {
   it('openai: a safety refusal is content_policy; image sizes are mapped to the model\'s own', async () => {
     const fake = await new OpenAiFake().start();
-    const adapter = new OpenAiAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, POLICY);
+    const adapter = new OpenAiAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, recordsOf(openai), POLICY);
     try {
       const req = await requestFor('openai', 'image');
       req.params = { prompt: 'a forbidden thing', num_outputs: 1, width: 640, height: 360 };
@@ -436,7 +442,7 @@ describe('provider specifics', () => {
 
   it('anthropic: system lifted out, turns merged, temperature clamped; an error event mid-stream fails it', async () => {
     const fake = await new AnthropicFake({ failStreamAfter: 2 }).start();
-    const adapter = new AnthropicAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, POLICY);
+    const adapter = new AnthropicAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, recordsOf(anthropic), POLICY);
     try {
       const req = await requestFor('anthropic', 'chat');
       req.params = {
@@ -472,7 +478,7 @@ describe('provider specifics', () => {
 
   it('fal: what the safety checker flags is reported blocked; status is read under the app, not the endpoint path', async () => {
     const fake = await new FalFake({ kindOf: kindOfUpstream, jobMs: 10 }).start();
-    const adapter = new FalAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, POLICY);
+    const adapter = new FalAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, recordsOf(fal), POLICY);
     try {
       const req = await requestFor('fal', 'image');
       req.params = { prompt: 'something nsfw', num_outputs: 1, width: 512, height: 512 };
@@ -495,7 +501,7 @@ describe('provider specifics', () => {
 
   it('replicate: a safety-checker failure says so; a failed prediction is a failed job', async () => {
     const fake = await new ReplicateFake({ kindOf: kindOfUpstream, jobMs: 10 }).start();
-    const adapter = new ReplicateAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, POLICY);
+    const adapter = new ReplicateAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, recordsOf(replicate), POLICY);
     try {
       const req = await requestFor('replicate', 'image');
       req.params = { prompt: 'an nsfw picture', num_outputs: 1 };
@@ -513,7 +519,7 @@ describe('provider specifics', () => {
   it('replicate: a lost create is looked for in the list from just before it was sent, following the cursor two pages deep and no further', async () => {
     const fake = await new ReplicateFake({ kindOf: kindOfUpstream, jobMs: 10 }).start();
     fake.pageSize = 2;
-    const adapter = new ReplicateAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, POLICY);
+    const adapter = new ReplicateAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, recordsOf(replicate), POLICY);
     try {
       const lose = async (req: UpstreamRequest) => {
         fake.misbehave({ method: 'POST', path: /\/predictions$/ }, { lose: true });
@@ -546,7 +552,7 @@ describe('provider specifics', () => {
 
   it('elevenlabs: language_code only where the model takes one; a voice id picks the voice', async () => {
     const fake = await new ElevenLabsFake().start();
-    const adapter = new ElevenLabsAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, POLICY);
+    const adapter = new ElevenLabsAdapter({ baseUrl: fake.baseUrl, apiKey: fake.key }, recordsOf(elevenlabs), POLICY);
     try {
       const req = await requestFor('elevenlabs', 'voice');
       req.upstreamModel = 'eleven_flash_v2_5';

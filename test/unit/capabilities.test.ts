@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parametersOf } from '../../src/http/routes/generation-route.js';
 import '../../src/http/routes/index.js';
-import type { PropertySchema } from '../../src/providers/upstream-models.js';
+import type { PropertySchema } from '../../src/providers/upstream-record.js';
 import { servedModels } from '../helpers/catalog.js';
 
 /**

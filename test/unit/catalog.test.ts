@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { Catalog } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
-import { MODALITIES, PROVIDERS, type CatalogModel, type Modality, type ProviderName } from '../../src/catalog/types.js';
+import { MODALITIES, type CatalogModel, type Modality, type ProviderName } from '../../src/catalog/types.js';
+import { PROVIDER_NAMES } from '../../src/providers/index.js';
 
 const active = CATALOG.filter((m) => m.status === 'active');
 const delisted = CATALOG.filter((m) => m.status === 'delisted');
@@ -92,7 +93,7 @@ describe('catalog', () => {
     for (const m of CATALOG) {
       expect(m.routes.length, m.slug).toBeGreaterThanOrEqual(1);
       for (const r of m.routes) {
-        expect(PROVIDERS, m.slug).toContain(r.provider);
+        expect(PROVIDER_NAMES, m.slug).toContain(r.provider);
         expect(r.upstream.trim().length, m.slug).toBeGreaterThan(0);
       }
       const providers = m.routes.map((r) => r.provider);
@@ -123,7 +124,7 @@ describe('catalog', () => {
   });
 
   it('makes every provider the primary of some active model', () => {
-    for (const p of PROVIDERS) expect(active.some((m) => primary(m) === p), p).toBe(true);
+    for (const p of PROVIDER_NAMES) expect(active.some((m) => primary(m) === p), p).toBe(true);
   });
 
   it('lists fallback routes on several models', () => {

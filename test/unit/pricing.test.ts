@@ -5,9 +5,10 @@ import { Catalog, type CatalogModel, type Modality } from '../../src/catalog/ind
 import type { ProducedWork } from '../../src/generations/modalities.js';
 import type { RouteDemand } from '../../src/providers/parameters.js';
 import { routePrices } from '../../src/providers/route-price.js';
-import { upstreamModel, type UpstreamModelRecord } from '../../src/providers/upstream-models.js';
+import { upstreamModel } from '../../src/providers/upstream-models.js';
+import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import { loadConfig } from '../../src/config.js';
-import { PROVIDER_ENVS } from '../../src/providers/credentials.js';
+import { PROVIDER_DECLARATIONS } from '../../src/providers/index.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import type { SimulatorJobs } from '../../src/providers/simulator/jobs.js';
 
@@ -270,7 +271,7 @@ describe('prices by tier and by route', () => {
 function installation(providers: string[], simulate = false): ProviderRegistry {
   const refuse = () => Promise.reject(new Error('no simulator jobs here'));
   const env: Record<string, string> = { MMGEN_DATA_DIR: '/tmp/mmgen-unused', ...(simulate ? { MMGEN_SIMULATE_PROVIDERS: '1' } : {}) };
-  for (const p of PROVIDER_ENVS) if (providers.includes(p.name)) env[p.keyVar] = 'k';
+  for (const p of PROVIDER_DECLARATIONS) if (providers.includes(p.name)) env[p.env.keyVar] = 'k';
   return new ProviderRegistry(loadConfig(env), { submit: refuse, findByClientRef: refuse, cancel: refuse, get: refuse } as SimulatorJobs);
 }
 

@@ -1,5 +1,6 @@
 import { AnswersAtOnce } from '../answers-at-once.js';
 import type { ProviderCredentials } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { field, isArray, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import type { ChatStreamChunk, FinishReason, UpstreamRequest, UpstreamStatus } from '../types.js';
 import { messagesRequest } from './mapping.js';
@@ -45,14 +46,18 @@ export class AnthropicAdapter extends AnswersAtOnce {
   readonly modalities = ['chat'] as const;
   protected readonly http: UpstreamHttp;
 
-  constructor(creds: ProviderCredentials, policy?: HttpPolicy) {
+  constructor(
+    creds: ProviderCredentials,
+    private readonly records: UpstreamRecords,
+    policy?: HttpPolicy,
+  ) {
     super();
     this.http = new UpstreamHttp(NAME, creds.baseUrl, { 'x-api-key': creds.apiKey, 'anthropic-version': ANTHROPIC_VERSION }, ANTHROPIC_ERRORS, policy);
   }
 
   async submit(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     if (req.modality !== 'chat') throw providerError(NAME, 'bad_request', `serves no ${req.modality} models`);
-    const res = await this.http.json({ method: 'POST', path: 'v1/messages', json: messagesRequest(req, false), creates: true, signal });
+    const res = await this.http.json({ method: 'POST', path: 'v1/messages', json: messagesRequest(this.records, req, false), creates: true, signal });
     const blocks = field(NAME, res.body, 'content', isArray, true);
     const text = blocks.map((b) => (isObject(b) && b.type === 'text' && isString(b.text) ? b.text : '')).join('');
     const input = field(NAME, res.body, 'usage.input_tokens', (v): v is number => typeof v === 'number', true);
@@ -74,7 +79,7 @@ export class AnthropicAdapter extends AnswersAtOnce {
     let outputTokens: number | undefined;
     let finish: FinishReason = 'stop';
     let stopped = false;
-    for await (const ev of this.http.events({ method: 'POST', path: 'v1/messages', json: messagesRequest(req, true), creates: true, signal })) {
+    for await (const ev of this.http.events({ method: 'POST', path: 'v1/messages', json: messagesRequest(this.records, req, true), creates: true, signal })) {
       let data: unknown;
       try {
         data = JSON.parse(ev.data);

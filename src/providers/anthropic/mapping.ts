@@ -1,4 +1,5 @@
 import type { UpstreamRequest } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { documentedBody, recordForRequest, upstreamInput } from '../upstream-input.js';
 
 /**
@@ -40,8 +41,8 @@ export function toAnthropicMessages(messages: Msg[]): { system?: string; message
   return { ...(system.length ? { system: system.join('\n\n') } : {}), messages: turns };
 }
 
-export function messagesRequest(req: UpstreamRequest, stream: boolean): Record<string, unknown> {
-  const record = recordForRequest('anthropic', req);
+export function messagesRequest(records: UpstreamRecords, req: UpstreamRequest, stream: boolean): Record<string, unknown> {
+  const record = recordForRequest(records, req);
   // The map names `messages` (the model takes them); their translation into turns and `system` is the code above.
   const body: Record<string, unknown> = {
     model: req.upstreamModel,

@@ -1,5 +1,6 @@
 import { AnswersAtOnce } from '../answers-at-once.js';
 import type { ProviderCredentials } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { header, isArray, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import type { UpstreamRequest, UpstreamStatus } from '../types.js';
 import { musicRequest, OUTPUT_FORMAT, speechPath, speechRequest } from './mapping.js';
@@ -36,15 +37,19 @@ export class ElevenLabsAdapter extends AnswersAtOnce {
   readonly modalities = ['voice', 'music'] as const;
   protected readonly http: UpstreamHttp;
 
-  constructor(creds: ProviderCredentials, policy?: HttpPolicy) {
+  constructor(
+    creds: ProviderCredentials,
+    private readonly records: UpstreamRecords,
+    policy?: HttpPolicy,
+  ) {
     super();
     this.http = new UpstreamHttp(NAME, creds.baseUrl, { 'xi-api-key': creds.apiKey }, ELEVENLABS_ERRORS, policy);
   }
 
   async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     let call: { path: string; json: Record<string, unknown> };
-    if (req.modality === 'voice') call = { path: speechPath(req), json: speechRequest(req) };
-    else if (req.modality === 'music') call = { path: 'v1/music', json: musicRequest(req) };
+    if (req.modality === 'voice') call = { path: speechPath(this.records, req), json: speechRequest(this.records, req) };
+    else if (req.modality === 'music') call = { path: 'v1/music', json: musicRequest(this.records, req) };
     else throw providerError(NAME, 'bad_request', `serves no ${req.modality} models`);
     const res = await this.http.binary({ method: 'POST', ...call, query: { output_format: OUTPUT_FORMAT }, headers: { accept: 'audio/mpeg' }, creates: true });
     return {

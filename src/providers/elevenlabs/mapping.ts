@@ -1,4 +1,5 @@
 import type { UpstreamRequest } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { documentedBody, recordForRequest, upstreamInput, withModelDefaults } from '../upstream-input.js';
 
 /**
@@ -19,19 +20,19 @@ import { documentedBody, recordForRequest, upstreamInput, withModelDefaults } fr
 const NAME = 'elevenlabs';
 export const OUTPUT_FORMAT = 'mp3_44100_128';
 
-export function speechPath(req: UpstreamRequest): string {
-  const record = recordForRequest(NAME, req);
+export function speechPath(records: UpstreamRecords, req: UpstreamRequest): string {
+  const record = recordForRequest(records, req);
   const voice = upstreamInput(record, withModelDefaults(record, req.params), undefined, 'path').voice_id;
   if (typeof voice !== 'string') throw new Error(`elevenlabs/models/${record.upstream}: no voice_id for the path`);
   return `v1/text-to-speech/${encodeURIComponent(voice)}`;
 }
 
-export function speechRequest(req: UpstreamRequest): Record<string, unknown> {
-  const record = recordForRequest(NAME, req);
+export function speechRequest(records: UpstreamRecords, req: UpstreamRequest): Record<string, unknown> {
+  const record = recordForRequest(records, req);
   return documentedBody(NAME, record, { ...upstreamInput(record, withModelDefaults(record, req.params)), model_id: req.upstreamModel });
 }
 
-export function musicRequest(req: UpstreamRequest): Record<string, unknown> {
-  const record = recordForRequest(NAME, req);
+export function musicRequest(records: UpstreamRecords, req: UpstreamRequest): Record<string, unknown> {
+  const record = recordForRequest(records, req);
   return documentedBody(NAME, record, { ...upstreamInput(record, withModelDefaults(record, req.params)), model_id: req.upstreamModel });
 }

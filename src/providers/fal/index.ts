@@ -1,4 +1,5 @@
 import type { ProviderCredentials } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { collectFiles, pickOutputs } from '../files.js';
 import { field, isArray, isNonEmptyString, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import { percentInLogs, ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';
@@ -45,13 +46,17 @@ export class FalAdapter implements ProviderAdapter {
   readonly modalities = ['image', 'video', 'voice', 'music', 'avatar', '3d', 'upscale'] as const;
   private readonly http: UpstreamHttp;
 
-  constructor(creds: ProviderCredentials, policy?: HttpPolicy) {
+  constructor(
+    creds: ProviderCredentials,
+    private readonly records: UpstreamRecords,
+    policy?: HttpPolicy,
+  ) {
     this.http = new UpstreamHttp(NAME, creds.baseUrl, { authorization: `Key ${creds.apiKey}` }, FAL_ERRORS, policy);
   }
 
   async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     if (req.modality === 'chat') throw providerError(NAME, 'bad_request', 'serves no chat models here');
-    const call = endpointCall(req);
+    const call = endpointCall(this.records, req);
     const res = await this.http.json({ method: 'POST', path: call.endpoint, json: call.input, creates: true });
     const requestId = field(NAME, res.body, 'request_id', isNonEmptyString, true);
     return { upstreamId: `${appIdOf(call.endpoint)}/requests/${requestId}` };

@@ -1,4 +1,5 @@
 import type { UpstreamRequest } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { recordForRequest, upstreamInput } from '../upstream-input.js';
 
 /**
@@ -10,8 +11,8 @@ import { recordForRequest, upstreamInput } from '../upstream-input.js';
  * endpoint has one (the record's `set`), and what it flags is reported as
  * moderation (index.ts).
  */
-export function endpointCall(req: UpstreamRequest): { endpoint: string; input: Record<string, unknown> } {
-  const record = recordForRequest('fal', req);
+export function endpointCall(records: UpstreamRecords, req: UpstreamRequest): { endpoint: string; input: Record<string, unknown> } {
+  const record = recordForRequest(records, req);
   return { endpoint: record.upstream, input: upstreamInput(record, req.params, req.image) };
 }
 

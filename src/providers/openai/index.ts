@@ -1,5 +1,6 @@
 import { AnswersAtOnce } from '../answers-at-once.js';
 import type { ProviderCredentials } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { sniffImageMime } from '../../media/index.js';
 import { field, FormData, header, isArray, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import type { ChatStreamChunk, FinishReason, UpstreamOutput, UpstreamRequest, UpstreamStatus } from '../types.js';
@@ -39,7 +40,11 @@ export class OpenAiAdapter extends AnswersAtOnce {
   readonly modalities = ['chat', 'image', 'voice'] as const;
   protected readonly http: UpstreamHttp;
 
-  constructor(creds: ProviderCredentials, policy?: HttpPolicy) {
+  constructor(
+    creds: ProviderCredentials,
+    private readonly records: UpstreamRecords,
+    policy?: HttpPolicy,
+  ) {
     super();
     this.http = new UpstreamHttp(NAME, creds.baseUrl, { authorization: `Bearer ${creds.apiKey}` }, OPENAI_ERRORS, policy);
   }
@@ -58,7 +63,7 @@ export class OpenAiAdapter extends AnswersAtOnce {
   }
 
   private async chat(req: UpstreamRequest, signal?: AbortSignal): Promise<{ upstreamId: string; status: UpstreamStatus }> {
-    const res = await this.http.json({ method: 'POST', path: 'chat/completions', json: chatRequest(req, false), creates: true, signal });
+    const res = await this.http.json({ method: 'POST', path: 'chat/completions', json: chatRequest(this.records, req, false), creates: true, signal });
     const choice = field(NAME, res.body, 'choices.0', isObject, true);
     const content = isObject(choice.message) && (isString(choice.message.content) || choice.message.content === null) ? (choice.message.content ?? '') : null;
     if (content === null) throw providerError(NAME, 'malformed_response', 'answered without `choices[0].message.content`', { accepted: true });
@@ -79,7 +84,7 @@ export class OpenAiAdapter extends AnswersAtOnce {
     let finish: FinishReason = 'stop';
     let usage: { input_tokens: number; output_tokens: number } | undefined;
     let ended = false;
-    for await (const ev of this.http.events({ method: 'POST', path: 'chat/completions', json: chatRequest(req, true), creates: true, signal })) {
+    for await (const ev of this.http.events({ method: 'POST', path: 'chat/completions', json: chatRequest(this.records, req, true), creates: true, signal })) {
       if (ev.data === '[DONE]') {
         ended = true;
         break;
@@ -115,11 +120,11 @@ export class OpenAiAdapter extends AnswersAtOnce {
       const ext = req.image.mime === 'image/jpeg' ? 'jpg' : req.image.mime.split('/')[1];
       const name = `input.${ext}`;
       const form = new FormData();
-      for (const [k, v] of Object.entries(imageEditFields(req, name))) form.set(k, v);
+      for (const [k, v] of Object.entries(imageEditFields(this.records, req, name))) form.set(k, v);
       form.set('image', new Blob([req.image.bytes], { type: req.image.mime }), name);
       res = await this.http.json({ method: 'POST', path: 'images/edits', form, creates: true });
     } else {
-      res = await this.http.json({ method: 'POST', path: 'images/generations', json: imageRequest(req), creates: true });
+      res = await this.http.json({ method: 'POST', path: 'images/generations', json: imageRequest(this.records, req), creates: true });
     }
     const data = field(NAME, res.body, 'data', isArray, true);
     const outputs: UpstreamOutput[] = data.map((d) => {
@@ -136,7 +141,7 @@ export class OpenAiAdapter extends AnswersAtOnce {
   }
 
   private async speech(req: UpstreamRequest): Promise<{ upstreamId: string; status: UpstreamStatus }> {
-    const res = await this.http.binary({ method: 'POST', path: 'audio/speech', json: speechRequest(req), headers: { accept: 'audio/mpeg' }, creates: true });
+    const res = await this.http.binary({ method: 'POST', path: 'audio/speech', json: speechRequest(this.records, req), headers: { accept: 'audio/mpeg' }, creates: true });
     return {
       upstreamId: header(res.headers, 'x-request-id') ?? `speech_${Date.now()}`,
       status: { state: 'succeeded', outputs: [{ bytes: res.bytes, mime: res.mime === 'application/octet-stream' ? 'audio/mpeg' : res.mime, type: 'audio' }] },

@@ -1,4 +1,5 @@
 import type { UpstreamRequest } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { documentedBody, recordForRequest, upstreamInput, withModelDefaults } from '../upstream-input.js';
 
 /**
@@ -21,8 +22,8 @@ import { documentedBody, recordForRequest, upstreamInput, withModelDefaults } fr
  */
 const NAME = 'openai';
 
-export function chatRequest(req: UpstreamRequest, stream: boolean): Record<string, unknown> {
-  const record = recordForRequest(NAME, req);
+export function chatRequest(records: UpstreamRecords, req: UpstreamRequest, stream: boolean): Record<string, unknown> {
+  const record = recordForRequest(records, req);
   const body: Record<string, unknown> = { model: req.upstreamModel, ...upstreamInput(record, req.params) };
   if (stream) {
     body.stream = true;
@@ -32,8 +33,8 @@ export function chatRequest(req: UpstreamRequest, stream: boolean): Record<strin
 }
 
 /** The JSON body of an image generation (no input image). */
-export function imageRequest(req: UpstreamRequest): Record<string, unknown> {
-  const record = recordForRequest(NAME, req);
+export function imageRequest(records: UpstreamRecords, req: UpstreamRequest): Record<string, unknown> {
+  const record = recordForRequest(records, req);
   return documentedBody(NAME, record, { model: req.upstreamModel, ...upstreamInput(record, req.params) });
 }
 
@@ -41,14 +42,14 @@ export function imageRequest(req: UpstreamRequest): Record<string, unknown> {
  * The form fields of an image edit (with an input image), as text, and the name of the image part: OpenAI
  * documents POST /v1/images/edits as multipart/form-data (the record's `edits_input`).
  */
-export function imageEditFields(req: UpstreamRequest, imageName: string): Record<string, string> {
-  const record = recordForRequest(NAME, req);
+export function imageEditFields(records: UpstreamRecords, req: UpstreamRequest, imageName: string): Record<string, string> {
+  const record = recordForRequest(records, req);
   const fields: Record<string, unknown> = { model: req.upstreamModel, ...upstreamInput(record, req.params) };
   documentedBody(NAME, record, { ...fields, image: imageName }, record.edits_input ?? record.input);
   return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
 }
 
-export function speechRequest(req: UpstreamRequest): Record<string, unknown> {
-  const record = recordForRequest(NAME, req);
+export function speechRequest(records: UpstreamRecords, req: UpstreamRequest): Record<string, unknown> {
+  const record = recordForRequest(records, req);
   return documentedBody(NAME, record, { model: req.upstreamModel, ...upstreamInput(record, withModelDefaults(record, req.params)) });
 }

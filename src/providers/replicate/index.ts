@@ -1,4 +1,5 @@
 import type { ProviderCredentials } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { collectFiles, pickOutputs } from '../files.js';
 import { field, isNonEmptyString, isObject, isString, providerError, UpstreamHttp, type ErrorDialect, type HttpPolicy } from '../http.js';
 import { percentInLogs, ProviderError, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from '../types.js';
@@ -41,13 +42,17 @@ export class ReplicateAdapter implements ProviderAdapter {
   private readonly http: UpstreamHttp;
   private readonly lost = new LostCreates();
 
-  constructor(creds: ProviderCredentials, policy?: HttpPolicy) {
+  constructor(
+    creds: ProviderCredentials,
+    private readonly records: UpstreamRecords,
+    policy?: HttpPolicy,
+  ) {
     this.http = new UpstreamHttp(NAME, creds.baseUrl, { authorization: `Bearer ${creds.apiKey}` }, REPLICATE_ERRORS, policy);
   }
 
   async submit(req: UpstreamRequest): Promise<{ upstreamId: string; status?: UpstreamStatus }> {
     if (req.modality === 'chat') throw providerError(NAME, 'bad_request', 'serves no chat models here');
-    const call = createCall(req);
+    const call = createCall(this.records, req);
     // Kept until the answer comes: if it never does, this is how the prediction is recognised (findByClientRef).
     this.lost.sending(req.clientRef, { model: call.model, version: call.version, input: call.input });
     let id: string;

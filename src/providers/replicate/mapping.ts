@@ -1,5 +1,6 @@
 import { providerError } from '../http.js';
 import type { UpstreamRequest } from '../types.js';
+import type { UpstreamRecords } from '../upstream-record.js';
 import { recordForRequest, upstreamInput } from '../upstream-input.js';
 
 export interface CreateCall {
@@ -19,8 +20,8 @@ export interface CreateCall {
  * is the only way Replicate runs those. The input is the record's mapping of
  * mmgen's fields; input images travel as data URIs.
  */
-export function createCall(req: UpstreamRequest): CreateCall {
-  const record = recordForRequest('replicate', req);
+export function createCall(records: UpstreamRecords, req: UpstreamRequest): CreateCall {
+  const record = recordForRequest(records, req);
   const input = upstreamInput(record, req.params, req.image);
   if (record.call.official === false) {
     if (!record.call.version) throw providerError('replicate', 'bad_request', `has no pinned version for the community model ${record.upstream} in mmgen`);

@@ -1,0 +1,190 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+/**
+ * What each provider documents for each upstream model the catalog routes to,
+ * as data (docs/upstream-models.md): one JSON record per (provider, upstream
+ * model) in the folder its declaration names (`records`, normally
+ * `src/providers/<provider>/models/`). The adapters build requests from it
+ * (upstream-input.ts), the strict fakes refuse what its `input` refuses, and
+ * `GET /v1/models` derives each model's `parameters` from it. This module is a
+ * leaf: the adapters are handed their records (declaration.ts), so they never
+ * import the registration that imports them.
+ */
+const Conversion = Type.Union([
+  Type.Literal('string'),
+  Type.Literal('number'),
+  Type.Literal('seconds_suffix'),
+  Type.Literal('times_suffix'),
+  Type.Literal('list'),
+  Type.Literal('image_size'),
+  Type.Literal('aspect_ratio'),
+  Type.Literal('milliseconds'),
+  Type.Literal('negate'),
+  Type.Literal('frames'),
+  Type.Literal('language_name'),
+  Type.Literal('language_code'),
+  Type.Literal('clamp'),
+  Type.Literal('nonblank_list'),
+  Type.Literal('size'),
+]);
+export type Conversion = Static<typeof Conversion>;
+
+/** A decimal string of US dollars (money is never binary floating point). */
+const Usd = Type.String({ pattern: '^\\d+(\\.\\d+)?$' });
+
+/**
+ * The route's documented price as data, in mmgen's unit of the model's modality (catalog/types.ts): read by
+ * billing (billing/pricing.ts, through route-price.ts). Absent: the route costs the catalog's `unit_cost_usd`.
+ */
+const Price = Type.Object(
+  {
+    // The price of the variant the record sends when no tier matches (what `set` pins); absent: the catalog's.
+    unit_cost_usd: Type.Optional(Usd),
+    // Tiers decided by what is sent: the first whose every `when` field (an upstream field, dotted for an object's
+    // field) has one of the listed values in the body built for the request prices it.
+    tiers: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            when: Type.Optional(Type.Record(Type.String(), Type.Array(Type.Unknown(), { minItems: 1 }))),
+            // And the output image is at most this many megapixels (fal's Topaz: $0.08 up to 24 MP, ...); a tier
+            // with it matches only when the input image's size is known.
+            output_megapixels_at_most: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+            unit_cost_usd: Usd,
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1 },
+      ),
+    ),
+    // Billed per started megapixel of this upstream `{ width, height }` field (fal's "per megapixel, rounded up"):
+    // the units are multiplied by ceil(width × height / 2^20). `input_image` and `output_image` (the input × the
+    // request's `scale`) are the request's image as accepted, for a route whose output size follows its input.
+    per_megapixel_of: Type.Optional(Type.String({ minLength: 1 })),
+    // The price (`unit_cost_usd`, a tier's) is per output, whatever its length: fal's Stable Audio 2.5 is $0.20 a
+    // track, MiniMax Music $0.03 a song. The units are the outputs (one track), not the modality's seconds.
+    per_output: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type RoutePriceData = Static<typeof Price>;
+
+const Date = Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), Type.Null()]);
+
+export const UpstreamModelRecord = Type.Object(
+  {
+    upstream: Type.String({ minLength: 1 }),
+    call: Type.Object(
+      {
+        official: Type.Optional(Type.Boolean()),
+        version: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+        operation: Type.Optional(Type.String()),
+        // A sibling endpoint (its own record) for requests without an input image, where this one requires one.
+        without_image: Type.Optional(Type.String()),
+        // A sibling endpoint (its own record) for requests with an input image, where this one takes none.
+        with_image: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+    sources: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    lifecycle: Type.Object(
+      { deprecated: Date, shutdown: Date, replacement: Type.Union([Type.String(), Type.Null()]), source: Type.Union([Type.String(), Type.Null()]) },
+      { additionalProperties: false },
+    ),
+    pricing: Type.Union([Type.String(), Type.Null()]),
+    price: Type.Optional(Price),
+    input: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: true }),
+    map: Type.Record(Type.String(), Type.Union([
+        Type.String(),
+        Type.Object(
+          {
+            to: Type.String(),
+            as: Type.Optional(Conversion),
+            // `frames`: seconds × fps, rounded to the nearest multiple_of × k + plus (e.g. 24 fps, 4k + 1).
+            fps: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+            multiple_of: Type.Optional(Type.Integer({ minimum: 1 })),
+            plus: Type.Optional(Type.Integer({ minimum: 0 })),
+            // Where the value goes when not in the body: a URL path parameter or a query parameter (`path_and_query`).
+            in: Type.Optional(Type.Union([Type.Literal('path'), Type.Literal('query')])),
+            // Not sent when the request also sets this mmgen field (two upstream fields the model refuses together).
+            unless: Type.Optional(Type.String()),
+          },
+          { additionalProperties: false },
+        ),
+      ])),
+    set: Type.Record(Type.String(), Type.Unknown()),
+    defaults: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    // URL path and query parameters (a JSON Schema object), where a map entry says `"in": "path"` or `"query"`.
+    path_and_query: Type.Optional(Type.Unknown()),
+    // OpenAI's GPT image models: the multipart form of POST /v1/images/edits (an image request), beside `input`.
+    edits_input: Type.Optional(Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: true })),
+    notes: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+export type UpstreamModelRecord = Static<typeof UpstreamModelRecord>;
+
+/** A JSON Schema object as the records write them: enough structure for the conversions and parameters to read. */
+export interface PropertySchema {
+  type?: string | string[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  default?: unknown;
+  items?: PropertySchema;
+  [k: string]: unknown;
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const validRecord = ajv.compile(UpstreamModelRecord);
+
+function fileNameOf(upstream: string): string {
+  return `${upstream.replaceAll('/', '__')}.json`;
+}
+
+/** One provider's records, by upstream id. */
+export interface UpstreamRecords {
+  /** The provider they belong to (for messages). */
+  readonly provider: string;
+  get(upstream: string): UpstreamModelRecord | undefined;
+  all(): ReadonlyMap<string, UpstreamModelRecord>;
+}
+
+const loaded = new Map<string, ReadonlyMap<string, UpstreamModelRecord>>();
+
+/** Every record in a folder, by upstream id (read once per folder; a malformed record fails loudly at the first use). */
+function readRecords(provider: string, dir: URL): ReadonlyMap<string, UpstreamModelRecord> {
+  const cached = loaded.get(dir.href);
+  if (cached) return cached;
+  const byId = new Map<string, UpstreamModelRecord>();
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  } catch {
+    // A provider may route nothing yet: no folder is no records.
+  }
+  for (const file of files) {
+    const record: unknown = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
+    if (!validRecord(record)) throw new Error(`${provider}/models/${file}: ${ajv.errorsText(validRecord.errors)}`);
+    if (fileNameOf(record.upstream) !== file) throw new Error(`${provider}/models/${file} names ${record.upstream}`);
+    // A model's own default is for a field it takes: anything else would be a value it never receives.
+    const mapped = new Set(Object.keys(record.map).flatMap((k) => k.split(',')));
+    const stray = Object.keys((record as UpstreamModelRecord).defaults ?? {}).filter((f) => !mapped.has(f));
+    if (stray.length > 0) throw new Error(`${provider}/models/${file}: defaults for fields it does not map: ${stray.join(', ')}`);
+    byId.set(record.upstream, record);
+  }
+  loaded.set(dir.href, byId);
+  return byId;
+}
+
+/** The records of the folder `dir` (a directory URL, ending in a slash), read at the first lookup. */
+export function recordsIn(provider: string, dir: URL): UpstreamRecords {
+  return {
+    provider,
+    get: (upstream) => readRecords(provider, dir).get(upstream),
+    all: () => readRecords(provider, dir),
+  };
+}
