@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { DEFAULT_RETRY_POLICY, parseRetryDelays, type RetryPolicy } from './domain/webhooks/retry-policy.js';
 import { readProviderCredentials } from './providers/credentials.js';
 import type { ProviderDeclaration } from './providers/declaration.js';
 import type { ProviderCredentials } from './providers/types.js';
@@ -38,7 +39,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** /readyz fails once the oldest due job has waited this long (the queue is stuck). */
   readyMaxQueueAgeS: number;
-  webhookRetryDelaysS: number[];
+  /** When a failed webhook delivery is tried again, and how many attempts it gets (domain/webhooks/retry-policy.ts). */
+  webhookRetries: RetryPolicy;
   webhookTimeoutMs: number;
   /** The whole request (headers and body) must arrive within this; a stalled sender is cut off (slowloris). */
   requestTimeoutMs: number;
@@ -257,15 +259,18 @@ function hostedModeration(env: Env): HostedModerationConfig | undefined {
   return { provider: 'openai', apiKey, baseUrl, model };
 }
 
+function webhookRetries(env: Env): RetryPolicy {
+  const raw = env.MMGEN_WEBHOOK_RETRY_DELAYS;
+  if (raw === undefined) return DEFAULT_RETRY_POLICY;
+  const parsed = parseRetryDelays(raw);
+  if (!parsed.ok) throw new ConfigError(`MMGEN_WEBHOOK_RETRY_DELAYS ${parsed.problem}`);
+  return parsed.policy;
+}
+
 /** `providers`: the registered providers (src/providers/index.ts), whose credentials are read; a test may name its own. */
 export function loadConfig(env: Env = process.env, providers?: readonly ProviderDeclaration[]): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '0.0.0.0';
-  const delaysRaw = env.MMGEN_WEBHOOK_RETRY_DELAYS ?? '60,300,1800,7200,43200';
-  const webhookRetryDelaysS = delaysRaw.split(',').map((s) => Number(s.trim()));
-  if (webhookRetryDelaysS.length !== 5 || webhookRetryDelaysS.some((n) => !Number.isFinite(n) || n < 0)) {
-    throw new ConfigError('MMGEN_WEBHOOK_RETRY_DELAYS must be five non-negative numbers of seconds, comma-separated');
-  }
   const publicUrl = url(env, 'MMGEN_PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
   return {
     port,
@@ -284,7 +289,7 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
     s3: s3Config(env),
     shutdownGraceMs: int(env, 'MMGEN_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     readyMaxQueueAgeS: int(env, 'MMGEN_READY_MAX_QUEUE_AGE_S', 300, 1, 86_400),
-    webhookRetryDelaysS,
+    webhookRetries: webhookRetries(env),
     webhookTimeoutMs: int(env, 'MMGEN_WEBHOOK_TIMEOUT_MS', 15000, 1, 120000),
     requestTimeoutMs: int(env, 'MMGEN_REQUEST_TIMEOUT_MS', 300_000, 1000, 3_600_000),
     signingSecret: env.MMGEN_SIGNING_SECRET || undefined,

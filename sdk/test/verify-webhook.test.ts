@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Mmgen, signWebhookPayload, verifyWebhook, WebhookVerificationError, type WebhookEvent } from '@mmgen/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestOrg, TestServer } from '../../test/helpers/server.js';
-import { signatureHeader as serverSignatureHeader } from '../../src/webhooks/verify.js';
+import { signatureHeader as serverSignatureHeader } from '../../src/webhooks/signing.js';
 import { startMmgen } from './helpers.js';
 
 interface Delivery {

@@ -218,8 +218,8 @@ export async function releaseAllDeliveryLeases(q: Queryable, owner: string): Pro
 }
 
 // One statement records a batch of attempts: the delivery's new state and its
-// attempt row. $7 holds the retry delays in seconds, 1-based: after attempt n
-// fails, attempt n+1 waits delays[n].
+// attempt row. $7 and $9 are the retry policy's delays (seconds; SQL arrays are
+// 1-based, so after attempt n fails, attempt n+1 waits $7[n]) and attempt limit.
 const RECORD_SQL = `
   WITH r AS (
     SELECT * FROM unnest($2::text[], $3::boolean[], $4::int[], $5::text[], $6::timestamptz[], $8::int[])
@@ -239,16 +239,25 @@ const RECORD_SQL = `
   ON CONFLICT DO NOTHING`;
 
 /**
+ * What the recording statement reads of the retry policy
+ * (domain/webhooks/retry-policy.ts, which the store may not import): the
+ * delays and the attempt limit, both from that one object.
+ */
+export interface RetrySchedule {
+  readonly delaysS: readonly number[];
+  readonly maxAttempts: number;
+}
+
+/**
  * Records the attempts of deliveries `owner` still holds (others are ignored)
- * and releases them: succeeded, exhausted after `maxAttempts`, or failed and
- * retried after `retryDelaysS[attempts]` seconds.
+ * and releases them: succeeded, exhausted after `retries.maxAttempts`, or
+ * failed and tried again `retries.delaysS[attempts - 1]` seconds later.
  */
 export async function recordDeliveryAttempts(
   q: Queryable,
   owner: string,
   batch: readonly AttemptOutcome[],
-  retryDelaysS: readonly number[],
-  maxAttempts: number,
+  retries: RetrySchedule,
 ): Promise<void> {
   await q.query(RECORD_SQL, [
     owner,
@@ -257,8 +266,8 @@ export async function recordDeliveryAttempts(
     batch.map((r) => r.responseStatus),
     batch.map((r) => r.error),
     batch.map((r) => r.startedAt),
-    retryDelaysS,
+    retries.delaysS,
     batch.map((r) => r.durationMs),
-    maxAttempts,
+    retries.maxAttempts,
   ]);
 }

@@ -1,14 +1,10 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { computeSignature, parseSignatureHeader, toBuffer, type RawBody } from './signing.js';
 
 /**
- * Verifying mmgen webhook deliveries in a receiver. Self-contained (Node's
- * crypto only), so a receiver can import or copy this file alone.
- *
- * Each delivery carries `X-Service-Signature: t=<unix seconds>,v1=<hex>`,
- * where the hex is HMAC-SHA-256 over `<t>.<raw body>` keyed with the webhook's
- * `whsec_…` secret. Several `v1=` entries may appear (a receiver accepts the
- * delivery when any of them matches). It is the scheme Stripe uses, so Stripe's
- * libraries verify mmgen deliveries too.
+ * Verifying mmgen webhook deliveries in a receiver, on the scheme of
+ * signing.ts (what is signed, the header's format). Node's crypto and
+ * signing.ts only, so a receiver can import or copy the two files alone.
  *
  * Verify the raw bytes as received, before any JSON parsing: a parsed and
  * re-serialized body no longer matches its signature.
@@ -42,42 +38,6 @@ export interface WebhookEvent<T = Record<string, unknown>> {
   data: T;
 }
 
-function toBuffer(body: string | Buffer | Uint8Array): Buffer {
-  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.isBuffer(body) ? body : Buffer.from(body);
-}
-
-/** Hex HMAC-SHA-256 of `<timestamp>.<body>` under `secret`. */
-export function computeSignature(secret: string, timestamp: number, rawBody: string | Buffer | Uint8Array): string {
-  return createHmac('sha256', secret).update(`${timestamp}.`).update(toBuffer(rawBody)).digest('hex');
-}
-
-/** A complete `X-Service-Signature` value; for tests of a receiver, and what mmgen sends. */
-export function signatureHeader(secret: string, rawBody: string | Buffer | Uint8Array, timestamp = Math.floor(Date.now() / 1000)): string {
-  return `t=${timestamp},v1=${computeSignature(secret, timestamp, rawBody)}`;
-}
-
-function parseHeader(header: string): { timestamp: number; signatures: string[] } {
-  let timestamp: number | undefined;
-  const signatures: string[] = [];
-  for (const part of header.split(',')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) throw new WebhookVerificationError('malformed_header', 'The signature header is not a list of key=value pairs.');
-    const key = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    if (key === 't') {
-      if (timestamp !== undefined) throw new WebhookVerificationError('malformed_header', 'The signature header has more than one timestamp.');
-      if (!/^\d{1,12}$/.test(value)) throw new WebhookVerificationError('malformed_header', 'The signature timestamp is not a number of seconds.');
-      timestamp = Number(value);
-    } else if (key === 'v1') {
-      signatures.push(value);
-    }
-    // Other keys (future schemes such as v2) are ignored so that old receivers keep working.
-  }
-  if (timestamp === undefined) throw new WebhookVerificationError('malformed_header', 'The signature header has no timestamp (t=).');
-  if (signatures.length === 0) throw new WebhookVerificationError('no_signatures', 'The signature header has no v1 signature.');
-  return { timestamp, signatures };
-}
-
 /**
  * Checks a delivery and returns its event. Throws WebhookVerificationError
  * when the header is missing or malformed, when no v1 signature matches, or
@@ -86,7 +46,7 @@ function parseHeader(header: string): { timestamp: number; signatures: string[] 
  * for tests.
  */
 export function verifyWebhook<T = Record<string, unknown>>(
-  rawBody: string | Buffer | Uint8Array,
+  rawBody: RawBody,
   signatureHeaderValue: string | string[] | undefined | null,
   secret: string,
   toleranceSeconds: number = DEFAULT_TOLERANCE_SECONDS,
@@ -101,7 +61,9 @@ export function verifyWebhook<T = Record<string, unknown>>(
   if (typeof signatureHeaderValue !== 'string' || signatureHeaderValue.trim() === '') {
     throw new WebhookVerificationError('missing_header', 'The delivery has no X-Service-Signature header.');
   }
-  const { timestamp, signatures } = parseHeader(signatureHeaderValue);
+  const parsed = parseSignatureHeader(signatureHeaderValue);
+  if (!parsed.ok) throw new WebhookVerificationError(parsed.problem, parsed.message);
+  const { timestamp, signatures } = parsed.parts;
   const body = toBuffer(rawBody);
   const expected = Buffer.from(computeSignature(secret, timestamp, body), 'hex');
   let matched = false;

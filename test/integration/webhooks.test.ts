@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateWebhookUrl } from '../../src/domain/webhooks/index.js';
+import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../src/domain/webhooks/retry-policy.js';
 import { WebhookDispatcher } from '../../src/jobs/webhooks.js';
+import { recordDeliveryAttempts } from '../../src/store/deliveries.js';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
@@ -432,6 +434,8 @@ describeEachBackend('webhooks', (backend) => {
       expect(new Set(got.map((r) => r.event.id)).size).toBe(1);
       expect(new Set(got.map((r) => r.raw)).size).toBe(1);
       expect(d).toMatchObject({ attempts: 6, next_attempt_at: null, last_response_status: 500 });
+      // Six is the configured policy's count: its five delays and the first attempt.
+      expect(s.runtime.deps.config.webhookRetries).toEqual({ delaysS: [0.05, 0.05, 0.05, 0.05, 0.05], maxAttempts: 6 });
       expect(d.last_error).toMatch(/500/);
       const one = (await api('GET', `/v1/webhooks/${w.id}/deliveries/${d.id}`, { key: org.test })).body;
       expect(one.attempt_log.map((a: any) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -565,6 +569,41 @@ describeEachBackend('webhooks', (backend) => {
         expect(got).toHaveLength(recorded.rows[0]!.attempts);
       } finally {
         await second.stop(1000);
+      }
+    });
+
+    it('the recording statement takes the attempt limit and every delay from the policy it is given', async () => {
+      const org = await s.createOrg();
+      const owner = 'policy-probe';
+      // Not through the API: a delivery no dispatcher may claim (leased to `owner`, nothing scheduled), on an event fan-out never sees.
+      const webhookId = `whk_policy${hookCounter++}`;
+      await s.db.query(`INSERT INTO webhooks (id, organization_id, mode, url, events, secret) VALUES ($1, $2, 'test', 'http://127.0.0.1:9/', '{*}', $3)`, [
+        webhookId, org.id, `whsec_${webhookId}`,
+      ]);
+      for (const policy of [DEFAULT_RETRY_POLICY, retryPolicy([3600, 7200])]) {
+        const id = `whd_${webhookId}_${policy.maxAttempts}`;
+        await s.db.query(`INSERT INTO events (id, organization_id, mode, type, data, fanned_out_at) VALUES ($1, $2, 'test', 'webhook.test', '{}', now())`, [`evt_${id}`, org.id]);
+        await s.db.query(
+          `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, organization_id, mode, lease_owner, lease_expires_at)
+           VALUES ($1, $2, $3, 'webhook.test', $4, 'test', $5, now() + interval '1 hour')`,
+          [id, webhookId, `evt_${id}`, org.id, owner],
+        );
+        const waits: (number | null)[] = [];
+        for (let n = 1; n <= policy.maxAttempts; n++) {
+          await recordDeliveryAttempts(s.db, owner, [{ id, ok: false, responseStatus: 500, error: 'HTTP 500', startedAt: new Date(), durationMs: 1 }], policy);
+          const row = (await s.db.query<{ status: string; attempts: number; wait: number | null; lease_owner: string | null }>(
+            `SELECT status, attempts, extract(epoch FROM next_attempt_at - updated_at)::float8 AS wait, lease_owner FROM webhook_deliveries WHERE id = $1`,
+            [id],
+          )).rows[0]!;
+          expect(row, `attempt ${n} of ${policy.maxAttempts}`).toMatchObject({ attempts: n, status: n < policy.maxAttempts ? 'failed' : 'exhausted', lease_owner: null });
+          waits.push(row.wait);
+          // Leased again, as the claim of the next attempt would.
+          if (n < policy.maxAttempts) await s.db.query(`UPDATE webhook_deliveries SET lease_owner = $2, lease_expires_at = now() + interval '1 hour' WHERE id = $1`, [id, owner]);
+        }
+        // After failure n the delivery waits delaysS[n - 1]; after the last one nothing is scheduled.
+        expect(waits).toEqual([...policy.delaysS, null]);
+        const attempts = await s.db.query<{ attempt: number }>('SELECT attempt FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [id]);
+        expect(attempts.rows.map((a) => a.attempt)).toEqual(Array.from({ length: policy.maxAttempts }, (_, i) => i + 1));
       }
     });
 

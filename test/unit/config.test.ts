@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/domain/webhooks/retry-policy.js';
 
 describe('configuration errors name the variable', () => {
   it('MMGEN_TRUSTED_PROXIES: a bare word or a bad range is a ConfigError, not a library error', () => {
@@ -35,5 +36,19 @@ describe('hosted moderation (MMGEN_MODERATION_OPENAI_*)', () => {
     expect(() => loadConfig({ ...key, MMGEN_MODERATION_OPENAI_MODEL: 'text-moderation-latest' })).toThrow(/takes text only/);
     expect(() => loadConfig({ MMGEN_MODERATION_OPENAI_MODEL: 'omni-moderation-latest' })).toThrow(/MMGEN_MODERATION_OPENAI_KEY is not/);
     expect(() => loadConfig({ MMGEN_MODERATION_OPENAI_BASE_URL: 'https://example.test/v1' })).toThrow(/MMGEN_MODERATION_OPENAI_BASE_URL is set/);
+  });
+});
+
+describe('MMGEN_WEBHOOK_RETRY_DELAYS', () => {
+  it('unset is the default policy; set, it replaces the delays and keeps six attempts', () => {
+    expect(loadConfig({}).webhookRetries).toBe(DEFAULT_RETRY_POLICY);
+    expect(loadConfig({ MMGEN_WEBHOOK_RETRY_DELAYS: '1,1,1,1,1' }).webhookRetries).toEqual({ delaysS: [1, 1, 1, 1, 1], maxAttempts: 6 });
+  });
+
+  it('anything else is a ConfigError that names the variable', () => {
+    for (const value of ['', '60,300', '1,2,3,4,5,6', '1,2,3,4,-1', 'a,b,c,d,e']) {
+      expect(() => loadConfig({ MMGEN_WEBHOOK_RETRY_DELAYS: value }), value).toThrow(ConfigError);
+      expect(() => loadConfig({ MMGEN_WEBHOOK_RETRY_DELAYS: value }), value).toThrow(/^MMGEN_WEBHOOK_RETRY_DELAYS must be 5 non-negative numbers/);
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { computeSignature, signatureHeader, verifyWebhook, WebhookVerificationError, type WebhookVerificationFailure } from '../../src/webhooks/verify.js';
+import { computeSignature, signatureHeader } from '../../src/webhooks/signing.js';
+import { verifyWebhook, WebhookVerificationError, type WebhookVerificationFailure } from '../../src/webhooks/verify.js';
 
 const secret = 'whsec_0123456789abcdefghijABCDEFGHIJ0123456789';
 const body = JSON.stringify({ id: 'evt_abc', type: 'generation.completed', created_at: '2025-01-01T00:00:00.000Z', data: { generation_id: 'gen_1', modality: 'image', status: 'succeeded', charged_credits: 4 } });

@@ -1,4 +1,4 @@
-import { signatureHeader } from '../../webhooks/verify.js';
+import { SIGNATURE_HEADER, signatureHeader } from '../../webhooks/signing.js';
 
 /** The events of service spec §6; a webhook subscribes to some of them, or to all with `*`. */
 export const EVENT_TYPES = [
@@ -40,12 +40,12 @@ export function eventBody(e: EventRecord): Buffer {
   return Buffer.from(JSON.stringify({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), data: e.data }), 'utf8');
 }
 
-/** The headers of one attempt; only the signature's timestamp changes between attempts. */
+/** The headers of one attempt, signed by webhooks/signing.ts; only the signature's timestamp changes between attempts. */
 export function deliveryHeaders(secret: string, body: Buffer, eventType: string, deliveryId: string, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': DELIVERY_USER_AGENT,
-    'x-service-signature': signatureHeader(secret, body, nowSeconds),
+    [SIGNATURE_HEADER]: signatureHeader(secret, body, nowSeconds),
     'x-service-event': eventType,
     'x-service-delivery': deliveryId,
   };

@@ -1,8 +1,7 @@
-import type { AppDeps } from '../../deps.js';
 import { ApiError, notFound } from '../../errors.js';
 import { classifyAddress, parseIpLiteral } from '../../files/safe-fetch.js';
 import { newId, randomBase62 } from '../../ids.js';
-import type { Queryable } from '../../store/db.js';
+import type { Db, Queryable } from '../../store/db.js';
 import {
   findDelivery,
   insertDelivery,
@@ -19,7 +18,24 @@ import { findWebhook, insertWebhook, listWebhooksBefore, markWebhookDeleted, upd
 import type { Mode, Principal } from '../access.js';
 import { TEST_EVENT_TYPE } from './events.js';
 
-export type WebhookPorts = Pick<AppDeps, 'config' | 'db' | 'webhooksDue'>;
+/*
+ * The ports of the webhook use cases, combined per use case below, so each
+ * signature names what it touches: one statement at a time, or a transaction;
+ * the operator's network rule (for a URL); the dispatcher's nudge (when a
+ * delivery falls due).
+ */
+interface StatementPorts {
+  db: Queryable;
+}
+interface TransactionPorts {
+  db: Db;
+}
+interface UrlRulePorts {
+  config: { allowPrivateNetwork: boolean };
+}
+interface DeliveryDuePorts {
+  webhooksDue: { notify(): void };
+}
 
 /**
  * Webhooks glossary
@@ -159,7 +175,7 @@ export interface CreateWebhookRequest {
   enabled?: boolean | undefined;
 }
 
-export async function createWebhook(deps: WebhookPorts, caller: Principal, req: CreateWebhookRequest): Promise<WebhookView & { secret: string }> {
+export async function createWebhook(deps: StatementPorts & UrlRulePorts, caller: Principal, req: CreateWebhookRequest): Promise<WebhookView & { secret: string }> {
   const url = validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork);
   const secret = `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`;
   const row = await insertWebhook(deps.db, {
@@ -174,12 +190,12 @@ export async function createWebhook(deps: WebhookPorts, caller: Principal, req: 
   return { ...toWebhookView(row), secret };
 }
 
-export async function getWebhook(deps: WebhookPorts, caller: Principal, id: string): Promise<WebhookView> {
+export async function getWebhook(deps: StatementPorts, caller: Principal, id: string): Promise<WebhookView> {
   return toWebhookView(await loadWebhook(deps.db, caller, id));
 }
 
 export async function listWebhooks(
-  deps: WebhookPorts,
+  deps: StatementPorts,
   caller: Principal,
   page: { limit: number; startingAfter?: string | undefined },
 ): Promise<{ object: 'list'; data: WebhookView[]; has_more: boolean }> {
@@ -197,7 +213,7 @@ export interface UpdateWebhookRequest {
   enabled?: boolean | undefined;
 }
 
-export async function updateWebhook(deps: WebhookPorts, caller: Principal, id: string, req: UpdateWebhookRequest): Promise<WebhookView> {
+export async function updateWebhook(deps: TransactionPorts & UrlRulePorts & DeliveryDuePorts, caller: Principal, id: string, req: UpdateWebhookRequest): Promise<WebhookView> {
   const url = req.url !== undefined ? validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork) : undefined;
   const row = await deps.db.tx(async (q) => {
     const current = await loadWebhook(q, caller, id);
@@ -220,7 +236,7 @@ export async function updateWebhook(deps: WebhookPorts, caller: Principal, id: s
 }
 
 /** Deleting stops every delivery not yet made; the deliveries stay on record. */
-export async function deleteWebhook(deps: WebhookPorts, caller: Principal, id: string): Promise<{ id: string; object: 'webhook'; deleted: true }> {
+export async function deleteWebhook(deps: TransactionPorts, caller: Principal, id: string): Promise<{ id: string; object: 'webhook'; deleted: true }> {
   await deps.db.tx(async (q) => {
     await loadWebhook(q, caller, id);
     await markWebhookDeleted(q, id);
@@ -230,7 +246,7 @@ export async function deleteWebhook(deps: WebhookPorts, caller: Principal, id: s
 }
 
 export async function listDeliveries(
-  deps: WebhookPorts,
+  deps: StatementPorts,
   caller: Principal,
   webhookId: string,
   page: { limit: number; startingAfter?: string | undefined; status?: DeliveryStatus | undefined },
@@ -243,7 +259,7 @@ export async function listDeliveries(
 }
 
 export async function getDelivery(
-  deps: WebhookPorts,
+  deps: StatementPorts,
   caller: Principal,
   webhookId: string,
   deliveryId: string,
@@ -264,7 +280,7 @@ export async function getDelivery(
 }
 
 /** A new delivery of the same event (same evt_ id), attempted at once, even if the webhook is disabled. */
-export async function replayDelivery(deps: WebhookPorts, caller: Principal, webhookId: string, deliveryId: string): Promise<DeliveryView> {
+export async function replayDelivery(deps: StatementPorts & DeliveryDuePorts, caller: Principal, webhookId: string, deliveryId: string): Promise<DeliveryView> {
   const hook = await loadWebhook(deps.db, caller, webhookId);
   const d = await loadDelivery(deps.db, webhookId, deliveryId);
   const row = await insertDelivery(deps.db, {
@@ -281,7 +297,7 @@ export async function replayDelivery(deps: WebhookPorts, caller: Principal, webh
 }
 
 /** A `webhook.test` event for this webhook alone (already fanned out, so no other webhook sees it). */
-export async function sendTestEvent(deps: WebhookPorts, caller: Principal, webhookId: string): Promise<DeliveryView> {
+export async function sendTestEvent(deps: TransactionPorts & DeliveryDuePorts, caller: Principal, webhookId: string): Promise<DeliveryView> {
   const row = await deps.db.tx(async (q) => {
     const hook = await loadWebhook(q, caller, webhookId);
     const eventId = newId('evt');

@@ -12,6 +12,7 @@ import {
   updateWebhook,
   MAX_URL_LENGTH,
 } from '../../domain/webhooks/index.js';
+import { DEFAULT_RETRY_POLICY } from '../../domain/webhooks/retry-policy.js';
 import { defineRoute } from '../route.js';
 import { Deleted, IdParams, ListOf, Nullable, PageQuery, Timestamp } from '../schemas.js';
 
@@ -44,7 +45,7 @@ const deliveryFields = {
   event_id: Type.String({ description: 'evt_…; receivers deduplicate on it.' }),
   event_type: Type.String(),
   status: Type.String({ enum: ['pending', 'succeeded', 'failed', 'exhausted'] }),
-  attempts: Type.Integer({ description: 'Attempts made so far (at most 6).' }),
+  attempts: Type.Integer({ description: `Attempts made so far (at most ${DEFAULT_RETRY_POLICY.maxAttempts}).` }),
   next_attempt_at: Nullable(Timestamp),
   last_response_status: Nullable(Type.Integer()),
   last_error: Nullable(Type.String()),
