@@ -2,24 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { buildOpenApi } from '../openapi.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { createKey, deleteKey, getCurrentKey, getKey, listKeys, updateKey } from './api-keys.js';
-import { createAvatar } from './avatars.js';
 import { chatCompletions } from './chat-completions.js';
 import { openAiImageEdits, openAiImageGenerations } from './openai-images.js';
 import { openAiSpeech } from './openai-speech.js';
 import { createComparisonRoute, getComparisonRoute } from './comparisons.js';
 import { usageRoute } from './usage.js';
-import { createChat } from './chat.js';
 import { generationEvents } from './generation-events.js';
+import { MODALITY_ROUTES } from './generation-route.js';
 import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenerationRoute } from './generations.js';
 import { healthz, metrics, readyz } from './health.js';
-import { createImage } from './images.js';
 import { createMessage } from './messages.js';
 import { createResponse } from './responses.js';
-import { createMusic } from './music.js';
-import { createThreeD } from './three-d.js';
-import { createUpscale } from './upscale.js';
-import { createVideo } from './videos.js';
-import { createVoice } from './voice.js';
 import { getModel, listModels } from './models.js';
 import { retrieveOrganization, updateOrganization } from './organization.js';
 import { getModerationPolicy, updateModerationPolicyRoute } from './moderation.js';
@@ -44,20 +37,13 @@ export function allRoutes(): RouteDef[] {
     getKey,
     updateKey,
     deleteKey,
-    createImage,
-    createVideo,
-    createVoice,
-    createMusic,
-    createAvatar,
-    createChat,
+    ...MODALITY_ROUTES,
     chatCompletions,
     openAiImageGenerations,
     openAiImageEdits,
     openAiSpeech,
     createMessage,
     createResponse,
-    createThreeD,
-    createUpscale,
     getGeneration,
     listGenerationsRoute,
     cancelGenerationRoute,

@@ -9,9 +9,10 @@ import { newId } from '../../ids.js';
 import { convertImage, IMAGE_FORMAT_MIME, type ImageFormat } from '../../media/index.js';
 import { parseMultipart } from '../multipart.js';
 import { defineRoute, type RouteContext, type RouteSchema } from '../route.js';
-import { makeAjv, validationError } from '../validation.js';
-import { acceptGenerationRequest, finishGenerationRequest } from './generation-route.js';
-import { Prompt, Simulate } from './generation-schema.js';
+import { makeAjv, validationError } from '../../validation.js';
+import { acceptRequest } from '../../generations/accept-request.js';
+import { finishGenerationRequest, tagRequestLog } from './generation-route.js';
+import { Prompt, Simulate } from '../../generations/modalities/fields.js';
 
 /**
  * POST /v1/images/generations and POST /v1/images/edits: the image generation in OpenAI's shape (contract §12;
@@ -118,15 +119,10 @@ async function generate(
     body.upload_id = input.id;
     sent.add('upload_id');
   }
-  const { g, resume } = await acceptGenerationRequest(deps, principal, request, {
-    modality: 'image',
-    body,
-    sent,
-    prompt: b.prompt,
-    image: 'optional',
-    paramName: openAiName,
-    ...(input ? { beforeSubmit: input.keep } : {}),
+  const { g, resume } = await acceptRequest(deps, principal, {
+    kind: 'generation', modality: 'image', body, sent, claim: request.idempotency ?? undefined, paramName: openAiName, beforeSubmit: input?.keep,
   });
+  tagRequestLog(request, g.id);
   const { row, outputs } = await finishGenerationRequest(deps, principal, g, resume);
   return imagesAnswer(deps, b, row, outputs);
 }
