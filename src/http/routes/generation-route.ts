@@ -133,5 +133,5 @@ function modalityRoute(modality: Modality): RouteDef {
   }) as RouteDef;
 }
 
-/** The eight modality endpoints, in the catalog's order of modalities. */
-export const MODALITY_ROUTES: readonly RouteDef[] = MODALITIES.map(modalityRoute);
+/** Each modality's endpoint. */
+export const MODALITY_ROUTES: Readonly<Record<Modality, RouteDef>> = Object.fromEntries(MODALITIES.map((m) => [m, modalityRoute(m)])) as Record<Modality, RouteDef>;
