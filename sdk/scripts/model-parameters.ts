@@ -11,9 +11,7 @@
  */
 import { Catalog, MODALITIES, type CatalogModel, type Modality } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
-// Importing the routes registers each modality's request schema (MODALITY_SPECS), which parametersOf narrows.
-import '../../src/http/routes/index.js';
-import { parametersOf } from '../../src/http/routes/generation-route.js';
+import { parametersOf } from '../../src/generations/hold-to-model.js';
 import type { JsonSchemaObject } from '../../src/providers/parameters.js';
 import { recordedLifecycle } from '../../src/providers/lifecycle.js';
 

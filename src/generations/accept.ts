@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { Modality } from '../catalog/index.js';
-import type { AppDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { CatalogModel, Modality } from '../catalog/index.js';
+import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ImageInput, SimulateOptions } from '../providers/types.js';
-
-/** An input audio file, checked (files/uploads.ts). */
-export interface AudioInput {
-  bytes: Buffer;
-  mime: string;
-}
-import type { Queryable } from '../store/db.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { BlobStore } from '../files/types.js';
+import type { InflightWork } from '../jobs/inflight.js';
+import type { Metrics } from '../metrics.js';
+import type { Wakeup } from '../wakeup.js';
+import type { Db, Queryable } from '../store/db.js';
 import { StaleAuthentication, type Principal } from '../domain/access.js';
 import { confirmCachedPrincipal } from '../domain/api-keys.js';
 import { retryAfterSettling } from '../billing/credits.js';
@@ -21,22 +21,49 @@ import { MODALITY_RULES } from './modalities.js';
 import { selectGeneration, selectOutputs, insertCacheCopy, selectCacheSource } from '../store/generations.js';
 import { reserveAndAccept } from '../billing/statements.js';
 import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotency.js';
-import type { EarlyDispatch } from './early-dispatch.js';
+import type { EarlyDispatch, EarlyDispatchPorts } from './early-dispatch.js';
+import type { Headroom } from './headroom.js';
 import type { PreparedGeneration } from './prepared.js';
 import { verifyAudioUrl } from '../files/audio-input.js';
 import { audioFromUpload, resolveImageInput } from '../files/uploads.js';
 import { UPSCALE_MAX_OUTPUT_PIXELS } from '../media/index.js';
 
-/** Preparing and accepting a generation, a comparison's children included. */
-export type AcceptPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'headroom' | 'nodeId' | 'providers'>;
+/** An input audio file, checked (files/uploads.ts). */
+export interface AudioInput {
+  bytes: Buffer;
+  mime: string;
+}
+
+/** Preparing a generation: its route chosen and its price, nothing written. */
+export interface PreparePorts {
+  providers: ProviderRegistry;
+}
+/** Storing a prepared generation's input files around its acceptance. */
+export interface StoredInputsPorts {
+  blobs: BlobStore;
+}
+/** The accepting statement, and this node's view of the organization's free credits. */
+export interface AcceptStatementPorts {
+  config: Config;
+  headroom: Headroom;
+  nodeId: string;
+}
 /** One generation, which may also be a cache hit or start its provider call early. */
-export type CreateGenerationPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'headroom' | 'inflight' | 'log' | 'metrics' | 'nodeId' | 'providers'>;
-/** A request's generation, with its input image or audio checked first. */
-export type SubmitPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'headroom' | 'inflight' | 'jobsAvailable' | 'log' | 'metrics' | 'nodeId' | 'providers'>;
+export interface CreateGenerationPorts extends PreparePorts, StoredInputsPorts, AcceptStatementPorts, EarlyDispatchPorts {
+  db: Db;
+  inflight: InflightWork;
+  metrics: Metrics;
+}
+/** A request's generation, with its input image or audio checked (and fetched, or read from its upload) first. */
+export interface SubmitPorts extends CreateGenerationPorts {
+  log: Logger;
+  jobsAvailable: Wakeup;
+}
 
 export interface CreateGenerationInput {
   modality: Modality;
-  model: string;
+  /** The model the request named, resolved once (catalog.resolve) when the request was taken. */
+  model: CatalogModel;
   prompt: string | null;
   /** The modality fields as validated, defaults applied; `model`, `simulate` and `cache` excluded. */
   params: Record<string, unknown>;
@@ -87,8 +114,8 @@ function acceptedResult(inputBlob: string | undefined, audioBlob: string | undef
 }
 
 /** Resolves the model and provider (404/410/400/503 before anything is written) and prices the request. */
-export async function prepareGeneration(deps: AcceptPorts, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
-  const model = deps.catalog.resolve(input.model, input.modality);
+export async function prepareGeneration(deps: PreparePorts, principal: Principal, input: CreateGenerationInput): Promise<PreparedGeneration> {
+  const model = input.model;
   const demand = {
     params: input.params,
     sent: input.sent ?? null,
@@ -108,6 +135,7 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
     principal,
     modality: model.modality,
     model: model.slug,
+    catalogModel: model,
     // Children of a comparison run asynchronously whatever their modality (contract §6).
     sync: MODALITY_RULES[input.modality].sync && !input.comparisonId,
     prompt: input.prompt,
@@ -129,7 +157,7 @@ export async function prepareGeneration(deps: AcceptPorts, principal: Principal,
  * leave no files behind. The image is stored first because a worker may pick
  * the job up the moment it is committed.
  */
-export async function withStoredInputs<T>(deps: AcceptPorts, prepared: PreparedGeneration[], accept: () => Promise<T | null>): Promise<T | null> {
+export async function withStoredInputs<T>(deps: StoredInputsPorts, prepared: PreparedGeneration[], accept: () => Promise<T | null>): Promise<T | null> {
   const files = prepared.flatMap((p) => [
     ...(p.image && p.result?.input_blob ? [{ key: p.result.input_blob as string, ...p.image }] : []),
     ...(p.audio && p.result?.input_audio_blob ? [{ key: p.result.input_audio_blob as string, ...p.audio }] : []),
@@ -190,7 +218,7 @@ export async function createGeneration(deps: CreateGenerationPorts, principal: P
  * not cover it. Keeps this node's view of the organization's free credits
  * (early dispatch) up to date either way.
  */
-export async function acceptStatement(q: Queryable, deps: AcceptPorts, a: PreparedGeneration, claim?: IdempotencyClaim): Promise<GenerationRow | null> {
+export async function acceptStatement(q: Queryable, deps: AcceptStatementPorts, a: PreparedGeneration, claim?: IdempotencyClaim): Promise<GenerationRow | null> {
   const paramsJson = JSON.stringify(a.params);
   const resultJson = a.result ? JSON.stringify(a.result) : null;
   const outcome = await reserveAndAccept(q, {
@@ -216,7 +244,7 @@ export async function acceptStatement(q: Queryable, deps: AcceptPorts, a: Prepar
  * reading back and parsing all its columns made the statement's round trip a third slower (0.36 against 0.26 ms
  * on a quiet machine). test/integration/early-dispatch.test.ts compares it with the stored row.
  */
-function insertedRow(deps: Pick<AppDeps, 'nodeId'>, a: PreparedGeneration, createdAt: Date, paramsJson: string, resultJson: string | null): GenerationRow {
+function insertedRow(deps: Pick<AcceptStatementPorts, 'nodeId'>, a: PreparedGeneration, createdAt: Date, paramsJson: string, resultJson: string | null): GenerationRow {
   return {
     id: a.id, organization_id: a.principal.organizationId, api_key_id: a.principal.keyId, mode: a.principal.mode,
     modality: a.modality, model: a.model, status: a.sync ? 'running' : 'queued', sync: a.sync, prompt: a.prompt,
@@ -234,7 +262,7 @@ export function cacheEntryKey(organizationId: string, mode: string, cacheKey: st
 }
 
 async function cachedCopy(
-  deps: Pick<AppDeps, 'db' | 'metrics'>,
+  deps: Pick<CreateGenerationPorts, 'db' | 'metrics'>,
   principal: Principal,
   input: CreateGenerationInput,
   modelSlug: string,
@@ -264,18 +292,20 @@ async function cachedCopy(
   return (await selectGeneration(deps.db, id))!;
 }
 
-/** Validates the model and the input image, then accepts the generation. */
+/**
+ * Checks the request's input image and audio (fetched, or read from their uploads), then accepts the generation of
+ * `model`, already resolved and held to (generations/accept-request.ts).
+ */
 export async function submitGeneration(
   deps: SubmitPorts,
   principal: Principal,
-  modality: Modality,
+  model: CatalogModel,
   b: Record<string, unknown>,
   prompt: string | null,
   imageRule?: 'optional' | 'required',
   extra: Pick<CreateGenerationInput, 'early' | 'claim' | 'sent'> = {},
 ): Promise<GenerationRow> {
-  const { model, simulate, cache, ...params } = b as { model: string; simulate?: SimulateOptions; cache?: boolean } & Record<string, unknown>;
-  deps.catalog.resolve(model, modality);
+  const { model: _named, simulate, cache, ...params } = b;
   if (b.upload_id !== undefined && b.image_url !== undefined) {
     throw new ApiError('parameter_invalid', 'Give either upload_id or image_url, not both.', 'image_url');
   }
@@ -288,13 +318,15 @@ export async function submitGeneration(
     : undefined;
   if (typeof b.audio_url === 'string') await verifyAudioUrl(deps, b.audio_url);
   const audio = typeof b.audio_upload_id === 'string' ? await audioFromUpload(deps, principal, b.audio_upload_id) : undefined;
-  if (MODALITY_RULES[modality].outputs.fitToScale && image) {
+  if (MODALITY_RULES[model.modality].outputs.fitToScale && image) {
     const scale = (params.scale as number | undefined) ?? 2;
     if (image.width * scale * image.height * scale > UPSCALE_MAX_OUTPUT_PIXELS) {
       throw new ApiError('parameter_invalid', `${image.width}×${image.height} × ${scale} would exceed the ${UPSCALE_MAX_OUTPUT_PIXELS}-pixel output limit; use a smaller image or scale.`, 'scale');
     }
   }
-  const g = await createGeneration(deps, principal, { modality, model, prompt, params, simulate, cache, image, audio, ...extra });
+  const g = await createGeneration(deps, principal, {
+    modality: model.modality, model, prompt, params, simulate: simulate as SimulateOptions | undefined, cache: cache as boolean | undefined, image, audio, ...extra,
+  });
   // A synchronous generation runs in this request (its job is leased to this process): no worker needs waking.
   if (!g.sync) deps.jobsAvailable.notify();
   return g;

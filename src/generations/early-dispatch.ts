@@ -31,13 +31,22 @@
  * - claim: the headroom an early call holds (factor × its price) until its
  *   reservation commits or it is aborted.
  */
-import type { AppDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { Headroom } from './headroom.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../providers/types.js';
 import { MODALITY_RULES } from './modalities.js';
 import { requestFor } from './upstream-request.js';
 import type { PreparedGeneration } from './prepared.js';
 
-export type EarlyDispatchPorts = Pick<AppDeps, 'catalog' | 'config' | 'headroom' | 'log' | 'providers'>;
+/** Starting a provider call early: the setting, this node's headroom, the routes, and a log line when it fails. */
+export interface EarlyDispatchPorts {
+  config: Config;
+  headroom: Headroom;
+  log: Logger;
+  providers: ProviderRegistry;
+}
 
 type Submitted = { upstreamId: string; status?: UpstreamStatus };
 /** A provider call under way: where it went, what it asked, its answer to come, and how to stop it. */
@@ -78,9 +87,9 @@ export class EarlyDispatch {
     if (this.closed) return;
     const factor = deps.config.earlyDispatchHeadroom;
     if (factor <= 0 || !p.sync || !MODALITY_RULES[p.modality].earlyDispatch || p.cacheKey || p.image || p.comparisonId) return;
-    const model = deps.catalog.find(p.model);
-    const route = model && deps.providers.routes(p.principal.mode, model, p.provider)[0];
-    if (!model || !route || route.adapter.name !== p.provider) return;
+    const model = p.catalogModel;
+    const route = deps.providers.routes(p.principal.mode, model, p.provider)[0];
+    if (!route || route.adapter.name !== p.provider) return;
     const org = p.principal.organizationId;
     // A request that costs nothing (test keys: the simulator) needs no headroom.
     const claim = p.price > 0 ? deps.headroom.claim(org, p.price, factor) : 0;

@@ -1,4 +1,4 @@
-import type { Modality } from '../catalog/index.js';
+import type { CatalogModel, Modality } from '../catalog/index.js';
 import type { ImageInput } from '../providers/types.js';
 import type { Principal } from '../domain/access.js';
 
@@ -8,6 +8,8 @@ export interface PreparedGeneration {
   principal: Principal;
   modality: Modality;
   model: string;
+  /** The model itself, resolved once when the request was taken (early dispatch builds its upstream request from it). */
+  catalogModel: CatalogModel;
   sync: boolean;
   prompt: string | null;
   params: Record<string, unknown>;

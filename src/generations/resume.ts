@@ -1,9 +1,16 @@
-import type { AppDeps } from '../deps.js';
+import type { Config } from '../config.js';
+import type { Db } from '../store/db.js';
 import { ApiError } from '../errors.js';
 import type { Principal } from '../domain/access.js';
 import { isTerminal, type GenerationRow } from './views.js';
 import { generationOf } from './reads.js';
 import { selectGeneration } from '../store/generations.js';
+
+/** Reading an earlier request's generation, and waiting for it within the request's own bound. */
+export interface ResumePorts {
+  config: Config;
+  db: Db;
+}
 
 const WAIT_MIN_MS = 50;
 const WAIT_MAX_MS = 1_000;
@@ -16,7 +23,7 @@ const WAIT_MAX_MS = 1_000;
  * (node-liveness.ts hands its job back); otherwise it is the generation as it is now.
  */
 export async function resumedGeneration(
-  deps: Pick<AppDeps, 'db' | 'config'>,
+  deps: ResumePorts,
   principal: Principal,
   id: string,
   opts: { untilTerminal: boolean },
@@ -38,7 +45,7 @@ export async function resumedGeneration(
  * The generation once it is terminal, read every 50 ms to 1 s while another runner (a worker) finishes it; as it
  * is at the request's own bound (so an answer comes before the server cuts the request) if it is still running.
  */
-export async function untilTerminal(deps: Pick<AppDeps, 'db' | 'config'>, from: GenerationRow): Promise<GenerationRow> {
+export async function untilTerminal(deps: ResumePorts, from: GenerationRow): Promise<GenerationRow> {
   let g = from;
   const deadline = Date.now() + Math.max(1_000, deps.config.requestTimeoutMs - 5_000);
   let delay = WAIT_MIN_MS;

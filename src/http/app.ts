@@ -14,7 +14,7 @@ import { registerIdempotency } from './idempotency.js';
 import { assertCleanInput, forbiddenKeyParam } from './input-guard.js';
 import { toFastifyPath } from './openapi.js';
 import type { HandlerResult, RouteContext, RouteDef, RouteSchema } from './route.js';
-import { makeAjv, validationError } from './validation.js';
+import { makeAjv, validationError } from '../validation.js';
 import { allRoutes } from './routes/index.js';
 import { isObject } from '../providers/http.js';
 

@@ -179,7 +179,7 @@ describeEachBackend('early dispatch of chat completions', (backend) => {
       // A seed makes a cache key; an input image a result.input_blob.
       ['image', image, { prompt: 'a row check', seed: 7, width: 512, height: 512, num_outputs: 1 }, true, true],
     ] as const) {
-      const prepared = await prepareGeneration(deps, principal, { modality, model, prompt: 'row check', params: { ...params }, ...(withImage ? { image: input } : {}) });
+      const prepared = await prepareGeneration(deps, principal, { modality, model: deps.catalog.resolve(model, modality), prompt: 'row check', params: { ...params }, ...(withImage ? { image: input } : {}) });
       if (withImage) expect(prepared.cacheKey).not.toBeNull();
       const rollback = new Error('rollback');
       await expect(

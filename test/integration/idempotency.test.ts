@@ -344,7 +344,7 @@ describeEachBackend('Idempotency-Key', (backend) => {
       );
       const slowClaim = { apiKeyId: principal.keyId, key, requestId: 'req_slow' };
       expect(await takeOverIdempotencyClaim(s.db, slowClaim, 'req_retry', deps.nodeId)).toBeNull();
-      const input = { modality: 'video' as const, model: video, prompt, params: { prompt, duration_s: 2 } };
+      const input = { modality: 'video' as const, model: deps.catalog.resolve(video, 'video'), prompt, params: { prompt, duration_s: 2 } };
       await expect(createGeneration(deps, principal, { ...input, claim: slowClaim })).rejects.toMatchObject({ code: 'idempotency_key_in_use' });
       expect((await tally(org.id, prompt)).generations).toBe(0);
       // The retry, which holds the claim now, accepts, and the claim names its generation.

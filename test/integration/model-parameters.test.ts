@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/models.js';
-import { enforceParameters } from '../../src/http/routes/generation-route.js';
+import { enforceParameters } from '../../src/generations/hold-to-model.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogModel } from '../../src/catalog/index.js';
 import { servedModels } from '../helpers/catalog.js';
-import '../../src/http/routes/index.js';
-import { parametersOf } from '../../src/http/routes/generation-route.js';
+import { parametersOf } from '../../src/generations/hold-to-model.js';
 import { AnthropicAdapter } from '../../src/providers/anthropic/index.js';
 import { ElevenLabsAdapter } from '../../src/providers/elevenlabs/index.js';
 import { recordsOf } from '../../src/providers/declaration.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parametersOf } from '../../src/http/routes/generation-route.js';
-import '../../src/http/routes/index.js';
+import { parametersOf } from '../../src/generations/hold-to-model.js';
 import type { PropertySchema } from '../../src/providers/upstream-record.js';
 import { servedModels } from '../helpers/catalog.js';
 

@@ -3,7 +3,7 @@ import { Catalog } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
 import { costInCredits } from '../../src/billing/credits.js';
 import { requestedUnits } from '../../src/billing/pricing.js';
-import { makeAjv, paramPath } from '../../src/http/validation.js';
+import { makeAjv, paramPath } from '../../src/validation.js';
 import { allRoutes } from '../../src/http/routes/index.js';
 import { readSse } from '../../web/src/api/sse.js';
 import { permission, ApiSpec, type OpenApiDoc } from '../../web/src/api/spec.js';

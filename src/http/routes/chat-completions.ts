@@ -3,7 +3,7 @@ import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
 import { compatChatRoute, sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
-import { Simulate } from './generation-schema.js';
+import { Simulate } from '../../generations/modalities/fields.js';
 
 /**
  * POST /v1/chat/completions: the chat generation in the OpenAI shape, so the

@@ -2,14 +2,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../domain/access.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
-import { submitGeneration } from '../../generations/accept.js';
+import { acceptRequest } from '../../generations/accept-request.js';
 import { EarlyDispatch } from '../../generations/early-dispatch.js';
 import { finishFailed } from '../../generations/finish.js';
 import type { GenerationRow } from '../../generations/views.js';
 import { runStreamed } from '../../generations/run-stream.js';
 import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
 import type { RouteDef } from '../route.js';
-import { holdToModel, MODALITY_SPECS, screenRequestPrompt, tagRequestLog } from './generation-route.js';
+import { MODALITY_RULES } from '../../generations/modalities.js';
+import type { ParamName } from '../../generations/hold-to-model.js';
+import { tagRequestLog } from './generation-route.js';
 
 /**
  * The chat generation behind the compatible chat paths (POST /v1/chat/completions
@@ -78,35 +80,36 @@ interface CompatChatContext {
   reply: FastifyReply;
 }
 
+/** mmgen's chat fields, which are held to the model; the others (top_p, stop, user, …) go to the adapter as sent. */
+const CHAT_FIELDS = new Set(Object.keys(MODALITY_RULES.chat.request.schema.properties));
+
 /**
  * Accepts (or resumes, for a repeated Idempotency-Key) one chat generation from `params` (mmgen's /v1/chat fields plus
  * the provider-mapped extras such as top_p, stop, user) and answers it: plain with `answer(row)`, or streamed as
- * server-sent events written by `stream`. `param` names the request field of the messages in refusals.
+ * server-sent events written by `stream`. `paramName` names the request's fields in refusals, where its shape differs.
  */
 export async function serveCompatChat(
   { deps, principal, request, reply }: CompatChatContext,
   params: Record<string, unknown> & { messages: ChatMessage[] },
-  how: { stream: StreamShape | null; answer: (g: GenerationRow) => unknown; param?: string },
+  how: { stream: StreamShape | null; answer: (g: GenerationRow) => unknown; paramName?: ParamName },
 ): Promise<{ status: 200; body: unknown } | 'sent'> {
-  const lastUser = [...params.messages].reverse().find((m) => m.role === 'user');
   // A plain completion may reach its provider while its credits are being reserved (early-dispatch.ts).
   const early = how.stream ? undefined : new EarlyDispatch();
-  const claim = request.idempotency ?? undefined;
-  // An earlier request with this Idempotency-Key accepted a generation and died: its answer, not a new one.
-  const resume = claim?.resume;
-  let g: GenerationRow;
-  if (resume) g = (await resumeSynchronously(deps, principal, resume)).row;
-  else {
-    // Held to the model's parameters like /v1/chat (contract §3a), for the fields /v1/chat has; the other fields
-    // (top_p, stop, user, …) go to the adapter, which sends those the model's record maps.
-    const known = Object.keys(MODALITY_SPECS.get('chat')!.body.properties);
-    const held = Object.fromEntries(Object.entries(params).filter(([k]) => known.includes(k)));
-    holdToModel(deps, principal, deps.catalog.resolve(params.model as string, 'chat'), held, new Set(Object.keys(held)));
-    const said = params.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
-    await screenRequestPrompt(deps, principal, said, how.param ?? 'messages');
-    g = await submitGeneration(deps, principal, 'chat', params, lastUser?.content ?? null, undefined, { early, claim });
-  }
-  tagRequestLog(request, g.id);
+  const fields = Object.entries(params);
+  const accepted = await acceptRequest(deps, principal, {
+    kind: 'generation',
+    modality: 'chat',
+    body: Object.fromEntries(fields.filter(([k]) => CHAT_FIELDS.has(k))),
+    sent: new Set(fields.filter(([k]) => CHAT_FIELDS.has(k)).map(([k]) => k)),
+    extra: Object.fromEntries(fields.filter(([k]) => !CHAT_FIELDS.has(k))),
+    claim: request.idempotency ?? undefined,
+    paramName: how.paramName,
+    early,
+  });
+  tagRequestLog(request, accepted.g.id);
+  // An earlier request with this Idempotency-Key accepted a generation and died: its answer, once it is finished.
+  const resume = accepted.resume;
+  const g = resume ? (await resumeSynchronously(deps, principal, resume)).row : accepted.g;
   const shape = how.stream;
   if (!shape) {
     if (resume) return { status: 200, body: how.answer(g) };

@@ -41,30 +41,3 @@ const generationFields = {
 
 export const Generation = Type.Object(generationFields, { title: 'Generation' });
 export const QueuedVideo = Type.Object({ ...generationFields, generation_id: Type.String() }, { title: 'VideoGeneration' });
-
-export const Simulate = Type.Object(
-  {
-    outcome: Type.Optional(Type.String({ enum: ['success', 'failure', 'lost'] })),
-    delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
-    output_tokens: Type.Optional(Type.Integer({ minimum: 0, maximum: 32_768 })),
-    moderation: Type.Optional(
-      Type.String({ enum: ['approved', 'flagged', 'blocked'], description: 'The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each).' }),
-    ),
-  },
-  { additionalProperties: false, description: 'Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only.' },
-);
-
-/** Fields every generation request accepts. */
-export const commonFields = {
-  model: Type.String({ minLength: 1, maxLength: 200, description: 'A model slug or mdl_ id from GET /v1/models.' }),
-  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'Makes the result reproducible and cacheable.' })),
-  cache: Type.Optional(Type.Boolean({ description: 'false: never answer from the cache.' })),
-  simulate: Type.Optional(Simulate),
-};
-
-export const imageInputFields = {
-  upload_id: Type.Optional(Type.String({ maxLength: 100, description: 'upl_… of a completed upload.' })),
-  image_url: Type.Optional(Type.String({ maxLength: 4096, format: 'uri', description: 'An https URL mmgen fetches.' })),
-};
-
-export const Prompt = Type.String({ minLength: 1, maxLength: 4000 });

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.js';
 import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
 import { compatChatRoute, joinedText, sendEvent, serveCompatChat, type ChatMessage, type ContentPart, type StreamShape, type TextParts } from './compat-chat.js';
-import { Simulate } from './generation-schema.js';
+import { Simulate } from '../../generations/modalities/fields.js';
 
 /**
  * POST /v1/messages: the chat generation in Anthropic's Messages shape, so the

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { MODALITIES, UNIT_BY_MODALITY } from '../../catalog/index.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute } from '../route.js';
-import { parametersOf } from './generation-route.js';
+import { parametersOf } from '../../generations/hold-to-model.js';
 import { modelDeprecation } from '../../providers/parameters.js';
 import type { CatalogModel, ModelView } from '../../catalog/index.js';
 import { IdParams, Nullable } from '../schemas.js';

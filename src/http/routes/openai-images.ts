@@ -9,9 +9,10 @@ import { newId } from '../../ids.js';
 import { convertImage, IMAGE_FORMAT_MIME, type ImageFormat } from '../../media/index.js';
 import { parseMultipart } from '../multipart.js';
 import { defineRoute, type RouteContext, type RouteSchema } from '../route.js';
-import { makeAjv, validationError } from '../validation.js';
-import { acceptGenerationRequest, finishGenerationRequest } from './generation-route.js';
-import { Prompt, Simulate } from './generation-schema.js';
+import { makeAjv, validationError } from '../../validation.js';
+import { acceptRequest } from '../../generations/accept-request.js';
+import { finishGenerationRequest, tagRequestLog } from './generation-route.js';
+import { Prompt, Simulate, StringEnum } from '../../generations/modalities/fields.js';
 
 /**
  * POST /v1/images/generations and POST /v1/images/edits: the image generation in OpenAI's shape (contract §12;
@@ -34,7 +35,7 @@ const imageFields = {
   size: Type.Optional(Type.String({ pattern: '^(auto|[0-9]{1,5}x[0-9]{1,5})$', description: '"WIDTHxHEIGHT" (256–2048, multiples of 8), or "auto" for the model\'s default.' })),
   quality: Type.Optional(Type.String({ enum: ['auto', 'standard', 'hd', 'low', 'medium', 'high'], description: 'Only "auto" is taken: mmgen does not choose a quality.' })),
   response_format: Type.Optional(Type.String({ enum: ['url', 'b64_json'], description: 'Default b64_json (as OpenAI\'s current image models answer); url for a signed URL of the stored image.' })),
-  output_format: Type.Optional(Type.String({ enum: ['png', 'jpeg', 'webp'], description: 'Re-encodes the image (with b64_json).' })),
+  output_format: Type.Optional(StringEnum(['png', 'jpeg', 'webp'], { description: 'Re-encodes the image (with b64_json).' })),
   output_compression: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Quality of a JPEG or WebP re-encoding (with b64_json).' })),
   background: Type.Optional(Type.String({ enum: ['auto', 'transparent', 'opaque'], description: 'Only "auto" is taken.' })),
   moderation: Type.Optional(Type.String({ enum: ['auto', 'low'], description: 'Only "auto": outputs are moderated by the organization\'s policy.' })),
@@ -98,7 +99,7 @@ async function imagesAnswer(deps: Pick<AppDeps, 'blobs' | 'links'>, b: ImageAsk,
       }
       const blob = await deps.blobs.get(o.blob_key);
       if (!blob) throw new Error(`output ${o.id} has no stored file`);
-      const format = b.output_format as ImageFormat | undefined;
+      const format: ImageFormat | undefined = b.output_format;
       const convert = (format !== undefined && IMAGE_FORMAT_MIME[format] !== o.mime) || b.output_compression !== undefined;
       const bytes = convert ? await convertImage(blob.bytes, format ?? (o.mime.split('/')[1] as ImageFormat), b.output_compression) : blob.bytes;
       return { b64_json: bytes.toString('base64') };
@@ -118,15 +119,10 @@ async function generate(
     body.upload_id = input.id;
     sent.add('upload_id');
   }
-  const { g, resume } = await acceptGenerationRequest(deps, principal, request, {
-    modality: 'image',
-    body,
-    sent,
-    prompt: b.prompt,
-    image: 'optional',
-    paramName: openAiName,
-    ...(input ? { beforeSubmit: input.keep } : {}),
+  const { g, resume } = await acceptRequest(deps, principal, {
+    kind: 'generation', modality: 'image', body, sent, claim: request.idempotency ?? undefined, paramName: openAiName, beforeSubmit: input?.keep,
   });
+  tagRequestLog(request, g.id);
   const { row, outputs } = await finishGenerationRequest(deps, principal, g, resume);
   return imagesAnswer(deps, b, row, outputs);
 }
@@ -144,7 +140,7 @@ export const openAiImageGenerations = defineRoute({
   auth,
   errors: [402, 404, 410, 451, 502, 503],
   schema: { body: GenerationsBody, response: { 200: ImagesResponse } },
-  handler: async ({ body, deps, principal, request }) => generate({ deps, principal, request }, body as ImageAsk),
+  handler: async ({ body, deps, principal, request }) => generate({ deps, principal, request }, body),
 });
 
 const MAX_EDIT_FILES = 16;

@@ -2,8 +2,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
 import { AUDIO_FORMAT_MIME, convertAudio, isAudioFormat, type AudioFormat } from '../../media/index.js';
 import { defineRoute } from '../route.js';
-import { acceptGenerationRequest, finishGenerationRequest } from './generation-route.js';
-import { Simulate } from './generation-schema.js';
+import { acceptRequest } from '../../generations/accept-request.js';
+import { finishGenerationRequest, tagRequestLog } from './generation-route.js';
+import { Simulate, StringEnum } from '../../generations/modalities/fields.js';
 import { GENERATION_ID_HEADER } from './openai-images.js';
 
 /**
@@ -19,10 +20,10 @@ const Body = Type.Object(
     model: Type.String({ minLength: 1, maxLength: 200, description: 'An mmgen slug, mdl_ id, or an alias such as a provider\'s model id.' }),
     input: Type.String({ minLength: 1, maxLength: 5000, description: 'The text; charged per 1,000 characters.' }),
     voice: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'voice_id: one of the model\'s voices (GET /v1/models/{model}).' })),
-    response_format: Type.Optional(Type.String({ enum: ['mp3', 'wav', 'opus', 'aac', 'flac', 'pcm'], default: 'mp3', description: 'pcm: raw 24 kHz 16-bit little-endian mono.' })),
+    response_format: Type.Optional(StringEnum(['mp3', 'wav', 'opus', 'aac', 'flac', 'pcm'], { default: 'mp3', description: 'pcm: raw 24 kHz 16-bit little-endian mono.' })),
     speed: Type.Optional(Type.Number({ minimum: 0.25, maximum: 4, description: 'Held to the model\'s range.' })),
     instructions: Type.Optional(Type.String({ maxLength: 4096, description: "How to speak it, for the models that take it (gpt-4o-mini-tts); another model's answer is 400 naming it. Empty says nothing." })),
-    stream_format: Type.Optional(Type.String({ enum: ['audio', 'sse'], description: 'Only "audio".' })),
+    stream_format: Type.Optional(StringEnum(['audio', 'sse'], { description: 'Only "audio".' })),
     seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295 })),
     cache: Type.Optional(Type.Boolean()),
     simulate: Type.Optional(Simulate),
@@ -46,20 +47,17 @@ export const openAiSpeech = defineRoute({
     response: { 200: Type.String({ description: 'The audio, as audio/mpeg, audio/wav, audio/ogg (Opus), audio/aac, audio/flac or audio/pcm', 'x-raw': true } as never) },
   },
   handler: async ({ body, deps, principal, request, reply }) => {
-    const b = body as SpeechAsk;
+    const b: SpeechAsk = body;
     if (b.stream_format === 'sse') throw new ApiError('parameter_invalid', 'stream_format "sse" is not served; the answer is the audio file ("audio").', 'stream_format');
     const mm: Record<string, unknown> = { model: b.model, text: b.input };
     if (b.voice !== undefined) mm.voice_id = b.voice;
     for (const k of ['speed', 'seed', 'cache', 'simulate'] as const) if (b[k] !== undefined) mm[k] = b[k];
     // Held to the model like any voice field: a model that takes none answers 400 naming it (an empty one says nothing).
     if (b.instructions) mm.instructions = b.instructions;
-    const { g, resume } = await acceptGenerationRequest(deps, principal, request, {
-      modality: 'voice',
-      body: mm,
-      sent: new Set(Object.keys(mm)),
-      prompt: b.input,
-      paramName: (f) => OPENAI_NAME[f] ?? f,
+    const { g, resume } = await acceptRequest(deps, principal, {
+      kind: 'generation', modality: 'voice', body: mm, sent: new Set(Object.keys(mm)), claim: request.idempotency ?? undefined, paramName: (f) => OPENAI_NAME[f] ?? f,
     });
+    tagRequestLog(request, g.id);
     const { row, outputs } = await finishGenerationRequest(deps, principal, g, resume);
     const audio = outputs.find((o) => o.type === 'audio');
     if (!audio) throw new Error(`voice generation ${row.id} has no audio output`);
@@ -67,7 +65,7 @@ export const openAiSpeech = defineRoute({
     if (audio.moderation_status === 'blocked') throw new ApiError('content_blocked', `The audio of ${row.id} was blocked by moderation.`);
     const blob = await deps.blobs.get(audio.blob_key);
     if (!blob) throw new Error(`output ${audio.id} has no stored file`);
-    const format = (b.response_format ?? 'mp3') as AudioFormat;
+    const format: AudioFormat = b.response_format ?? 'mp3';
     const bytes = isAudioFormat(audio.mime, format) ? blob.bytes : await convertAudio(blob.bytes, format);
     void reply.status(200).header('content-type', AUDIO_FORMAT_MIME[format]).header(GENERATION_ID_HEADER, row.id).send(bytes);
     return 'sent';

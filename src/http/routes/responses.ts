@@ -7,7 +7,7 @@ import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
 import { compatChatRoute, joinedText, sendEvent, serveCompatChat, type ChatMessage, type ContentPart, type StreamShape, type TextParts } from './compat-chat.js';
-import { Simulate } from './generation-schema.js';
+import { Simulate } from '../../generations/modalities/fields.js';
 
 /**
  * POST /v1/responses: the chat generation in OpenAI's Responses shape, text only, for any chat model of the catalog.
@@ -325,6 +325,6 @@ export const createResponse = defineRoute({
         send('error', { code: err.code, message: err.message, param: err.param ?? null, ...body });
       },
     };
-    return serveCompatChat(ctx, await toMmgenChat(ctx.deps, ctx.principal, b), { stream: b.stream ? stream : null, answer: (g) => toResponse(b, g, true), param: 'input' });
+    return serveCompatChat(ctx, await toMmgenChat(ctx.deps, ctx.principal, b), { stream: b.stream ? stream : null, answer: (g) => toResponse(b, g, true), paramName: (f) => (f === 'messages' ? 'input' : f) });
   },
 });

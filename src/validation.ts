@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import { ApiError } from '../errors.js';
+import { ApiError } from './errors.js';
 
 /**
  * Two validators: request bodies are taken exactly as sent (no type coercion,
