@@ -11,12 +11,38 @@ import { DataDirLockedError, lockHolder } from './store/lock.js';
 import { migrate } from './store/migrate.js';
 import { isUserCommand, runUserCommand, USER_USAGE } from './user-cli/index.js';
 import { checkProviders, type CheckReport } from './providers/schema-check.js';
+import { syncCatalog, type SyncReport } from './providers/catalog-sync.js';
+import { ApprovalError, applyFindings, approvedFindings, writeDrafts, type Written } from './providers/catalog-sync-apply.js';
 import { Wakeup } from './wakeup.js';
 
 function providersReport(r: CheckReport): string {
   const lines = [`Checked ${r.checked} published schemas; ${r.lifecycleOnly} routes for lifecycle only (no published per-model schema, or no credentials here).`];
   for (const f of r.findings) lines.push(`${f.kind.padEnd(13)} ${f.provider} ${f.upstream} (${f.slugs.join(', ')}): ${f.detail}`);
   if (r.findings.length === 0) lines.push('No differences, and no model near its shutdown.');
+  return lines.join('\n');
+}
+
+/** How many new models a provider's part of the human report names before it counts the rest (--json has all). */
+const NEW_SHOWN = 20;
+
+function syncReport(r: SyncReport & { applied: Written[]; drafts: string[] }): string {
+  const lines: string[] = [];
+  for (const p of r.providers) {
+    if (p.skipped) lines.push(`${p.provider}: skipped (${p.skipped}).`);
+    else lines.push(`${p.provider}: ${p.listed === null ? 'no model list read' : `${p.listed} models listed`}; ${p.schemas === null ? 'no per-model schemas published' : `${p.schemas} published schemas compared`}.`);
+  }
+  for (const p of r.providers) {
+    const news = r.findings.filter((f) => f.provider === p.provider && f.kind === 'new');
+    for (const f of news.slice(0, NEW_SHOWN)) lines.push(`${f.id}\n    ${f.details.join('\n    ')}`);
+    if (news.length > NEW_SHOWN) lines.push(`... and ${news.length - NEW_SHOWN} more new ${p.provider} models (--json lists them all; --new-since narrows them).`);
+  }
+  for (const f of r.findings.filter((x) => x.kind !== 'new')) {
+    lines.push(`${f.id}${f.slugs.length > 0 ? ` (${f.slugs.join(', ')})` : ''}\n    ${f.details.join('\n    ')}`);
+  }
+  if (r.findings.length === 0) lines.push('The records agree with every list and schema read.');
+  for (const w of r.applied) lines.push(`wrote ${w.field} of ${w.file} (${w.id})`);
+  for (const d of r.drafts) lines.push(`wrote draft ${d}`);
+  if (r.findings.length > 0 && r.applied.length === 0) lines.push('Approve changes with --apply --only <id,…> (gone, deprecation, schema); --drafts DIR writes draft records of new models.');
   return lines.join('\n');
 }
 
@@ -35,6 +61,11 @@ Operator commands:
   mmgen providers check [--near-days N] [--json]
                                          each routed model's recorded schema against the one its provider
                                          publishes (Replicate, fal), and its shutdown date; exits 1 on a finding
+  mmgen catalog sync [--new-since DATE] [--apply --only ID,…] [--drafts DIR] [--json]
+                                         the providers' live model lists and schemas against the records: new,
+                                         gone, changed schemas, published deprecations; --apply writes the
+                                         named changes into the records, --drafts draft records of new models;
+                                         exits 1 while a finding is left
 
 Environment: DATABASE_URL (PostgreSQL; default: embedded PGlite in MMGEN_DATA_DIR=./data), PORT,
 MMGEN_PUBLIC_URL, MMGEN_SIMULATE_PROVIDERS, LOG_LEVEL. See README.md for the full table.`;
@@ -225,6 +256,34 @@ export async function main(argv: string[]): Promise<void> {
       });
       print(report, v.json === true, () => providersReport(report));
       if (report.findings.length > 0) process.exitCode = 1;
+      return;
+    }
+    case 'catalog': {
+      if (sub !== 'sync') throw new UsageError(`unknown command: catalog ${sub ?? ''}`);
+      const v = parse(rest, { 'new-since': { type: 'string' }, apply: { type: 'boolean' }, only: { type: 'string' }, drafts: { type: 'string' } });
+      const newSince = str(v['new-since']);
+      if (newSince !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(newSince)) throw new UsageError('--new-since must be a date, YYYY-MM-DD');
+      const only = str(v.only)?.split(',').map((id) => id.trim()).filter(Boolean);
+      const drafts = str(v.drafts);
+      // Nothing is written unless named: --apply takes exactly the findings --only lists.
+      if (v.apply === true && !only?.length) throw new UsageError('--apply needs --only ID,… naming the findings to write (ids as reported)');
+      if (only && v.apply !== true && drafts === undefined) throw new UsageError('--only needs --apply or --drafts');
+      const today = new Date().toISOString().slice(0, 10);
+      const report = await syncCatalog({ models: new Catalog().models, credentials: config.providers, today, ...(newSince ? { newSince } : {}) });
+      let approved: ReturnType<typeof approvedFindings> = [];
+      try {
+        if (only) approved = approvedFindings(report, only, { drafts: drafts !== undefined });
+      } catch (err) {
+        if (err instanceof ApprovalError) throw new UsageError(err.message);
+        throw err;
+      }
+      const applied = v.apply === true ? applyFindings(approved) : [];
+      const draftsOf = only ? approved : report.findings;
+      const written = drafts === undefined ? [] : await writeDrafts(draftsOf, drafts, { credentials: config.providers, today });
+      const out = { ...report, applied, drafts: written };
+      print(out, v.json === true, () => syncReport(out));
+      const taken = new Set(applied.map((w) => w.id));
+      if (report.findings.some((f) => !taken.has(f.id))) process.exitCode = 1;
       return;
     }
     case undefined:

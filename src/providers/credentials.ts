@@ -14,7 +14,7 @@ export function readProviderCredentials(
   providers: readonly ProviderDeclaration[] = PROVIDER_DECLARATIONS,
 ): Record<string, ProviderCredentials> {
   const out: Record<string, ProviderCredentials> = {};
-  for (const { name, env: vars, schemaSource } of providers) {
+  for (const { name, env: vars, schemaSource, modelList } of providers) {
     const apiKey = env[vars.keyVar]?.trim();
     const rawBase = env[vars.baseUrlVar]?.trim() || vars.defaultBaseUrl;
     let base: URL;
@@ -25,11 +25,12 @@ export function readProviderCredentials(
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') fail(`${vars.baseUrlVar} must use http or https`);
     if (!apiKey) continue;
-    const schemaUrlVar = schemaSource?.urlVar;
+    const read = (v: { name: string; default: string }) => (env[v.name]?.trim() || v.default).replace(/\/+$/, '');
     out[name] = {
       apiKey,
       baseUrl: rawBase.replace(/\/+$/, ''),
-      ...(schemaUrlVar ? { schemaUrl: (env[schemaUrlVar.name]?.trim() || schemaUrlVar.default).replace(/\/+$/, '') } : {}),
+      ...(schemaSource?.urlVar ? { schemaUrl: read(schemaSource.urlVar) } : {}),
+      ...(modelList?.urlVar ? { listUrl: read(modelList.urlVar) } : {}),
     };
   }
   return out;

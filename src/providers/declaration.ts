@@ -17,6 +17,8 @@ export interface ProviderDeclaration {
   readonly records: URL;
   /** How `mmgen providers check` reads the schemas it publishes; null: it publishes none, lifecycle only. */
   readonly schemaSource: SchemaSource | null;
+  /** How `mmgen catalog sync` reads the list of models it offers today; null: it publishes none (Replicate's is every public model). */
+  readonly modelList: ModelList | null;
   /** Its adapter, given what it needs and nothing else. */
   create(ctx: AdapterContext): ClosableAdapter;
 }
@@ -33,6 +35,35 @@ export interface SchemaSource {
   readonly urlVar?: { name: string; default: string };
   /** The input schema (a JSON Schema object) the provider publishes today for the record's upstream model. */
   published(record: UpstreamModelRecord, credentials: ProviderCredentials): Promise<unknown>;
+}
+
+export interface ModelList {
+  /** A variable naming where the list is published when that is not the base URL (fal's platform API), and its default. */
+  readonly urlVar?: { name: string; default: string };
+  /** Every model the provider lists today, and what it publishes of their lifecycle. */
+  list(credentials: ProviderCredentials): Promise<ListedModels>;
+  /**
+   * Whether the list speaks for this record: one it does not cover (ElevenLabs lists no music model) is never
+   * reported gone for being absent from it. Absent: it covers every record.
+   */
+  covers?(record: UpstreamModelRecord): boolean;
+}
+
+export interface ListedModels {
+  /** The request that listed them (`GET https://api.openai.com/v1/models`), named as a record's lifecycle source. */
+  source: string;
+  models: ListedModel[];
+}
+
+/** A model as a provider's list shows it; a date is YYYY-MM-DD, null where the provider publishes none. */
+export interface ListedModel {
+  id: string;
+  /** When it was released (OpenAI's `created`, Anthropic's `created_at`, fal's `date`). */
+  created: string | null;
+  /** `deprecated`: the provider says it is on its way out, with or without a date; `retired`: it no longer answers. */
+  status: 'active' | 'deprecated' | 'retired';
+  deprecated: string | null;
+  shutdown: string | null;
 }
 
 export interface AdapterContext {
@@ -59,9 +90,22 @@ export function adapterOf(provider: ProviderDeclaration, credentials: ProviderCr
   return adapter;
 }
 
-/** A published JSON document, for a schema source. */
+/** The provider answered 404 for a model's schema: it no longer publishes that model (`mmgen catalog sync` reports it gone). */
+export class NotPublishedError extends Error {}
+
+/** A published JSON document, for a schema source or a model list. */
 export async function getPublishedJson(url: string, headers: Record<string, string>): Promise<unknown> {
   const res = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
-  if (!res.ok) throw new Error(`${url.split('?')[0]} answered ${res.status}`);
+  if (!res.ok) {
+    const message = `${url.split('?')[0]} answered ${res.status}`;
+    throw res.status === 404 ? new NotPublishedError(message) : new Error(message);
+  }
   return res.json();
+}
+
+/** The YYYY-MM-DD of a published date (RFC 3339, or a Unix time in seconds), or null. */
+export function publishedDate(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return new Date(value * 1000).toISOString().slice(0, 10);
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(value)) return null;
+  return value.slice(0, 10);
 }

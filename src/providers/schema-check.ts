@@ -29,12 +29,13 @@ export interface CheckReport {
   findings: Finding[];
 }
 
-interface LiveSchema {
+export interface LiveSchema {
   properties: Record<string, PropertySchema>;
   required: string[];
 }
 
-function asSchema(v: unknown): LiveSchema {
+/** A published (or recorded) input schema's fields and required list; throws when it has no properties. */
+export function asSchema(v: unknown): LiveSchema {
   const o = (v ?? {}) as { properties?: Record<string, PropertySchema>; required?: string[] };
   if (!o.properties || typeof o.properties !== 'object') throw new Error('the published schema has no properties');
   return { properties: o.properties, required: Array.isArray(o.required) ? o.required : [] };

@@ -17,6 +17,8 @@ export interface ProviderCredentials {
   baseUrl: string;
   /** Where it publishes per-model schemas, when its schema source names a variable for that (`mmgen providers check`). */
   schemaUrl?: string;
+  /** Where it lists its models, when its model list names a variable for that (`mmgen catalog sync`). */
+  listUrl?: string;
 }
 
 export type OutputKind = 'image' | 'video' | 'audio' | 'thumbnail' | 'mesh';

@@ -141,7 +141,8 @@ export interface PropertySchema {
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validRecord = ajv.compile(UpstreamModelRecord);
 
-function fileNameOf(upstream: string): string {
+/** The file a record is kept in, in its provider's records folder. */
+export function recordFileName(upstream: string): string {
   return `${upstream.replaceAll('/', '__')}.json`;
 }
 
@@ -159,6 +160,13 @@ const loaded = new Map<string, ReadonlyMap<string, UpstreamModelRecord>>();
 function readRecords(provider: string, dir: URL): ReadonlyMap<string, UpstreamModelRecord> {
   const cached = loaded.get(dir.href);
   if (cached) return cached;
+  const byId = readRecordFolder(provider, dir);
+  loaded.set(dir.href, byId);
+  return byId;
+}
+
+/** Every record in a folder as it is on disk now, by upstream id (`mmgen catalog sync` writes them, then reads them again). */
+export function readRecordFolder(provider: string, dir: URL): ReadonlyMap<string, UpstreamModelRecord> {
   const byId = new Map<string, UpstreamModelRecord>();
   let files: string[] = [];
   try {
@@ -169,14 +177,13 @@ function readRecords(provider: string, dir: URL): ReadonlyMap<string, UpstreamMo
   for (const file of files) {
     const record: unknown = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
     if (!validRecord(record)) throw new Error(`${provider}/models/${file}: ${ajv.errorsText(validRecord.errors)}`);
-    if (fileNameOf(record.upstream) !== file) throw new Error(`${provider}/models/${file} names ${record.upstream}`);
+    if (recordFileName(record.upstream) !== file) throw new Error(`${provider}/models/${file} names ${record.upstream}`);
     // A model's own default is for a field it takes: anything else would be a value it never receives.
     const mapped = new Set(Object.keys(record.map).flatMap((k) => k.split(',')));
     const stray = Object.keys((record as UpstreamModelRecord).defaults ?? {}).filter((f) => !mapped.has(f));
     if (stray.length > 0) throw new Error(`${provider}/models/${file}: defaults for fields it does not map: ${stray.join(', ')}`);
     byId.set(record.upstream, record);
   }
-  loaded.set(dir.href, byId);
   return byId;
 }
 

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { recordOf, violations, type Violation } from './schemas.js';
 import { FakeServer, type FakeRequest, type Reply } from './base.js';
 import { words } from './media.js';
+import { UpstreamListing, type ListedState } from './listing.js';
+
+const LIFECYCLES = ['active', 'deprecated', 'retired'];
 
 /**
  * A loopback Anthropic Messages API (https://docs.anthropic.com/en/api/messages)
@@ -12,6 +15,9 @@ import { words } from './media.js';
  * translation could get wrong: a missing x-api-key or anthropic-version,
  * no max_tokens, a `system` role inside messages, turns that do not
  * alternate or do not open with the user, temperature over 1.
+ * The model list (`GET /v1/models`) and a model (`GET /v1/models/{model_id}`) are `listing`'s (listing.ts),
+ * as documented: newest first, `limit` 1–1000 (default 20), `before_id`/`after_id` cursors, `has_more`,
+ * `first_id`, `last_id`; `lifecycle[]` filters (default: active and deprecated, retired only when asked).
  */
 function error(status: number, type: string, message: string): Reply {
   return { status, body: { type: 'error', error: { type, message } } };
@@ -33,12 +39,57 @@ export class AnthropicFake extends FakeServer {
     return this.url;
   }
 
+  /** What `GET /v1/models` lists. */
+  readonly listing = new UpstreamListing('anthropic');
+
   protected async route(req: FakeRequest): Promise<Reply> {
     const headers = { 'request-id': `req_${randomUUID().replace(/-/g, '')}` };
     if (req.headers['x-api-key'] !== this.key) return { ...error(401, 'authentication_error', 'invalid x-api-key'), headers };
     if (typeof req.headers['anthropic-version'] !== 'string') return { ...error(400, 'invalid_request_error', 'anthropic-version: header is required'), headers };
+    if (req.method === 'GET' && req.path.startsWith('/v1/models')) return { ...this.models(req), headers };
     if (req.method !== 'POST' || req.path !== '/v1/messages') return { ...error(404, 'not_found_error', `Not found: ${req.method} ${req.path}`), headers };
     return { ...(this.checkModel(req.json) ?? this.messages(req.json as Record<string, unknown> | undefined)), headers };
+  }
+
+  private models(req: FakeRequest): Reply {
+    const view = (m: ListedState) => ({
+      type: 'model', id: m.id, display_name: m.id, created_at: new Date(m.created * 1000).toISOString(),
+      lifecycle: m.status, deprecated_at: m.deprecated ? `${m.deprecated}T00:00:00Z` : null, retires_at: m.shutdown ? `${m.shutdown}T00:00:00Z` : null,
+      line: null, max_input_tokens: null, max_tokens: null, capabilities: null,
+    });
+    const one = /^\/v1\/models\/(.+)$/.exec(req.path);
+    if (one) {
+      const m = this.listing.get(one[1]!);
+      return m ? { status: 200, body: view(m) } : error(404, 'not_found_error', `model: ${one[1]}`);
+    }
+    if (req.path !== '/v1/models') return error(404, 'not_found_error', `Not found: GET ${req.path}`);
+    const limitText = req.query.get('limit') ?? '20';
+    const limit = Number(limitText);
+    if (!/^\d+$/.test(limitText) || limit < 1 || limit > 1000) return error(400, 'invalid_request_error', 'limit: Input should be between 1 and 1000');
+    const asked = [...req.query.getAll('lifecycle[]'), ...req.query.getAll('lifecycle')];
+    const wrong = asked.find((l) => !LIFECYCLES.includes(l));
+    if (wrong !== undefined) return error(400, 'invalid_request_error', `lifecycle: Input should be 'active', 'deprecated' or 'retired'`);
+    if (asked.length > 3) return error(400, 'invalid_request_error', 'lifecycle: at most 3 values');
+    const stages = asked.length > 0 ? asked : ['active', 'deprecated'];
+    // More recently released models first.
+    const all = this.listing.all().filter((m) => stages.includes(m.status)).sort((a, b) => b.created - a.created);
+    const after = req.query.get('after_id');
+    const before = req.query.get('before_id');
+    let page: ListedState[];
+    if (after !== null) {
+      const at = all.findIndex((m) => m.id === after);
+      if (at < 0) return error(400, 'invalid_request_error', `after_id: no model ${after}`);
+      page = all.slice(at + 1, at + 1 + limit);
+    } else if (before !== null) {
+      const at = all.findIndex((m) => m.id === before);
+      if (at < 0) return error(400, 'invalid_request_error', `before_id: no model ${before}`);
+      page = all.slice(Math.max(0, at - limit), at);
+    } else {
+      page = all.slice(0, limit);
+    }
+    const last = page.at(-1);
+    const hasMore = before !== null ? all.indexOf(page[0]!) > 0 : last !== undefined && all.indexOf(last) < all.length - 1;
+    return { status: 200, body: { data: page.map(view), has_more: hasMore, first_id: page[0]?.id ?? null, last_id: last?.id ?? null } };
   }
 
   /** The requests refused for breaking their model's documented schema, with why. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { FakeServer, type FakeRequest, type Reply } from './base.js';
 import { recordOf, violations, type Violation } from './schemas.js';
 import { fakeMp3 } from './media.js';
+import { UpstreamListing } from './listing.js';
 
 /**
  * A loopback ElevenLabs API (https://elevenlabs.io/docs/api-reference) at the
@@ -11,6 +12,8 @@ import { fakeMp3 } from './media.js';
  * unknown voice, `language_code` on a model that does not take one (its
  * record has none), a music
  * length outside 3–600 s, an output format other than the MP3 ones.
+ * The model list (`GET /v1/models`: a bare array, no lifecycle) is `listing`'s (listing.ts): the
+ * text-to-speech models (no music model is known to be listed there).
  */
 function detail(status: number, s: string, message: string): Reply {
   return { status, body: { detail: { status: s, message } } };
@@ -24,6 +27,9 @@ export class ElevenLabsFake extends FakeServer {
   get baseUrl(): string {
     return this.url;
   }
+
+  /** What `GET /v1/models` lists. */
+  readonly listing = new UpstreamListing('elevenlabs', (r) => r.call.operation === 'text-to-speech');
 
   /** The requests refused for breaking their model's documented schema, with why. */
   readonly refused: Array<{ model: string; body: unknown; violations: Violation[] }> = [];
@@ -46,6 +52,10 @@ export class ElevenLabsFake extends FakeServer {
   protected async route(req: FakeRequest): Promise<Reply> {
     const headers = { 'request-id': randomUUID().replace(/-/g, '') };
     if (req.headers['xi-api-key'] !== this.key) return { ...detail(401, 'invalid_api_key', 'Invalid API key'), headers };
+    if (req.method === 'GET' && req.path === '/v1/models') {
+      const models = this.listing.all().map((m) => ({ model_id: m.id, name: m.id, can_do_text_to_speech: true, can_do_voice_conversion: false, languages: [] }));
+      return { status: 200, headers, body: models };
+    }
     const format = req.query.get('output_format') ?? 'mp3_44100_128';
     if (!format.startsWith('mp3_')) return { ...detail(400, 'invalid_output_format', 'The fake only answers MP3.'), headers };
     const b = req.json as Record<string, unknown> | undefined;

@@ -4,6 +4,7 @@ import { recordOf, violations, type Violation } from './schemas.js';
 import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 import { JobTimeline, runLog, type JobStage, type ProgressSteps } from './progress.js';
+import { UpstreamListing, type ListedState } from './listing.js';
 
 /**
  * A loopback fal queue (https://docs.fal.ai/model-apis/model-endpoints/queue)
@@ -19,6 +20,12 @@ import { JobTimeline, runLog, type JobStage, type ProgressSteps } from './progre
  * `{url, content_type, …}` objects on the fake's CDN; a prompt containing
  * "nsfw" comes back as a black image with `has_nsfw_concepts: [true]`, as
  * fal's safety checker does.
+ *
+ * Its platform API's model search (`GET /v1/models`, https://docs.fal.ai/platform-apis/v1/models) lists
+ * `listing` (listing.ts): without a key or with the right one (a wrong one is a 401); `limit` (at least 1,
+ * `pageSize` by default) and a `cursor` encoding the page number; `endpoint_id` (1–50, repeated) finds those;
+ * `status` active or deprecated; `expand=openapi-3.0` inlines each endpoint's OpenAPI document. Its search by
+ * `q` and `category` is not played here. A removed endpoint's OpenAPI document is a 404.
  */
 interface QueueRequest {
   id: string;
@@ -68,11 +75,21 @@ export class FalFake extends FakeServer {
     return this.url;
   }
 
+  /** What the platform API's `GET /v1/models` lists. */
+  readonly listing = new UpstreamListing('fal');
+  /** Models a page of that list holds when the request names no `limit`. */
+  pageSize = 20;
+
   failNextRequests(n: number, message = 'Internal server error'): void {
     for (let i = 0; i < n; i++) this.failNext.push(message);
   }
 
   protected async route(req: FakeRequest): Promise<Reply> {
+    // The platform API takes a key for higher rate limits, and answers without one.
+    if (req.method === 'GET' && req.path === '/v1/models') {
+      if (req.headers.authorization !== undefined && req.headers.authorization !== `Key ${this.key}`) return detail(401, 'Unauthorized');
+      return this.models(req);
+    }
     if (req.headers.authorization !== `Key ${this.key}`) return detail(401, 'Unauthorized');
     const m = /^\/(.+)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(req.path);
     if (m) {
@@ -107,17 +124,8 @@ export class FalFake extends FakeServer {
     // fal's per-endpoint OpenAPI document (served at fal.ai/api in production; here beside the queue).
     if (req.method === 'GET' && req.path === '/openapi/queue/openapi.json') {
       const endpoint = req.query.get('endpoint_id') ?? '';
-      const record = recordOf('fal', endpoint);
-      if (!record) return detail(404, `Endpoint '${endpoint}' not found`);
-      const input = this.drifted.get(endpoint)?.(structuredClone(record.input)) ?? record.input;
-      return {
-        status: 200,
-        body: {
-          openapi: '3.0.4',
-          paths: { [`/${endpoint}`]: { post: { requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Input' } } } } } } },
-          components: { schemas: { Input: input } },
-        },
-      };
+      const doc = this.openapi(endpoint);
+      return doc ? { status: 200, body: doc } : detail(404, `Endpoint '${endpoint}' not found`);
     }
     if (req.method !== 'POST') return detail(404, 'Not found');
     const endpoint = req.path.slice(1);
@@ -139,6 +147,50 @@ export class FalFake extends FakeServer {
     const base = `${this.url}/${app}/requests/${id}`;
     const first = timeline.stage(false);
     return { status: 200, body: { request_id: id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: first.state === 'queued' ? first.ahead : 0 } };
+  }
+
+  /** An endpoint's OpenAPI document: its record's input (or the drifted one), or what an added endpoint publishes. */
+  private openapi(endpoint: string): object | undefined {
+    if (this.listing.removed(endpoint)) return undefined;
+    const record = recordOf('fal', endpoint);
+    const published = record?.input ?? this.listing.get(endpoint)?.input;
+    if (!published) return undefined;
+    const input = this.drifted.get(endpoint)?.(structuredClone(published)) ?? published;
+    return {
+      openapi: '3.0.4',
+      paths: { [`/${endpoint}`]: { post: { requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Input' } } } } } } },
+      components: { schemas: { Input: input } },
+    };
+  }
+
+  private models(req: FakeRequest): Reply {
+    const invalid = (loc: string, msg: string) => detail(422, [{ loc: ['query', loc], msg, type: 'value_error' }]);
+    const limitText = req.query.get('limit');
+    const limit = limitText === null ? this.pageSize : Number(limitText);
+    if (limitText !== null && (!/^\d+$/.test(limitText) || limit < 1)) return invalid('limit', 'ensure this value is greater than or equal to 1');
+    const cursor = req.query.get('cursor');
+    const pageNumber = cursor === null ? 1 : Number(Buffer.from(cursor, 'base64').toString('utf8'));
+    if (!Number.isInteger(pageNumber) || pageNumber < 1) return invalid('cursor', 'invalid cursor');
+    const status = req.query.get('status');
+    if (status !== null && status !== 'active' && status !== 'deprecated') return invalid('status', "value is not a valid enumeration member; permitted: 'active', 'deprecated'");
+    const ids = req.query.getAll('endpoint_id');
+    if (ids.length > 50) return invalid('endpoint_id', 'at most 50 endpoint ids');
+    const expand = req.query.getAll('expand');
+    const wrong = expand.find((e) => e !== 'openapi-3.0' && e !== 'enterprise_status');
+    if (wrong !== undefined) return invalid('expand', `unknown expansion '${wrong}'`);
+    // fal's statuses are active and deprecated: a retired endpoint is no longer listed.
+    const all = this.listing.all().filter((m) => m.status !== 'retired' && (status === null || m.status === status) && (ids.length === 0 || ids.includes(m.id)));
+    const page = all.slice((pageNumber - 1) * limit, pageNumber * limit);
+    const more = pageNumber * limit < all.length;
+    const view = (m: ListedState) => ({
+      endpoint_id: m.id,
+      metadata: {
+        display_name: m.id, category: null, description: '', status: m.status, tags: [], updated_at: new Date(m.created * 1000).toISOString(),
+        is_favorited: false, thumbnail_url: null, model_url: `https://fal.run/${m.id}`, date: new Date(m.created * 1000).toISOString(), highlighted: false, pinned: false,
+      },
+      ...(expand.includes('openapi-3.0') ? { openapi: this.openapi(m.id) ?? null } : {}),
+    });
+    return { status: 200, body: { models: page.map(view), next_cursor: more ? Buffer.from(String(pageNumber + 1)).toString('base64') : null, has_more: more } };
   }
 
   private state(q: QueueRequest, stage: JobStage): 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' {

@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
 import { formValues, recordOf, violations, type Violation } from './schemas.js';
 import { fakeMp3, fakePng, words } from './media.js';
+import { UpstreamListing, type ListedState } from './listing.js';
 
 /**
  * A loopback OpenAI (https://platform.openai.com/docs/api-reference), under
@@ -14,6 +15,8 @@ import { fakeMp3, fakePng, words } from './media.js';
  * (checked against the model's recorded edits form, `edits_input`).
  * A prompt containing "forbidden" is refused as the safety system does.
  * Moderations (`POST /v1/moderations`, text and images) score deterministically: see `moderate`.
+ * The model list (`GET /v1/models`, one page, each model with its `shutdown_date`) and a model
+ * (`GET /v1/models/{model}`) are `listing`'s (listing.ts).
  *
  * `fast: true` answers chat with a canned reply without any work (benches).
  */
@@ -68,6 +71,9 @@ export class OpenAiFake extends FakeServer {
     return `${this.url}/v1`;
   }
 
+  /** What `GET /v1/models` lists. */
+  readonly listing = new UpstreamListing('openai');
+
   protected async route(req: FakeRequest): Promise<Reply> {
     if (bearer(req) !== this.key) return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     const headers = { 'x-request-id': `req_${randomUUID().replace(/-/g, '')}` };
@@ -79,12 +85,23 @@ export class OpenAiFake extends FakeServer {
     else if (req.method === 'POST' && req.path === '/v1/images/generations') reply = await this.images(req, req.json as Record<string, unknown>);
     else if (req.method === 'POST' && req.path === '/v1/images/edits') reply = await this.edits(req);
     else if (req.method === 'POST' && req.path === '/v1/audio/speech') reply = await this.speech(req);
+    else if (req.method === 'GET' && req.path.startsWith('/v1/models')) reply = this.models(req.path);
     else reply = error(404, `Invalid URL (${req.method} ${req.path})`);
     return { ...reply, headers: { ...headers, ...reply.headers } };
   }
 
   /** The requests refused for breaking their model's documented schema, with why. */
   readonly refused: Array<{ model: string; body: unknown; violations: Violation[] }> = [];
+
+  /** The documented list (`{object: "list", data}`, no pagination "yet") and retrieve; a model is {id, object, created, owned_by, shutdown_date}. */
+  private models(path: string): Reply {
+    const view = (m: ListedState) => ({ id: m.id, object: 'model', created: m.created, owned_by: 'system', shutdown_date: m.shutdown });
+    if (path === '/v1/models') return { status: 200, body: { object: 'list', data: this.listing.all().map(view) } };
+    const one = /^\/v1\/models\/(.+)$/.exec(path);
+    const m = one ? this.listing.get(one[1]!) : undefined;
+    if (!m) return error(404, `The model '${one?.[1] ?? ''}' does not exist`, 'invalid_request_error', 'model_not_found', 'model');
+    return { status: 200, body: view(m) };
+  }
 
   /**
    * As OpenAI does: an unknown model is a 404, a body outside the model's documented parameters a 400 naming one

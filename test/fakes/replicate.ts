@@ -4,6 +4,7 @@ import { recordOf, replicateRecordByVersion, violations, type Violation } from '
 import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 import { JobTimeline, runLog, type ProgressSteps } from './progress.js';
+import { UpstreamListing } from './listing.js';
 
 /**
  * A loopback Replicate predictions API (https://replicate.com/docs/reference/http)
@@ -16,6 +17,8 @@ import { JobTimeline, runLog, type ProgressSteps } from './progress.js';
  * image URLs, one video URL, an object of files for 3D). Errors are
  * problem+json bodies (`{title, detail, status}`). A prompt containing "nsfw"
  * fails the way Replicate's safety checker fails a prediction.
+ * A model (`GET /v1/models/{owner}/{name}`, its latest version's OpenAPI schema) is its record's, or
+ * `listing`'s (listing.ts): a removed model is a 404, an added one publishes the input it was added with.
  */
 interface Prediction {
   id: string;
@@ -69,6 +72,9 @@ export class ReplicateFake extends FakeServer {
     return `${this.url}/v1`;
   }
 
+  /** The models Replicate has: the records', less those removed, and those added (their pages; it lists no lifecycle). */
+  readonly listing = new UpstreamListing('replicate');
+
   /** What the fake publishes as a model's schema, changed from the record (an upstream change mmgen has not recorded). */
   readonly drifted = new Map<string, (input: UpstreamModelRecord['input']) => UpstreamModelRecord['input']>();
 
@@ -101,9 +107,10 @@ export class ReplicateFake extends FakeServer {
     if (req.method === 'GET' && published) {
       const model = `${published[1]}/${published[2]}`;
       const record = recordOf('replicate', model);
-      if (!record || (published[3] && record.call.version !== published[3])) return problem(404, 'Not found', 'The requested resource could not be found.');
-      const input = this.drifted.get(model)?.(structuredClone(record.input)) ?? record.input;
-      const version = { id: record.call.version ?? 'a'.repeat(64), openapi_schema: { openapi: '3.0.2', components: { schemas: { Input: input } } } };
+      const schema = record?.input ?? this.listing.get(model)?.input;
+      if (!schema || this.listing.removed(model) || (published[3] && record?.call.version !== published[3])) return problem(404, 'Not found', 'The requested resource could not be found.');
+      const input = this.drifted.get(model)?.(structuredClone(schema)) ?? schema;
+      const version = { id: record?.call.version ?? 'a'.repeat(64), openapi_schema: { openapi: '3.0.2', components: { schemas: { Input: input } } } };
       return { status: 200, body: published[3] ? version : { owner: published[1], name: published[2], latest_version: version } };
     }
     if (req.method === 'GET' && req.path === '/v1/predictions') return this.list(req);

@@ -129,6 +129,7 @@ describe('add a provider (docs/architecture.md): one folder and one registration
           return res.json();
         },
       },
+      modelList: null,
       create: ({ credentials, records }) => new AcmeAdapter(credentials.baseUrl, credentials.apiKey, records),
     };
     // index.ts: the registration line.
@@ -144,7 +145,7 @@ describe('add a provider (docs/architecture.md): one folder and one registration
 
   it('the registered providers have distinct names and variables', () => {
     expect(new Set(PROVIDER_NAMES).size).toBe(PROVIDER_NAMES.length);
-    const vars = PROVIDER_DECLARATIONS.flatMap((p) => [p.env.keyVar, p.env.baseUrlVar, ...(p.schemaSource?.urlVar ? [p.schemaSource.urlVar.name] : [])]);
+    const vars = PROVIDER_DECLARATIONS.flatMap((p) => [p.env.keyVar, p.env.baseUrlVar, ...[p.schemaSource?.urlVar, p.modelList?.urlVar].flatMap((v) => (v ? [v.name] : []))]);
     expect(new Set(vars).size).toBe(vars.length);
   });
 

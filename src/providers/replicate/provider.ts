@@ -4,6 +4,8 @@ import { ReplicateAdapter } from './index.js';
 /**
  * Replicate: image, video, voice, music, avatar, 3D and upscale models. It publishes an OpenAPI schema per model
  * version: `GET /v1/models/{owner}/{name}` (its latest version), or `…/versions/{id}` for a pinned community model.
+ * Its model list (`GET /v1/models`) is every public model on Replicate, with no lifecycle: `mmgen catalog sync`
+ * reads each recorded model instead, and a 404 there is a model gone.
  */
 export const replicate: ProviderDeclaration = {
   name: 'replicate',
@@ -22,5 +24,6 @@ export const replicate: ProviderDeclaration = {
       return openapi?.components?.schemas?.Input;
     },
   },
+  modelList: null,
   create: ({ credentials, records, policy }) => new ReplicateAdapter(credentials, records, policy),
 };
