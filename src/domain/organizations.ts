@@ -1,7 +1,7 @@
-import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db, Queryable } from '../store/db.js';
+import type { Wakeup } from '../wakeup.js';
 import { openWallet } from '../billing/credits.js';
 import {
   insertOrganizationRow,
@@ -117,7 +117,11 @@ export async function setPlan(q: Queryable, id: string, plan: Plan, enterprise?:
   return toView(q, await updateOrganizationPlan(q, id, plan, enterprise ?? null), id);
 }
 
-export type PausePorts = Pick<AppDeps, 'db' | 'jobsAvailable'>;
+/** One statement, then (on unpause) a nudge for the worker to claim the jobs that waited. */
+export interface PausePorts {
+  db: Queryable;
+  jobsAvailable: Wakeup;
+}
 
 /**
  * Pauses (an owner's pause) or unpauses. An unpause wakes this node's worker,

@@ -1,12 +1,24 @@
 import { Decimal } from 'decimal.js';
-import type { AppDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { Settler } from '../billing/settler.js';
+import type { Config } from '../config.js';
+import type { Db } from '../store/db.js';
 import { newId } from '../ids.js';
 import { insertEvent } from '../store/events.js';
 import { pauseIfRunning } from '../store/organizations.js';
 import { budgetedSpends, chargedSinceByRunningOrganization, insertBudgetNotice, insertOrganizationBudgetNotice, liveChargedBetween } from '../store/spending.js';
 import { USD_PER_CREDIT } from '../billing/credits.js';
 
-export type SpendingPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'settler'>;
+/**
+ * The checks read spend after bringing the rollups up to date (settler), write each notice or pause in its own
+ * transaction (db), and log a pause; `config.anomaly` is the detector's thresholds.
+ */
+export interface SpendingPorts {
+  config: Pick<Config, 'anomaly'>;
+  db: Db;
+  log: Logger;
+  settler: Settler;
+}
 
 /**
  * Spending watch: budgets and the anomaly detector. Both run on a schedule,

@@ -1,10 +1,12 @@
-import type { AppDeps } from '../deps.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { Db } from '../store/db.js';
+import type { Wakeup } from '../wakeup.js';
 import { ApiError } from '../errors.js';
 import type { Principal } from '../domain/access.js';
 import { reserve, retryAfterSettling } from '../billing/credits.js';
 import { checkBudgetsOf } from '../billing/budgets.js';
 import { isTerminal, type GenerationRow } from './views.js';
-import { finish } from './finish.js';
+import { finish, type FinishPorts } from './finish.js';
 import { clientRef } from './upstream-request.js';
 import { requeueForAttempt, selectGeneration } from '../store/generations.js';
 import { enqueueJob } from '../store/jobs.js';
@@ -12,7 +14,16 @@ import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotenc
 import { claimLost } from './accept.js';
 import { generationOf } from './reads.js';
 
-export type ControlPorts = Pick<AppDeps, 'db' | 'finishes' | 'jobsAvailable' | 'log' | 'metrics' | 'providers' | 'settler'>;
+/** A cancel is the finishing statement of any end (FinishPorts), then a word to the provider that runs the job. */
+export interface CancelPorts extends FinishPorts {
+  providers: ProviderRegistry;
+}
+
+/** A retry is one transaction (a new reservation, the requeued attempt, its job), then a nudge to the worker. */
+export interface RetryPorts {
+  db: Db;
+  jobsAvailable: Wakeup;
+}
 
 /**
  * Cancel: a queued or running generation becomes canceled and its whole
@@ -20,7 +31,7 @@ export type ControlPorts = Pick<AppDeps, 'db' | 'finishes' | 'jobsAvailable' | '
  * success and failure use (so a cancel racing a finish can never both
  * happen); then the upstream job is told to stop.
  */
-export async function cancelGeneration(deps: ControlPorts, principal: Principal, id: string): Promise<GenerationRow> {
+export async function cancelGeneration(deps: CancelPorts, principal: Principal, id: string): Promise<GenerationRow> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const g = await generationOf(deps.db, principal, id);
     if (isTerminal(g.status)) {
@@ -45,7 +56,7 @@ export async function cancelGeneration(deps: ControlPorts, principal: Principal,
  * earlier attempts' upstream jobs and adopts one that finished, so the caller
  * pays once.
  */
-export async function retryGeneration(deps: ControlPorts, principal: Principal, id: string, claim?: IdempotencyClaim): Promise<GenerationRow> {
+export async function retryGeneration(deps: RetryPorts, principal: Principal, id: string, claim?: IdempotencyClaim): Promise<GenerationRow> {
   await retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
     // The Idempotency-Key names the retried generation in the retry's own transaction (store/idempotency.ts).
     if (claim && !(await linkIdempotencyClaim(q, claim, id))) throw claimLost();

@@ -1,10 +1,19 @@
-import type { AppDeps } from '../deps.js';
+import type { Logger } from 'pino';
 import type { Route } from '../providers/registry.js';
 import { ProviderError } from '../providers/types.js';
+import type { Queryable } from '../store/db.js';
 import { setAttemptProvider } from '../store/generations.js';
 import type { GenerationRow } from './views.js';
 
-export type FallbackPorts = Pick<AppDeps, 'db' | 'log'>;
+/** Trying routes in order only logs each move on; the caller's tryRoute does the work. */
+export interface FallbackPorts {
+  log: Logger;
+}
+
+/** Recording the attempt's provider is one statement. */
+export interface MoveToProviderPorts {
+  db: Queryable;
+}
 
 /**
  * Tries a model's routes in order (the one the generation was accepted with
@@ -34,7 +43,7 @@ export async function firstRouteThatTakes<T>(
 }
 
 /** Records which provider serves the attempt now, when routing moved it (fallback, or a job adopted from another provider). */
-export async function moveToProvider(deps: FallbackPorts, g: GenerationRow, provider: string): Promise<GenerationRow> {
+export async function moveToProvider(deps: MoveToProviderPorts, g: GenerationRow, provider: string): Promise<GenerationRow> {
   if (g.provider === provider) return g;
   await setAttemptProvider(deps.db, g.id, g.attempt, provider);
   return { ...g, provider };

@@ -1,17 +1,48 @@
-import type { AppDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { BlobStore } from '../files/types.js';
+import type { Batcher } from '../jobs/batcher.js';
+import type { Metrics } from '../metrics.js';
+import type { Moderator } from '../moderation/moderator.js';
+import type { PolicyCache } from '../moderation/policy.js';
+import type { Settler } from '../billing/settler.js';
+import type { Queryable } from '../store/db.js';
 import { newId } from '../ids.js';
 import { ProviderError, type SimulateOptions, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
 import { MODALITY_RULES } from './modalities.js';
-import { chargeAndFinish } from '../billing/statements.js';
+import { chargeAndFinish, type Finishing } from '../billing/statements.js';
 import { actualCredits } from '../billing/pricing.js';
 import type { AttemptEnd, GenerationRow, OutputRow } from './views.js';
-import { materializeOutputs, OutputError } from './outputs.js';
-import { demandOf, upstreamRequest } from './upstream-request.js';
+import { materializeOutputs, OutputError, type OutputPorts } from './outputs.js';
+import { demandOf, upstreamRequest, type UpstreamRequestPorts } from './upstream-request.js';
 
-/** Ending an attempt with what is already known (a failure, a cancel, outputs already stored). */
-export type FinishPorts = Pick<AppDeps, 'db' | 'finishes' | 'log' | 'metrics' | 'settler'>;
-/** Ending an attempt as the provider reported it: a success's outputs are fetched, stored and priced first. */
-export type FinishWithPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'moderator' | 'policies' | 'settler'>;
+/**
+ * Ending an attempt with what is already known (a failure, a cancel, outputs already stored): the finishing
+ * statement, on its own (db) or batched with others (finishes); then the settlement is scheduled (settler), the
+ * metrics counted and the end logged.
+ */
+export interface FinishPorts {
+  db: Queryable;
+  finishes: Batcher<Finishing, GenerationRow | null>;
+  log: Logger;
+  metrics: Metrics;
+  settler: Settler;
+}
+
+/** Files that belong to no output row are deleted. */
+interface BlobCleanupPorts {
+  blobs: BlobStore;
+  log: Logger;
+}
+
+/** A success's files: downloaded (OutputPorts), judged under the organization's policy, then put in the blob store. */
+interface StoreOutputsPorts extends OutputPorts, BlobCleanupPorts {
+  db: Queryable;
+  moderator: Moderator;
+  policies: PolicyCache;
+}
+
+/** Ending an attempt as the provider reported it: a success's outputs are fetched, stored and priced (catalog) first. */
+export interface FinishWithPorts extends FinishPorts, StoreOutputsPorts, UpstreamRequestPorts {}
 
 /**
  * How an attempt ends: its outputs stored in mmgen's blob store, then one
@@ -38,7 +69,7 @@ export function finishWith(deps: FinishWithPorts, g: GenerationRow, status: Upst
 }
 
 async function storeOutputs(
-  deps: Pick<AppDeps, 'blobs' | 'config' | 'db' | 'log' | 'moderator' | 'policies'>,
+  deps: StoreOutputsPorts,
   g: GenerationRow,
   status: UpstreamStatus,
   req: UpstreamRequest,
@@ -131,13 +162,13 @@ export async function finishSucceeded(
   return done;
 }
 
-async function deleteBlobs(deps: Pick<AppDeps, 'blobs' | 'log'>, outputs: OutputRow[]): Promise<void> {
+async function deleteBlobs(deps: BlobCleanupPorts, outputs: OutputRow[]): Promise<void> {
   await Promise.all(
     outputs.map((o) => deps.blobs.delete(o.blob_key).catch((err: unknown) => deps.log.warn({ err, key: o.blob_key }, 'could not delete an unrecorded output file'))),
   );
 }
 
-async function finishBlocked(deps: FinishPorts & Pick<AppDeps, 'blobs'>, g: GenerationRow, upstreamId: string | null, outputs: OutputRow[], batched: boolean): Promise<RunResult> {
+async function finishBlocked(deps: FinishPorts & BlobCleanupPorts, g: GenerationRow, upstreamId: string | null, outputs: OutputRow[], batched: boolean): Promise<RunResult> {
   const done = await finish(
     deps,
     g,

@@ -1,11 +1,14 @@
 import sharp from 'sharp';
 import { MODALITY_RULES } from './modalities.js';
-import type { AppDeps } from '../deps.js';
+import type { Config } from '../config.js';
 import { FetchFailed, FetchRefused, safeFetch } from '../files/safe-fetch.js';
 import { formatDurationMs, mimeToOutputType, probeAudioVideo, probeImage, sniffMime, videoThumbnail } from '../media/index.js';
 import type { OutputKind, UpstreamOutput, UpstreamRequest } from '../providers/types.js';
 
-export type OutputPorts = Pick<AppDeps, 'config'>;
+/** Only the download's bounds and address guard: `upstream` (size, time) and `allowPrivateNetwork`. */
+export interface OutputPorts {
+  config: Pick<Config, 'allowPrivateNetwork' | 'upstream'>;
+}
 
 /**
  * Turns what a provider handed over into files mmgen keeps: output URLs are

@@ -1,14 +1,22 @@
-import type { AppDeps } from '../deps.js';
+import type { Config } from '../config.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import { ApiError } from '../errors.js';
 import { ProviderError, type ChatStreamChunk } from '../providers/types.js';
-import { firstRouteThatTakes, moveToProvider } from './fallback.js';
-import { failureCode, finishFailed, finishSucceeded } from './finish.js';
-import { watchRun } from './run-watch.js';
+import { firstRouteThatTakes, moveToProvider, type FallbackPorts, type MoveToProviderPorts } from './fallback.js';
+import { failureCode, finishFailed, finishSucceeded, type FinishWithPorts } from './finish.js';
+import { watchRun, type RunWatchPorts } from './run-watch.js';
 import type { GenerationRow } from './views.js';
 import { selectGeneration } from '../store/generations.js';
 import { demandOf, upstreamRequest } from './upstream-request.js';
 
-export type RunStreamPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
+/**
+ * A streamed chat: its routes (providers, through fallback.ts), a watch that keeps the lease and notices a cancel
+ * (RunWatchPorts), and the finish of any generation (FinishWithPorts, whose upstream request it also builds).
+ */
+export interface RunStreamPorts extends FinishWithPorts, RunWatchPorts, FallbackPorts, MoveToProviderPorts {
+  config: Pick<Config, 'allowPrivateNetwork' | 'jobLeaseMs' | 'upstream'>;
+  providers: ProviderRegistry;
+}
 
 /**
  * Streams a chat generation from its provider, calling `onDelta` per piece,

@@ -1,4 +1,5 @@
-import type { AppDeps } from '../deps.js';
+import type { InflightWork } from '../jobs/inflight.js';
+import type { Queryable } from '../store/db.js';
 import { ApiError } from '../errors.js';
 import type { UpstreamStatus } from '../providers/types.js';
 import type { Principal } from '../domain/access.js';
@@ -7,10 +8,22 @@ import type { EarlyDispatch } from './early-dispatch.js';
 import { finishFailed, type RunResult } from './finish.js';
 import { isTerminal, type GenerationRow, type OutputRow } from './views.js';
 import { resumedGeneration, untilTerminal } from './resume.js';
-import { runGeneration } from './runner.js';
+import { runGeneration, type RunPorts } from './runner.js';
 import { selectGeneration, selectOutputs } from '../store/generations.js';
 
-export type RunSyncPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'inflight' | 'lifecycle' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
+/** resume.ts declares what its wait reads; whatever it names, a synchronous run passes on. */
+type UntilTerminalPorts = Parameters<typeof untilTerminal>[0];
+
+/**
+ * A run in the request (RunPorts), tracked so that shutdown awaits it and a repeat on this node can wait for it
+ * (inflight); a run that lost its lease waits for the other runner as resume.ts does, on that module's port.
+ */
+export type RunSyncPorts = RunPorts & UntilTerminalPorts & { inflight: InflightWork };
+
+/** The answer reads outputs it was not handed: one statement. */
+interface AnswerPorts {
+  db: Queryable;
+}
 
 /**
  * Runs a synchronous generation in the request; a failure at the provider is a 502 (it was refunded).
@@ -62,14 +75,14 @@ export async function finishSynchronously(
  * (resume.ts): the same as that request's, once the generation is finished.
  */
 export async function resumeSynchronously(
-  deps: Pick<AppDeps, 'db' | 'config'>,
+  deps: Parameters<typeof resumedGeneration>[0] & AnswerPorts,
   principal: Principal,
   id: string,
 ): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
   return answered(deps, await resumedGeneration(deps, principal, id, { untilTerminal: true }));
 }
 
-async function answered(deps: Pick<AppDeps, 'db'>, row: GenerationRow, outputs?: OutputRow[]): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
+async function answered(deps: AnswerPorts, row: GenerationRow, outputs?: OutputRow[]): Promise<{ row: GenerationRow; outputs: OutputRow[] }> {
   if (row.status === 'failed') {
     // Moderation blocked all it made: 451, as for its files (contract §11). Anything else failed upstream: 502.
     if (row.error?.code === 'content_blocked') throw new ApiError('content_blocked', `The generation ${row.id} was refunded: ${row.error.message}`);

@@ -1,8 +1,14 @@
-import type { AppDeps } from '../deps.js';
+import type { Config } from '../config.js';
+import type { Queryable } from '../store/db.js';
 import { renewJobLease } from '../store/jobs.js';
 import { selectGeneration } from '../store/generations.js';
 
-export type RunWatchPorts = Pick<AppDeps, 'config' | 'db' | 'nodeId'>;
+/** The lease is renewed, and the generation read, one statement at a time, under this node's name. */
+export interface RunWatchPorts {
+  config: Pick<Config, 'jobLeaseMs'>;
+  db: Queryable;
+  nodeId: string;
+}
 
 /** Why a run must stop before it reaches an end of its own. */
 export type RunStop =

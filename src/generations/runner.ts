@@ -1,31 +1,39 @@
-import type { AppDeps } from '../deps.js';
-import { ProviderError, type ProviderAdapter, type UpstreamProgress, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { ProviderError, type UpstreamProgress, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
+import type { Queryable } from '../store/db.js';
 import { markRunning, recordProgress, recordUpstreamId, setRunnerNode, selectGeneration } from '../store/generations.js';
 import type { EarlyDispatch } from './early-dispatch.js';
-import { firstRouteThatTakes, moveToProvider } from './fallback.js';
-import { failureCode, finishFailed, finishWith, type RunResult } from './finish.js';
-import { deleteJobIfTerminal } from '../store/jobs.js';
-import { watchRun, type RunWatch } from './run-watch.js';
+import { firstRouteThatTakes, moveToProvider, type MoveToProviderPorts } from './fallback.js';
+import type { FinishWithPorts, RunResult } from './finish.js';
+import {
+  endAlreadyTerminal, endAnsweredAtOnce, endedElsewhere, endHalted, endNoRouteTook, endPollRefused, endProviderMissing,
+  endReported, endSpeechFailed, endStopped, endSuperseded, endTimedOut, endUnreachable, notRunnable,
+  type Placement, type UpstreamJob,
+} from './run-ends.js';
+import { watchRun, type RunWatch, type RunWatchPorts } from './run-watch.js';
 import { isTerminal, type GenerationRow } from './views.js';
 import { clientRef, demandOf, upstreamModelFor, upstreamRequest } from './upstream-request.js';
-import { withAvatarAudio } from './speech-step.js';
-
-export type RunPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'lifecycle' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
+import { withAvatarAudio, type SpeechStepPorts } from './speech-step.js';
 
 /**
- * Runs one generation to a terminal state. Every step is safe to repeat, so a
- * worker that dies anywhere leaves a job that the next worker resumes:
- * - the upstream job id is recorded before mmgen waits on it, and a
- *   submission whose answer was lost is found again by its client reference;
- * - finishing is one statement that moves the generation out of `running`
- *   (so a concurrent cancel or a second runner finds nothing to do), settles
- *   the attempt's credits (once, by ledger reference), writes the outputs and
- *   deletes the job.
+ * A run reaches the whole lifecycle of a generation: its row and job (db, under this node's name, with a lease
+ * kept alive: RunWatchPorts), its model and input (catalog, blobs), the providers (with the speech step's),
+ * its outputs stored and judged, and the finishing statement with what follows it (FinishWithPorts); `lifecycle`
+ * says when the process has shut down past its grace period.
  */
+export interface RunPorts extends FinishWithPorts, SpeechStepPorts, RunWatchPorts, MoveToProviderPorts {
+  config: Pick<Config, 'allowPrivateNetwork' | 'jobLeaseMs' | 'upstream'>;
+  lifecycle: Lifecycle;
+}
+
 const POLL_MIN_MS = 25;
 const POLL_MAX_MS = 2000;
 /** At most one progress write per running generation per this interval: the rest wait for the next poll after it. */
 const PROGRESS_WRITE_MS = 1000;
+/** Consecutive failed polls (network, unknown errors) before the generation is failed and refunded. */
+const MAX_POLL_ERRORS = 10;
 
 export interface RunOptions {
   /** The generation as just accepted by this process (skips a read). */
@@ -42,10 +50,102 @@ export interface RunOptions {
   early?: EarlyDispatch | undefined;
 }
 
-/** Where a generation's upstream work runs: the adapter, and the request as that adapter's route names the model. */
-interface Placement {
-  adapter: ProviderAdapter;
-  req: UpstreamRequest;
+/**
+ * Runs one generation to a terminal state. Every step is safe to repeat, so a
+ * worker that dies anywhere leaves a job that the next worker resumes:
+ * - the upstream job id is recorded before mmgen waits on it, and a
+ *   submission whose answer was lost is found again by its client reference;
+ * - finishing is one statement that moves the generation out of `running`
+ *   (so a concurrent cancel or a second runner finds nothing to do), settles
+ *   the attempt's credits (once, by ledger reference), writes the outputs and
+ *   deletes the job.
+ * Each way it ends is one step of run-ends.ts.
+ */
+export async function runGeneration(deps: RunPorts, generationId: string, opts: RunOptions = {}): Promise<RunResult> {
+  const watch = watchRun(deps, generationId);
+  try {
+    return await run(deps, generationId, opts, watch);
+  } finally {
+    watch.stop();
+    // An early provider call this run did not take up (it found the generation finished, canceled, …) is stopped.
+    opts.early?.abort();
+  }
+}
+
+/** What a step hands on to the next one, or the end the run came to (run-ends.ts). */
+type Step<T> = { go: T } | { end: RunResult | Promise<RunResult> };
+
+/**
+ * The lifecycle: take the generation up, place its upstream job (the one recorded on the attempt, an earlier
+ * submission adopted, or a new submission), then wait on it until one of the ends.
+ */
+async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch: RunWatch): Promise<RunResult> {
+  const taken = await takeUp(deps, generationId, opts);
+  if ('end' in taken) return taken.end;
+  const { g, fresh } = taken.go;
+  const req = await upstreamRequest(deps, g);
+  const placed = g.upstream_id ? followRecorded(deps, g, g.upstream_id, req) : await submitOrAdopt(deps, g, req, fresh, opts);
+  if ('end' in placed) return placed.end;
+  return waitForEnd(deps, placed.go, watch);
+}
+
+/**
+ * Reads the generation and takes it up: out of `queued` (only the run that moves it knows that nothing was
+ * submitted for a first attempt: `fresh`), with this node named as its runner.
+ */
+async function takeUp(deps: RunPorts, generationId: string, opts: RunOptions): Promise<Step<{ g: GenerationRow; fresh: boolean }>> {
+  let g = opts.row ?? (await selectGeneration(deps.db, generationId));
+  if (!g) return { end: notRunnable() };
+  if (isTerminal(g.status)) return { end: endAlreadyTerminal(deps, generationId) };
+  let fresh = opts.fresh === true;
+  if (g.status === 'queued') {
+    const moved = await markRunning(deps.db, g.id, deps.nodeId);
+    if (moved) {
+      g = moved;
+      fresh ||= g.attempt === 1;
+    } else {
+      g = await selectGeneration(deps.db, generationId);
+      if (!g || isTerminal(g.status)) return { end: endedElsewhere() };
+      fresh = false;
+    }
+  }
+  if (g.runner_node !== deps.nodeId) {
+    await setRunnerNode(deps.db, g.id, deps.nodeId);
+  }
+  return { go: { g, fresh } };
+}
+
+/** The attempt's upstream job is recorded (a run that died or lost its lease after submitting): it is waited on where it runs. */
+function followRecorded(deps: RunPorts, g: GenerationRow, upstreamId: string, req: UpstreamRequest): Step<UpstreamJob> {
+  const adapter = deps.providers.byName(g.provider ?? '');
+  if (!adapter) return { end: endProviderMissing(deps, g) };
+  return { go: { g, adapter, req, upstreamId } };
+}
+
+/**
+ * No job is recorded on the attempt: an avatar's speech is made first (speech-step.ts); then an earlier submission
+ * that is still good is adopted (reconcile), or the work goes to the first route that takes it (fallback.ts).
+ */
+async function submitOrAdopt(deps: RunPorts, g: GenerationRow, baseReq: UpstreamRequest, fresh: boolean, opts: RunOptions): Promise<Step<UpstreamJob>> {
+  let req: UpstreamRequest;
+  try {
+    req = await withAvatarAudio(deps, g, baseReq);
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    return { end: endSpeechFailed(deps, g, err) };
+  }
+  const adopted = fresh ? null : await reconcile(deps, g, req);
+  if (adopted) return recordSubmission(deps, await moveToProvider(deps, g, adopted.adapter.name), adopted, req);
+  let submitted: Awaited<ReturnType<typeof submitWithFallback>>;
+  try {
+    submitted = await submitWithFallback(deps, g, req, fresh ? opts.early?.take() : null);
+  } catch (err) {
+    return { end: endNoRouteTook(deps, g, err) };
+  }
+  const moved = await moveToProvider(deps, g, submitted.adapter.name);
+  const { status } = submitted;
+  if (status && isTerminal(status.state)) return { end: endAnsweredAtOnce(deps, moved, { ...submitted, status }, opts.replyEarly === true) };
+  return recordSubmission(deps, moved, submitted, req);
 }
 
 /** Submits to the first route that takes the work (fallback.ts), or takes the early call's answer for the first. */
@@ -77,142 +177,26 @@ async function submitWithFallback(
   );
 }
 
-/** Consecutive failed polls (network, unknown errors) before the generation is failed and refunded. */
-const MAX_POLL_ERRORS = 10;
-
-export async function runGeneration(deps: RunPorts, generationId: string, opts: RunOptions = {}): Promise<RunResult> {
-  const watch = watchRun(deps, generationId);
-  try {
-    return await run(deps, generationId, opts, watch);
-  } finally {
-    watch.stop();
-    // An early provider call this run did not take up (it found the generation finished, canceled, …) is stopped.
-    opts.early?.abort();
-  }
-}
-
-async function run(deps: RunPorts, generationId: string, opts: RunOptions, watch: RunWatch): Promise<RunResult> {
-  let g = opts.row ?? (await selectGeneration(deps.db, generationId));
-  if (!g) return { outcome: 'not_runnable' };
-  if (isTerminal(g.status)) {
-    await deleteJobIfTerminal(deps.db, generationId);
-    return { outcome: 'finished' };
-  }
-  let fresh = opts.fresh === true;
-  if (g.status === 'queued') {
-    // Only the run that moves it out of `queued` knows nothing was submitted for a first attempt.
-    const moved = await markRunning(deps.db, g.id, deps.nodeId);
-    if (moved) {
-      g = moved;
-      fresh ||= g.attempt === 1;
-    } else {
-      g = await selectGeneration(deps.db, generationId);
-      if (!g || isTerminal(g.status)) return { outcome: 'finished' };
-      fresh = false;
-    }
-  }
-  if (g.runner_node !== deps.nodeId) {
-    await setRunnerNode(deps.db, g.id, deps.nodeId);
-  }
-  let baseReq = await upstreamRequest(deps, g);
-
-  let upstreamId = g.upstream_id;
-  let placement: Placement;
-  if (upstreamId) {
-    const adapter = deps.providers.byName(g.provider ?? '');
-    if (!adapter) return finishFailed(deps, g, `The provider '${g.provider}' is not configured on this node.`);
-    placement = { adapter, req: baseReq };
-  } else {
-    try {
-      baseReq = await withAvatarAudio(deps, g, baseReq);
-    } catch (err) {
-      if (!(err instanceof ProviderError)) throw err;
-      return finishFailed(deps, g, `The avatar's audio could not be prepared: ${err.message}.`);
-    }
-    const adopted = fresh ? null : await reconcile(deps, g, baseReq);
-    if (adopted) {
-      placement = adopted;
-      upstreamId = adopted.upstreamId;
-    } else {
-      let submitted: Awaited<ReturnType<typeof submitWithFallback>>;
-      try {
-        submitted = await submitWithFallback(deps, g, baseReq, fresh ? opts.early?.take() : null);
-      } catch (err) {
-        if (!(err instanceof ProviderError)) deps.log.warn({ err, generationId }, 'submission failed');
-        return finishFailed(deps, g, err instanceof ProviderError ? err.message : 'The provider could not be reached.', null, failureCode(err));
-      }
-      placement = submitted;
-      upstreamId = submitted.upstreamId;
-      g = await moveToProvider(deps, g, submitted.adapter.name);
-      // Answered at once: nothing to wait on, so the id is recorded with the result.
-      if (submitted.status && isTerminal(submitted.status.state)) {
-        const early = opts.replyEarly === true && submitted.status.state === 'succeeded' && !submitted.status.outputs?.length;
-        // Answered before it is finished, its finishing statement can wait to share a round trip; not a seeded one, which
-        // the same request repeated at once must find in the cache.
-        const settled = finishWith(deps, g, submitted.status, submitted.upstreamId, submitted.req, early && g.cache_key === null);
-        if (early) return { outcome: 'finished', early: { status: submitted.status, settled } };
-        return settled;
-      }
-    }
-    g = await moveToProvider(deps, g, placement.adapter.name);
-    const adapter = placement.adapter;
-    if (!(await recordUpstreamId(deps.db, g.id, g.attempt, upstreamId))) {
-      const now = await selectGeneration(deps.db, generationId);
-      if (now?.status === 'running' && now.attempt === g.attempt && now.upstream_id) {
-        // Another runner recorded its own submission first: follow that one, stop ours.
-        if (now.upstream_id !== upstreamId) await adapter.cancel(upstreamId).catch(() => {});
-        upstreamId = now.upstream_id;
-        const theirs = deps.providers.byName(now.provider ?? '');
-        if (theirs) placement = { adapter: theirs, req: { ...baseReq, upstreamModel: upstreamModelFor(baseReq.model, now.provider) } };
-      } else {
-        // Canceled (or retried) while we submitted: the upstream job must not run on.
-        await adapter.cancel(upstreamId).catch(() => {});
-        return { outcome: 'finished' };
-      }
-    }
-  }
-  const { adapter, req } = placement;
-
-  // Polls never wait longer than a quarter of the lease, so a run notices a lost lease or a cancel in time.
-  const maxDelay = Math.min(POLL_MAX_MS, Math.max(POLL_MIN_MS, Math.floor(deps.config.jobLeaseMs / 4)));
-  let delay = POLL_MIN_MS;
-  let pollErrors = 0;
-  const waitStarted = Date.now();
-  const progress = progressWriter(deps, g.id, g.attempt);
-  for (;;) {
-    let status: UpstreamStatus;
-    try {
-      status = await adapter.poll(upstreamId, req);
-      pollErrors = 0;
-    } catch (err) {
-      if (err instanceof ProviderError && !err.opts.retryable) return finishFailed(deps, g, err.message, null, failureCode(err));
-      pollErrors++;
-      deps.log.warn({ err, generationId, pollErrors }, 'poll failed');
-      if (pollErrors >= MAX_POLL_ERRORS) {
-        await adapter.cancel(upstreamId).catch(() => {});
-        return finishFailed(deps, g, `The provider could not be asked about this job ${MAX_POLL_ERRORS} times in a row.`);
-      }
-      status = { state: 'running' };
-    }
-    if (isTerminal(status.state)) return finishWith(deps, g, status, upstreamId, req);
-    if (status.progress) await progress(status.progress);
-    if (Date.now() - waitStarted > deps.config.upstream.jobTimeoutMs) {
-      // The job is left running upstream: its id is recorded, so a retry adopts its result if it finishes.
-      return finishFailed(
-        deps, g,
-        `The provider did not finish this job within ${Math.round(deps.config.upstream.jobTimeoutMs / 1000)} s; it was refunded. ` +
-          'Retrying it asks the provider about the same job first.',
-      );
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, maxDelay);
-    // Shut down past its grace period: the job goes back to the queue with its upstream id recorded.
-    if (deps.lifecycle.halted) return { outcome: 'lost_lease' };
-    const stop = await watch.check(g.attempt);
-    if (stop === 'canceled') await adapter.cancel(upstreamId).catch(() => {});
-    if (stop === 'lost_lease') return { outcome: 'lost_lease' };
-    if (stop) return { outcome: 'finished' };
-  }
+/**
+ * Records the job's id on the attempt before anything waits on it. A run that loses that race to another runner
+ * of the same attempt follows the other's job and stops its own; one that finds the attempt over ends.
+ */
+async function recordSubmission(
+  deps: RunPorts,
+  g: GenerationRow,
+  mine: Placement & { upstreamId: string },
+  baseReq: UpstreamRequest,
+): Promise<Step<UpstreamJob>> {
+  if (await recordUpstreamId(deps.db, g.id, g.attempt, mine.upstreamId)) return { go: { g, adapter: mine.adapter, req: mine.req, upstreamId: mine.upstreamId } };
+  const now = await selectGeneration(deps.db, g.id);
+  if (!now || now.status !== 'running' || now.attempt !== g.attempt || !now.upstream_id) return { end: endSuperseded(mine) };
+  // Another runner recorded its own submission first: follow that one, stop ours.
+  if (now.upstream_id !== mine.upstreamId) await mine.adapter.cancel(mine.upstreamId).catch(() => {});
+  const theirs = deps.providers.byName(now.provider ?? '');
+  const where: Placement = theirs
+    ? { adapter: theirs, req: { ...baseReq, upstreamModel: upstreamModelFor(baseReq.model, now.provider) } }
+    : { adapter: mine.adapter, req: mine.req };
+  return { go: { g, ...where, upstreamId: now.upstream_id } };
 }
 
 /**
@@ -238,11 +222,46 @@ async function reconcile(deps: RunPorts, g: GenerationRow, req: UpstreamRequest)
 }
 
 /**
+ * Polls the job, backing off to a quarter of the lease at most (so a run notices a lost lease or a cancel in time),
+ * and writes the provider's progress, until one of the ends: the provider reports the job's end or refuses to be
+ * asked, cannot be reached, takes too long, or the run's watch (or the process's shutdown) stops it.
+ */
+async function waitForEnd(deps: RunPorts, job: UpstreamJob, watch: RunWatch): Promise<RunResult> {
+  const { g, adapter, req, upstreamId } = job;
+  const maxDelay = Math.min(POLL_MAX_MS, Math.max(POLL_MIN_MS, Math.floor(deps.config.jobLeaseMs / 4)));
+  let delay = POLL_MIN_MS;
+  let pollErrors = 0;
+  const waitStarted = Date.now();
+  const progress = progressWriter(deps, g.id, g.attempt);
+  for (;;) {
+    let status: UpstreamStatus;
+    try {
+      status = await adapter.poll(upstreamId, req);
+      pollErrors = 0;
+    } catch (err) {
+      if (err instanceof ProviderError && !err.opts.retryable) return endPollRefused(deps, job, err);
+      pollErrors++;
+      deps.log.warn({ err, generationId: g.id, pollErrors }, 'poll failed');
+      if (pollErrors >= MAX_POLL_ERRORS) return endUnreachable(deps, job, MAX_POLL_ERRORS);
+      status = { state: 'running' };
+    }
+    if (isTerminal(status.state)) return endReported(deps, job, status);
+    if (status.progress) await progress(status.progress);
+    if (Date.now() - waitStarted > deps.config.upstream.jobTimeoutMs) return endTimedOut(deps, job);
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, maxDelay);
+    if (deps.lifecycle.halted) return endHalted();
+    const stop = await watch.check(g.attempt);
+    if (stop) return endStopped(job, stop);
+  }
+}
+
+/**
  * Writes what the provider reports of a running job when it changed, at most
  * every PROGRESS_WRITE_MS; a value held back is written at the first poll
  * after that. A failed write loses only that report.
  */
-function progressWriter(deps: Pick<RunPorts, 'db' | 'log'>, id: string, attempt: number): (p: UpstreamProgress) => Promise<void> {
+function progressWriter(deps: { db: Queryable; log: Logger }, id: string, attempt: number): (p: UpstreamProgress) => Promise<void> {
   let written = '';
   let at = 0;
   return async (p) => {

@@ -1,9 +1,10 @@
 import { speaksFirst, type CatalogModel } from '../catalog/index.js';
-import type { AppDeps } from '../deps.js';
+import type { BlobStore } from '../files/types.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import { ProviderError, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
-import { firstRouteThatTakes } from './fallback.js';
+import { firstRouteThatTakes, type FallbackPorts } from './fallback.js';
 import type { GenerationRow } from './views.js';
-import { materializeOutputs } from './outputs.js';
+import { materializeOutputs, type OutputPorts } from './outputs.js';
 
 /**
  * The speech step of an audio-driven avatar asked to say a text (issue 18):
@@ -12,7 +13,15 @@ import { materializeOutputs } from './outputs.js';
  * kept as an input file, so a retry or a second runner reuses it; its price
  * is part of the avatar's reservation (billing/pricing.ts).
  */
-export type SpeechStepPorts = Pick<AppDeps, 'blobs' | 'config' | 'db' | 'log' | 'providers'>;
+
+/**
+ * The speech is kept as a blob (no row), asked of the voice model's routes through fallback.ts, and downloaded like
+ * any output; its deadline is `config.upstream`'s, which OutputPorts already names.
+ */
+export interface SpeechStepPorts extends FallbackPorts, OutputPorts {
+  blobs: BlobStore;
+  providers: ProviderRegistry;
+}
 
 const speechBlob = (generationId: string) => `inputs/${generationId}-speech`;
 

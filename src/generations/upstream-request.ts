@@ -1,10 +1,15 @@
-import type { AppDeps } from '../deps.js';
+import type { Catalog } from '../catalog/index.js';
+import type { BlobStore } from '../files/types.js';
 import { probeImage } from '../media/index.js';
 import type { RouteDemand } from '../providers/parameters.js';
 import type { UpstreamRequest } from '../providers/types.js';
 import type { GenerationRow } from './views.js';
 
-export type UpstreamRequestPorts = Pick<AppDeps, 'blobs' | 'catalog'>;
+/** The generation's model (catalog) and its stored input image (blobs). */
+export interface UpstreamRequestPorts {
+  blobs: BlobStore;
+  catalog: Catalog;
+}
 
 /** The client reference of an attempt, sent with every submission so that a lost answer can be found again. */
 export function clientRef(generationId: string, attempt: number): string {

@@ -1,8 +1,10 @@
-import type { AppDeps } from '../deps.js';
 import type { Queryable } from '../store/db.js';
 import { generationVersions } from '../store/generations.js';
 
-export type GenerationWatchPorts = Pick<AppDeps, 'db'>;
+/** Only reads; the runtime's ports object (the same one each time) is the key of its watch. */
+export interface GenerationWatchPorts {
+  db: Queryable;
+}
 
 interface Waiter {
   after: number;

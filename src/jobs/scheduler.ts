@@ -1,7 +1,9 @@
-import type { AppDeps } from '../deps.js';
-import { checkBudgets, detectAnomalies } from '../domain/spending.js';
+import type { Config } from '../config.js';
+import { checkBudgets, detectAnomalies, type SpendingPorts } from '../domain/spending.js';
 
-export type SchedulerPorts = Pick<AppDeps, 'config' | 'db' | 'log' | 'settler'>;
+export interface SchedulerPorts extends SpendingPorts {
+  config: Pick<Config, 'anomaly' | 'schedulerIntervalMs'>;
+}
 
 /** Periodic checks that belong to no request: budgets and spending anomalies. */
 export class Scheduler {

@@ -1,13 +1,24 @@
-import type { AppDeps } from '../deps.js';
+import type { Config } from '../config.js';
+import type { Db } from '../store/db.js';
+import type { Wakeup } from '../wakeup.js';
 import { finishFailed } from '../generations/finish.js';
-import { runGeneration } from '../generations/runner.js';
+import { runGeneration, type RunPorts } from '../generations/runner.js';
 import { claimDueJobs, deleteJobIfTerminal } from '../store/jobs.js';
 import { selectGeneration } from '../store/generations.js';
 import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler, type SchedulerPorts } from './scheduler.js';
 import { settledWithin } from './inflight.js';
 
-export type WorkerPorts = Pick<AppDeps, 'blobs' | 'catalog' | 'config' | 'db' | 'finishes' | 'jobsAvailable' | 'lifecycle' | 'log' | 'metrics' | 'moderator' | 'nodeId' | 'policies' | 'providers' | 'settler'>;
+/**
+ * The worker claims jobs and beats under this node's name, runs each claimed generation (RunPorts), hosts the
+ * periodic spending checks (SchedulerPorts), and is woken when this process enqueues a job (jobsAvailable).
+ */
+export interface WorkerPorts extends RunPorts, SchedulerPorts {
+  config: Pick<Config, 'allowPrivateNetwork' | 'anomaly' | 'jobLeaseMs' | 'schedulerIntervalMs' | 'upstream' | 'workerConcurrency' | 'workerPollMs'>;
+  /** Transactions only for the scheduler's notices and pauses; a run needs single statements. */
+  db: Db;
+  jobsAvailable: Wakeup;
+}
 
 /** Claims of one job before it is failed as unprocessable (each claim is a run that died or crashed). */
 const MAX_CLAIMS = 5;
