@@ -1,8 +1,11 @@
-import type { AppDeps } from '../deps.js';
+import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
 
-export type AudioInputPorts = Pick<AppDeps, 'config'>;
+/** Whether an audio_url may name a private address is the operator's setting. */
+export interface AudioInputPorts {
+  config: Pick<Config, 'allowPrivateNetwork'>;
+}
 
 /** Largest audio file accepted from an audio_url (a minute of 48 kHz stereo WAV is ~11 MB). */
 export const MAX_AUDIO_URL_BYTES = 20 * 1024 * 1024;

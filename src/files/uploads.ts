@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { AppDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../store/db.js';
+import type { FileLinks } from './links.js';
+import type { BlobStore, UrlSigner } from './types.js';
 import type { Principal } from '../domain/access.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -10,11 +14,23 @@ import { incomingUploadKey } from './links.js';
 import { FetchFailed, FetchRefused, safeFetch } from './safe-fetch.js';
 
 /** Reading an upload, or an input image by upload or URL; a direct (presigned) upload is completed on first read. */
-export type UploadPorts = Pick<AppDeps, 'blobs' | 'config' | 'db' | 'log'>;
+export interface UploadPorts {
+  blobs: BlobStore;
+  config: Pick<Config, 's3' | 'allowPrivateNetwork'>;
+  db: Db;
+  log: Logger;
+}
 /** A new upload and the URL it is sent to. */
-export type NewUploadPorts = Pick<AppDeps, 'db' | 'links'>;
+export interface NewUploadPorts {
+  db: Db;
+  links: FileLinks;
+}
 /** An upload's bytes, sent to mmgen's own signed URL. */
-export type ReceiveUploadPorts = Pick<AppDeps, 'blobs' | 'db' | 'signer'>;
+export interface ReceiveUploadPorts {
+  blobs: BlobStore;
+  db: Db;
+  signer: UrlSigner;
+}
 
 /**
  * Uploads glossary
@@ -104,7 +120,7 @@ export async function createUpload(
   return { ...toView(row), upload_url: target.url, method: 'PUT', headers: target.headers };
 }
 
-function uploadOf(deps: Pick<AppDeps, 'db'>, principal: Principal, id: string): Promise<UploadRow | null> {
+function uploadOf(deps: Pick<UploadPorts, 'db'>, principal: Principal, id: string): Promise<UploadRow | null> {
   return findUploadOf(deps.db, id, principal.organizationId, principal.mode);
 }
 
@@ -122,7 +138,7 @@ export async function getUpload(deps: UploadPorts, principal: Principal, id: str
 }
 
 /** Whether upload PUTs go straight to the blob store (S3 presigned) rather than through mmgen. */
-function directUploads(deps: Pick<AppDeps, 'blobs' | 'config'>): boolean {
+function directUploads(deps: Pick<UploadPorts, 'blobs' | 'config'>): boolean {
   return deps.config.s3?.urls === 'presigned' && deps.blobs.presigner !== undefined;
 }
 
@@ -144,7 +160,7 @@ async function completeDirectUpload(deps: UploadPorts, row: UploadRow): Promise<
 }
 
 /** Throws 403 signature_invalid unless the query signs `path` and has not expired. */
-export function checkSignature(deps: Pick<AppDeps, 'signer'>, path: string, query: Record<string, string | undefined>, what: string): void {
+export function checkSignature(deps: Pick<ReceiveUploadPorts, 'signer'>, path: string, query: Record<string, string | undefined>, what: string): void {
   const check = deps.signer.verify(path, query);
   if (check === 'expired') throw new ApiError('signature_invalid', `This ${what} URL has expired.`);
   if (check !== 'ok') throw new ApiError('signature_invalid', `This ${what} URL's signature is missing or invalid.`);
@@ -227,7 +243,7 @@ async function checkAudio(declared: (typeof AUDIO_CONTENT_TYPES)[number], bytes:
 }
 
 /** Stores checked bytes as the upload's file and marks it uploaded; a racing store that came first wins (its row is returned). */
-async function storeUpload(deps: Pick<AppDeps, 'blobs' | 'db'>, row: Pick<UploadRow, 'id' | 'content_type'>, bytes: Buffer, probe: FileProbe): Promise<UploadRow> {
+async function storeUpload(deps: Pick<ReceiveUploadPorts, 'blobs' | 'db'>, row: Pick<UploadRow, 'id' | 'content_type'>, bytes: Buffer, probe: FileProbe): Promise<UploadRow> {
   const id = row.id;
   const digest = sha256(bytes);
   const blobKey = `uploads/${id}`;
@@ -271,7 +287,7 @@ export async function requestImage(bytes: Buffer, declared: string | undefined, 
 }
 
 /** A checked request image kept as an upload of the caller (`id` chosen by the caller), so a generation takes it by upload_id. */
-export async function keepRequestImage(deps: Pick<AppDeps, 'blobs' | 'db'>, principal: Principal, id: string, image: RequestImage): Promise<void> {
+export async function keepRequestImage(deps: Pick<ReceiveUploadPorts, 'blobs' | 'db'>, principal: Principal, id: string, image: RequestImage): Promise<void> {
   const row = await insertUpload(deps.db, {
     id,
     organizationId: principal.organizationId,
