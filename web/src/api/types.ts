@@ -42,6 +42,8 @@ export type Generation = SDK.Generation;
 
 export type Comparison = SDK.Comparison;
 
+export type Quote = SDK.Quote;
+
 export type UsageLine = SDK.Usage['data'][number];
 export type UsageNumbers = Pick<UsageLine, 'generations' | 'charged_credits' | 'refunded_credits' | 'cost_usd'>;
 export type UsageGroup = NonNullable<SDK.UsageParams['group_by']>;
