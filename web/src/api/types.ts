@@ -7,8 +7,6 @@ import type * as SDK from '@mmgen/sdk';
  */
 
 export type Modality = SDK.Modality;
-/** In the order the dashboard shows them; `satisfies` keeps the list within the API's modalities. */
-export const MODALITY_IDS = ['image', 'video', 'voice', 'music', 'avatar', 'chat', '3d', 'upscale'] as const satisfies readonly Modality[];
 
 export type Role = SDK.ApiKey['role'];
 export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const satisfies readonly Role[];
