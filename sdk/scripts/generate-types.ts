@@ -1,5 +1,6 @@
 /**
- * Regenerates src/generated/openapi.ts from the OpenAPI document mmgen serves,
+ * Regenerates src/generated/openapi.ts and src/generated/modalities.ts (the
+ * modalities' endpoints) from the OpenAPI document mmgen serves,
  * and src/model-parameters.generated.ts from the parameters of this checkout's
  * catalog (scripts/model-parameters.ts).
  *
@@ -17,7 +18,7 @@ import { loadConfig } from '../../src/config.js';
 import { runtimeOn, startServer } from '../../src/main.js';
 import { PGliteDb } from '../../src/store/db.js';
 import { DEFAULT_CATALOG_DATE, MODEL_PARAMETERS_PATH, renderModelParameterTypes, servedModelParameters } from './model-parameters.js';
-import { GENERATED_TYPES_PATH, renderOpenApiTypes } from './openapi-types.js';
+import { GENERATED_MODALITIES_PATH, GENERATED_TYPES_PATH, renderModalityEndpoints, renderOpenApiTypes } from './openapi-types.js';
 
 async function fetchDocument(baseUrl: string): Promise<Record<string, unknown>> {
   const res = await fetch(new URL('/v1/openapi.json', baseUrl));
@@ -47,6 +48,9 @@ const out = join(sdkDir, GENERATED_TYPES_PATH);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, await renderOpenApiTypes(document));
 process.stdout.write(`Wrote ${out}\n`);
+const modalitiesOut = join(sdkDir, GENERATED_MODALITIES_PATH);
+writeFileSync(modalitiesOut, renderModalityEndpoints(document));
+process.stdout.write(`Wrote ${modalitiesOut}\n`);
 
 const date = values['catalog-date'] ?? DEFAULT_CATALOG_DATE;
 if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`--catalog-date wants YYYY-MM-DD, not '${date}'`);

@@ -21,3 +21,43 @@ export async function renderOpenApiTypes(document: Record<string, unknown>): Pro
   ].join('\n');
   return `${header}${astToString(ast)}`;
 }
+
+/** Where the modalities' endpoints, as the document's `x-mmgen-modality` extensions declare them, are written. */
+export const GENERATED_MODALITIES_PATH = 'src/generated/modalities.ts';
+
+interface ModalityExtension {
+  modality: string;
+  sync: boolean;
+  prompt_field: string | null;
+  image: 'none' | 'optional' | 'required';
+}
+
+/**
+ * Each modality's endpoint as the server declares it (`x-mmgen-modality` on its operation): the path the SDK's
+ * create methods post to, whether it answers synchronously, its prompt field and its image rule. In the
+ * document's order; deterministic for a given document.
+ */
+export function renderModalityEndpoints(document: Record<string, unknown>): string {
+  const entries: string[] = [];
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { operationId?: string; 'x-mmgen-modality'?: ModalityExtension }>>;
+  for (const [path, ops] of Object.entries(paths)) {
+    for (const op of Object.values(ops)) {
+      const m = op['x-mmgen-modality'];
+      if (!m) continue;
+      const fields = { path, operationId: op.operationId, sync: m.sync, promptField: m.prompt_field, image: m.image };
+      entries.push(`  ${JSON.stringify(m.modality)}: ${JSON.stringify(fields).replace(/,"/g, ', "').replace(/":/g, '": ')},`);
+    }
+  }
+  const version = (document.info as { version?: string } | undefined)?.version ?? 'unknown';
+  return [
+    '/* eslint-disable */',
+    `// Generated from the x-mmgen-modality extensions of mmgen's GET /v1/openapi.json (API ${version}) by \`npm run generate -w @mmgen/sdk\`.`,
+    '// Do not edit: a test fails when this file differs from what mmgen serves.',
+    '',
+    '/** Each modality\'s endpoint, as the server declares it: its path, whether it answers with the finished generation, its prompt field, its image rule. */',
+    'export const MODALITY_ENDPOINTS = {',
+    ...entries,
+    '} as const;',
+    '',
+  ].join('\n');
+}

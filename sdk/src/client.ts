@@ -8,6 +8,7 @@ import { Avatars, Images, Music, ThreeD, Upscale, Videos, Voice } from './resour
 import { Generations } from './resources/generations.js';
 import { Models } from './resources/models.js';
 import { OrganizationResource, WalletResource } from './resources/organization.js';
+import { Quotes } from './resources/quotes.js';
 import { Uploads } from './resources/uploads.js';
 import { UsageResource } from './resources/usage.js';
 import { Webhooks } from './resources/webhooks.js';
@@ -66,6 +67,7 @@ export class Mmgen {
   readonly upscale: Upscale;
   readonly generations: Generations;
   readonly comparisons: Comparisons;
+  readonly quotes: Quotes;
   readonly models: Models;
   readonly organization: OrganizationResource;
   readonly wallet: WalletResource;
@@ -103,6 +105,7 @@ export class Mmgen {
     this.threeD = new ThreeD(t);
     this.upscale = new Upscale(t);
     this.comparisons = new Comparisons(t, this.generations);
+    this.quotes = new Quotes(t);
     this.models = new Models(t);
     this.organization = new OrganizationResource(t);
     this.wallet = new WalletResource(t);

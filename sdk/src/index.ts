@@ -12,6 +12,7 @@ export type { ChatCompletionStream } from './resources/chat.js';
 export type { ComparisonWaitOptions } from './resources/comparisons.js';
 export { isTerminal, TERMINAL_STATUSES, StreamUnavailableError, type GenerationProgress, type GenerationStreamEvent, type StreamOptions, type WaitOptions } from './resources/generations.js';
 export { detectImageType, type UploadFile } from './resources/uploads.js';
+export { MODALITY_ENDPOINTS } from './generated/modalities.js';
 export * from './types.js';
 export { VERSION } from './version.js';
 export * from './webhooks.js';

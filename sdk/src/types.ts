@@ -41,6 +41,20 @@ export type AvatarCreateParams = RequestBody<'createAvatar'>;
 export type ChatCreateParams = RequestBody<'createChat'>;
 export type ThreeDCreateParams = RequestBody<'createThreeD'>;
 export type UpscaleCreateParams = RequestBody<'createUpscale'>;
+
+/** Each modality's request body (the body of its endpoint, MODALITY_ENDPOINTS). */
+export interface ModalityCreateParams extends Record<Modality, unknown> {
+  image: ImageCreateParams;
+  video: VideoCreateParams;
+  voice: VoiceCreateParams;
+  music: MusicCreateParams;
+  avatar: AvatarCreateParams;
+  chat: ChatCreateParams;
+  '3d': ThreeDCreateParams;
+  upscale: UpscaleCreateParams;
+}
+/** One generation of any modality, as `generations.create` takes it: its modality's body, and `modality`. */
+export type GenerationCreateParams = { [M in Modality]: { modality: M } & ModalityCreateParams[M] }[Modality];
 /** The slugs of the models of a modality that this SDK knows the parameters of (model-parameters.generated.ts). */
 export type KnownModel<Mod extends keyof ModelParameters> = keyof ModelParameters[Mod] & string;
 
@@ -73,6 +87,12 @@ export interface ChatCompletionChunk {
   choices: Array<{ index: number; delta: { role?: 'assistant'; content?: string }; finish_reason: string | null; logprobs: null }>;
   usage?: ChatCompletion['usage'];
 }
+
+// Quotes
+/** What POST /v1/quotes takes: a modality's request body, with `modality` (default: the model's). */
+export type QuoteCreateParams = { [M in Modality]: { modality?: M } & ModalityCreateParams[M] }[Modality];
+/** The credits a request would reserve if sent now with this key. */
+export type Quote = ResponseBody<'createQuote'>;
 
 // Comparisons
 export type Comparison = ResponseBody<'getComparison'>;

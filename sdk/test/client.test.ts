@@ -72,7 +72,7 @@ describe('the SDK against a real mmgen', () => {
   });
 
   it('organization.get/update and wallet.get', async () => {
-    expect(await live.organization.get()).toMatchObject({ id: org.id, object: 'organization', plan: 'team', paused: false });
+    expect(await live.organization.get()).toMatchObject({ id: org.id, object: 'organization', plan: 'team', paused: false, limits: { models_per_comparison: 12 } });
     expect((await live.organization.update({ paused: true })).paused).toBe(true);
     expect((await live.organization.update({ paused: false })).paused).toBe(false);
     expect(await live.wallet.get()).toEqual({ object: 'wallet', balance_credits: 100_000, held_credits: 0, available_credits: 100_000 });
@@ -88,6 +88,18 @@ describe('the SDK against a real mmgen', () => {
     expect(file.headers.get('content-type')).toBe('image/png');
     const bytes = new Uint8Array(await file.arrayBuffer());
     expect(Array.from(bytes.subarray(0, 4))).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  });
+
+  it('quotes.create answers what generations.create then reserves; nothing is reserved by the quote', async () => {
+    const params = { model: 'gpt-image-1-mini', prompt: 'a wide harbour', width: 1536, height: 1024 } as const;
+    const quote = await live.quotes.create(params);
+    expect(quote).toMatchObject({ object: 'quote', modality: 'image', model: 'gpt-image-1-mini' });
+    expect(quote.credits).toBeGreaterThan(0);
+    const before = await live.wallet.get();
+    expect(await live.quotes.create({ modality: 'image', ...params })).toEqual(quote);
+    expect(await live.wallet.get()).toEqual(before);
+    const g = await live.generations.create({ modality: 'image', ...params });
+    expect(g).toMatchObject({ object: 'generation', modality: 'image', reserved_credits: quote.credits });
   });
 
   it('every credit-consuming POST carries an Idempotency-Key: an explicit one replays the first answer and charges once', async () => {

@@ -4,8 +4,9 @@ import { ERROR_CODES, VERSION } from '@mmgen/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/domain/webhooks/events.js';
 import { ERROR_TABLE } from '../../src/errors.js';
+import { MODALITIES } from '../../src/catalog/index.js';
 import type { TestServer } from '../../test/helpers/server.js';
-import { GENERATED_TYPES_PATH, renderOpenApiTypes } from '../scripts/openapi-types.js';
+import { GENERATED_MODALITIES_PATH, GENERATED_TYPES_PATH, renderModalityEndpoints, renderOpenApiTypes } from '../scripts/openapi-types.js';
 import { startMmgen } from './helpers.js';
 
 const SDK_DIR = join(process.cwd(), 'sdk');
@@ -25,6 +26,14 @@ describe('the SDK agrees with the mmgen it ships with', () => {
     const checkedIn = readFileSync(join(SDK_DIR, GENERATED_TYPES_PATH), 'utf8');
     // One assertion on the whole text, so that a failure shows the diff.
     expect(checkedIn, 'the checked-in types drifted from the API: run `npm run generate -w @mmgen/sdk`').toBe(expected);
+  });
+
+  it(`${GENERATED_MODALITIES_PATH} is each modality's endpoint as the served document declares it (x-mmgen-modality)`, async () => {
+    const document = (await (await fetch(`${s.url}/v1/openapi.json`)).json()) as Record<string, unknown>;
+    const checkedIn = readFileSync(join(SDK_DIR, GENERATED_MODALITIES_PATH), 'utf8');
+    expect(checkedIn, 'the checked-in modalities drifted from the API: run `npm run generate -w @mmgen/sdk`').toBe(renderModalityEndpoints(document));
+    // Every modality the API serves has its endpoint there.
+    expect(checkedIn.match(/"path"/g)?.length).toBe(MODALITIES.length);
   });
 
   it('knows every error code mmgen can answer with', () => {

@@ -90,8 +90,11 @@ async function screenRequestPrompt(deps: ScreenPorts, principal: Principal, text
   if (verdict.refused) throw new ApiError('content_policy_violation', `The organization's moderation policy refuses this prompt: ${verdict.reason}.`, param);
 }
 
-/** A generation's request checked and held to its model (resolved here, once), ready to screen and submit. */
-function checkGeneration(deps: HoldPorts & { catalog: Catalog }, principal: Principal, ask: GenerationAsk) {
+/**
+ * A generation's request checked and held to its model (resolved here, once), ready to screen and submit; a quote
+ * (quote.ts) stops after it and prices.
+ */
+export function checkGeneration(deps: HoldPorts & { catalog: Catalog }, principal: Principal, ask: GenerationAsk) {
   const request = MODALITY_RULES[ask.modality].request;
   const name = ask.paramName ?? ((f: string) => f);
   request.check?.(ask.body);

@@ -24,8 +24,8 @@ import { linkIdempotencyClaim, type IdempotencyClaim } from '../store/idempotenc
 import type { EarlyDispatch, EarlyDispatchPorts } from './early-dispatch.js';
 import type { Headroom } from './headroom.js';
 import type { PreparedGeneration } from './prepared.js';
-import { verifyAudioUrl } from '../files/audio-input.js';
-import { audioFromUpload, resolveImageInput } from '../files/uploads.js';
+import { verifyAudioUrl, type AudioInputPorts } from '../files/audio-input.js';
+import { audioFromUpload, resolveImageInput, type UploadPorts } from '../files/uploads.js';
 import { UPSCALE_MAX_OUTPUT_PIXELS } from '../media/index.js';
 
 /** An input audio file, checked (files/uploads.ts). */
@@ -292,19 +292,24 @@ async function cachedCopy(
   return (await selectGeneration(deps.db, id))!;
 }
 
+/** A request's fields apart from the generation's params, and its input files, checked (checkRequestInputs). */
+export interface RequestInputs extends Pick<CreateGenerationInput, 'params' | 'simulate' | 'cache' | 'image' | 'audio'> {}
+
+/** What checking a request's input files reaches: its uploads, a fetch of its URLs, the key's confirmation. */
+export type InputPorts = UploadPorts & AudioInputPorts;
+
 /**
- * Checks the request's input image and audio (fetched, or read from their uploads), then accepts the generation of
- * `model`, already resolved and held to (generations/accept-request.ts).
+ * The request's input image and audio checked (fetched, or read from their uploads), and its params apart: what
+ * pricing a request reads besides its fields (the image's size), so acceptance and a quote read it alike. Writes
+ * nothing of the generation.
  */
-export async function submitGeneration(
-  deps: SubmitPorts,
+export async function checkRequestInputs(
+  deps: InputPorts,
   principal: Principal,
   model: CatalogModel,
   b: Record<string, unknown>,
-  prompt: string | null,
   imageRule?: 'optional' | 'required',
-  extra: Pick<CreateGenerationInput, 'early' | 'claim' | 'sent'> = {},
-): Promise<GenerationRow> {
+): Promise<RequestInputs> {
   const { model: _named, simulate, cache, ...params } = b;
   if (b.upload_id !== undefined && b.image_url !== undefined) {
     throw new ApiError('parameter_invalid', 'Give either upload_id or image_url, not both.', 'image_url');
@@ -324,9 +329,24 @@ export async function submitGeneration(
       throw new ApiError('parameter_invalid', `${image.width}×${image.height} × ${scale} would exceed the ${UPSCALE_MAX_OUTPUT_PIXELS}-pixel output limit; use a smaller image or scale.`, 'scale');
     }
   }
-  const g = await createGeneration(deps, principal, {
-    modality: model.modality, model, prompt, params, simulate: simulate as SimulateOptions | undefined, cache: cache as boolean | undefined, image, audio, ...extra,
-  });
+  return { params, simulate: simulate as SimulateOptions | undefined, cache: cache as boolean | undefined, image, audio };
+}
+
+/**
+ * Checks the request's input image and audio (checkRequestInputs), then accepts the generation of `model`, already
+ * resolved and held to (generations/accept-request.ts).
+ */
+export async function submitGeneration(
+  deps: SubmitPorts,
+  principal: Principal,
+  model: CatalogModel,
+  b: Record<string, unknown>,
+  prompt: string | null,
+  imageRule?: 'optional' | 'required',
+  extra: Pick<CreateGenerationInput, 'early' | 'claim' | 'sent'> = {},
+): Promise<GenerationRow> {
+  const inputs = await checkRequestInputs(deps, principal, model, b, imageRule);
+  const g = await createGeneration(deps, principal, { modality: model.modality, model, prompt, ...inputs, ...extra });
   // A synchronous generation runs in this request (its job is leased to this process): no worker needs waking.
   if (!g.sync) deps.jobsAvailable.notify();
   return g;

@@ -90,6 +90,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     }
     // Same generation, another API's shape: named so that generated clients and readers can tell the two apart.
     if (def.compatible) op['x-mmgen-compatible'] = def.compatible;
+    Object.assign(op, def.extensions);
     if (def.schema.body) {
       op.requestBody = { required: true, content: { 'application/json': { schema: plain(def.schema.body) } } };
     } else if (def.rawBody) {

@@ -84,6 +84,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
    * SDKs and the clients built on them work against mmgen. Marked in the OpenAPI document (`x-mmgen-compatible`).
    */
   compatible?: { api: 'openai' | 'anthropic'; reference: string };
+  /** Facts about the operation that clients read from the OpenAPI document, as its `x-mmgen-…` extensions. */
+  extensions?: Readonly<Record<`x-mmgen-${string}`, unknown>>;
   /** Extra documented error codes beyond those derived from auth and validation. */
   errors?: number[];
   handler: (ctx: RouteContext<S>) => Promise<HandlerResult>;

@@ -1,4 +1,14 @@
-import { isTerminal, type ChatCompletionCreateParams, type Comparison, type Generation, type Mmgen, type Modality, type RequestOptions } from '../../sdk/src/index.js';
+import {
+  isTerminal,
+  MODALITY_ENDPOINTS,
+  type ChatCompletionCreateParams,
+  type Comparison,
+  type Generation,
+  type GenerationCreateParams,
+  type Mmgen,
+  type Modality,
+  type RequestOptions,
+} from '../../sdk/src/index.js';
 import { defined, int, list, num, params, parse, str, UsageError, type OptionSpec, type Values } from './args.js';
 import { note, printJson, say, table, type Context } from './context.js';
 import { download, extensionOf, outPaths, primaryOutputs, readInput } from './files.js';
@@ -29,8 +39,6 @@ const MODALITY_NAMES: Record<string, Modality> = {
   image: 'image', images: 'image', video: 'video', videos: 'video', voice: 'voice', tts: 'voice', music: 'music',
   avatar: 'avatar', avatars: 'avatar', chat: 'chat', '3d': '3d', 'three-d': '3d', upscale: 'upscale',
 };
-
-const ASYNC: ReadonlySet<Modality> = new Set(['video', 'music', 'avatar', '3d', 'upscale']);
 
 /** Flags of `generate` whatever the modality. */
 const COMMON: OptionSpec = {
@@ -99,21 +107,10 @@ function waitTimeout(v: Values[string]): number {
   return seconds === undefined ? 30 * 60_000 : seconds * 1000;
 }
 
-/** The SDK resource that creates each modality. */
-const CREATORS: Record<Modality, (sdk: Mmgen) => { create(body: never, opts: RequestOptions): Promise<Generation> }> = {
-  image: (sdk) => sdk.images,
-  video: (sdk) => sdk.videos,
-  voice: (sdk) => sdk.voice,
-  music: (sdk) => sdk.music,
-  avatar: (sdk) => sdk.avatars,
-  chat: (sdk) => sdk.chat,
-  '3d': (sdk) => sdk.threeD,
-  upscale: (sdk) => sdk.upscale,
-};
-
 function create(sdk: Mmgen, modality: Modality, body: Record<string, unknown>, opts: RequestOptions): Promise<Generation> {
-  // The server validates the body; the cast only hands the CLI's assembled fields over.
-  return CREATORS[modality](sdk).create(body as never, opts);
+  // The server validates the body; the cast only hands the CLI's assembled fields over. The SDK posts it to the
+  // modality's endpoint as the server declares it (MODALITY_ENDPOINTS).
+  return sdk.generations.create({ ...body, modality } as GenerationCreateParams, opts);
 }
 
 /** Uploads `--input FILE` and gives its upload id. */
@@ -220,7 +217,7 @@ export async function generate(ctx: Context, args: string[]): Promise<number> {
   const out = str(v.out);
   const outDir = str(v['out-dir']);
   let g = await create(ctx.sdk(), modality, body, opts);
-  if ((v.wait === true || out || outDir) && ASYNC.has(modality)) g = await waitWithProgress(ctx, g, waitTimeout(v.timeout));
+  if ((v.wait === true || out || outDir) && !MODALITY_ENDPOINTS[modality].sync) g = await waitWithProgress(ctx, g, waitTimeout(v.timeout));
   return report(ctx, g, out, outDir);
 }
 

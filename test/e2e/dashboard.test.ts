@@ -434,6 +434,59 @@ describe('the dashboard in a browser [pglite]', () => {
     await phone.close();
   }, 40_000);
 
+  describe('the playground prices a request as the server does, with a live key', () => {
+    let live: TestServer;
+    let liveOrg: TestOrg;
+
+    beforeAll(async () => {
+      // The simulator serves live keys here, so that they are priced (test keys are free) and can run.
+      live = await startTestServer('pglite', { MMGEN_SIMULATE_PROVIDERS: '1' });
+      liveOrg = await live.createOrg({ name: 'Priced', plan: 'team', credits: 1_000_000 });
+    });
+    afterAll(async () => live?.close());
+
+    /** Sets a field of the form, a select or a text input, as the model's parameters made it. */
+    async function setField(p: Page, id: string, value: string) {
+      const field = p.locator(`#${id}`);
+      if ((await field.evaluate((el) => el.tagName)) === 'SELECT') await field.selectOption(value);
+      else await field.fill(value);
+    }
+
+    it('shows the credits the same request then reserves, at each size and count of a model priced by size', async () => {
+      const p = watch(await context.newPage(), 'live');
+      await p.goto(`${live.url}/dashboard/`);
+      await p.locator('#api-key').fill(liveOrg.live);
+      await p.keyboard.press('Enter');
+      await expect.poll(() => heading(p).textContent(), { timeout: 10_000 }).toBe('Overview');
+      await p.goto(`${live.url}/dashboard/playground?modality=image&model=gpt-image-1-mini`);
+      await p.locator('#pg-prompt').waitFor();
+      const estimate = p.getByTestId('estimate');
+      const shown = new Set<string>();
+      for (const [width, height, n] of [[1024, 1024, 1], [1536, 1024, 1], [1024, 1536, 2], [1536, 1024, 3]] as const) {
+        const body = { model: 'gpt-image-1-mini', prompt: 'a harbour at dusk', width, height, num_outputs: n };
+        await setField(p, 'pg-prompt', body.prompt);
+        await setField(p, 'pg-width', String(width));
+        await setField(p, 'pg-height', String(height));
+        await setField(p, 'pg-num_outputs', String(n));
+        // What the request reserves when it is sent: the number the page must show for it.
+        const sent = await client(live.url)('POST', '/v1/images', { key: liveOrg.live, body });
+        expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+        const reserved = String(sent.body.reserved_credits);
+        await expect.poll(() => estimate.getAttribute('data-credits'), { timeout: 5_000, message: `${width}×${height} ×${n}` }).toBe(reserved);
+        shown.add(reserved);
+      }
+      // Size and count change the price: a page that ignored either would have failed above.
+      expect(shown.size).toBe(4);
+      await shot(p, 'playground-live-quote');
+
+      // The number on the page is the server's quote, whatever it is: the page computes none of its own.
+      await p.route('**/v1/quotes', (route) => route.fulfill({ json: { object: 'quote', modality: 'image', model: 'gpt-image-1-mini', credits: 987_654 } }));
+      await setField(p, 'pg-prompt', 'a harbour at dawn');
+      await expect.poll(() => estimate.getAttribute('data-credits')).toBe('987654');
+      await p.close();
+    }, 60_000);
+  });
+
   it('logged no console errors on any page', () => {
     expect(consoleErrors).toEqual([]);
   });

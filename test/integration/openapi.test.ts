@@ -1,6 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../../src/errors.js';
+import { MODALITIES, type Modality } from '../../src/catalog/index.js';
+import { MODALITY_RULES } from '../../src/generations/modalities.js';
 import { client, startTestServer, type TestServer } from '../helpers/server.js';
 
 describe('GET /v1/openapi.json', () => {
@@ -49,5 +51,29 @@ describe('GET /v1/openapi.json', () => {
     ]);
     for (const o of ops) expect(o.op.tags.includes('Compatible'), `${o.method} ${o.path}`).toBe(Boolean(o.op['x-mmgen-compatible']));
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(Object.keys(ERROR_TABLE));
+  });
+
+  it("marks each modality's endpoint with x-mmgen-modality, from its declaration, and only those", () => {
+    const marked = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+      Object.values(methods).filter((op) => op['x-mmgen-modality']).map((op) => ({ path, ext: op['x-mmgen-modality'] })),
+    );
+    expect(marked.map((m) => m.ext.modality).sort()).toEqual([...MODALITIES].sort());
+    for (const { path, ext } of marked) {
+      const rules = MODALITY_RULES[ext.modality as Modality];
+      expect(ext, path).toEqual({ modality: ext.modality, sync: rules.sync, prompt_field: rules.request.prompt?.field ?? null, image: rules.request.image ?? 'none' });
+      // A synchronous endpoint answers 200 with the finished generation, the others 202.
+      expect(Object.keys(doc.paths[path].post.responses), path).toContain(ext.sync ? '200' : '202');
+    }
+    expect(doc.paths['/v1/images'].post['x-mmgen-modality']).toEqual({ modality: 'image', sync: true, prompt_field: 'prompt', image: 'optional' });
+    expect(doc.paths['/v1/upscale'].post['x-mmgen-modality']).toEqual({ modality: 'upscale', sync: false, prompt_field: null, image: 'required' });
+  });
+
+  it('documents POST /v1/quotes and the plan limits of the organization', () => {
+    const quote = doc.paths['/v1/quotes'].post;
+    expect(quote).toMatchObject({ operationId: 'createQuote', 'x-mmgen-role': 'developer' });
+    expect(quote['x-mmgen-consumes-credits']).toBeUndefined();
+    expect(Object.keys(quote.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['credits', 'modality', 'model', 'object']);
+    const org = doc.paths['/v1/organization'].get.responses['200'].content['application/json'].schema;
+    expect(org.properties.limits.properties.models_per_comparison).toMatchObject({ type: 'integer' });
   });
 });

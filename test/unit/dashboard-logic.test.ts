@@ -1,23 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { Catalog } from '../../src/catalog/index.js';
-import { CATALOG } from '../../src/catalog/models.js';
-import { costInCredits } from '../../src/billing/credits.js';
-import { requestedUnits } from '../../src/billing/pricing.js';
+import { MODALITIES } from '../../src/catalog/index.js';
+import { MODALITY_RULES } from '../../src/generations/modalities.js';
+import { buildOpenApi } from '../../src/http/openapi.js';
+import { MODALITY_ROUTES } from '../../src/http/routes/generation-route.js';
 import { makeAjv, paramPath } from '../../src/validation.js';
 import { allRoutes } from '../../src/http/routes/index.js';
 import { readSse } from '../../web/src/api/sse.js';
 import { permission, ApiSpec, type OpenApiDoc } from '../../web/src/api/spec.js';
 import type { ApiKey } from '../../web/src/api/types.js';
 import { toCsv } from '../../web/src/lib/csv.js';
-import { estimateCredits } from '../../web/src/lib/format.js';
-import { billingUnits } from '../../web/src/lib/modalities.js';
+import { MODALITY_INFO } from '../../web/src/lib/modalities.js';
 import { validate, type JsonSchema } from '../../web/src/lib/schema.js';
 import type { ErrorObject } from 'ajv';
 
 /**
  * The dashboard repeats a few rules of the API in the browser (request
- * validation, the reservation estimate, permissions). These tests hold the
- * copies to the originals, so they cannot drift apart silently.
+ * validation, permissions). These tests hold the copies to the originals, so
+ * they cannot drift apart silently. What a request reserves it does not
+ * repeat: it shows the server's quote (test/e2e/dashboard.test.ts holds the
+ * page to it, test/integration/quotes.test.ts the quote to the reservation).
  */
 
 const routes = allRoutes();
@@ -84,30 +85,28 @@ describe('dashboard form checks agree with the API validator', () => {
   });
 });
 
-describe('the reservation estimate', () => {
-  const catalog = new Catalog();
-  it('equals the API price for every model of the catalog', () => {
-    const params: Record<string, Record<string, unknown>[]> = {
-      image: [{ num_outputs: 1 }, { num_outputs: 3 }],
-      video: [{ duration_s: 1 }, { duration_s: 7 }, { duration_s: 20 }],
-      music: [{ duration_s: 5 }, { duration_s: 93 }],
-      voice: [{ text: 'x' }, { text: 'é'.repeat(1234) }, { text: 'a'.repeat(5000) }],
-      chat: [{ max_tokens: 1 }, { max_tokens: 1024 }, { max_tokens: 32768 }],
-      '3d': [{}],
-      upscale: [{ scale: 2 }, { scale: 4 }],
-    };
-    let compared = 0;
-    for (const spec of CATALOG) {
-      const model = catalog.list({ modality: spec.modality, includeDelisted: true }).find((m) => m.slug === spec.slug)!;
-      for (const p of params[spec.modality] ?? []) {
-        const units = billingUnits(spec.modality, p, {})!;
-        const server = costInCredits(spec.unit_cost_usd, requestedUnits(spec.modality, p));
-        // The dashboard reads the price as a JSON number from GET /v1/models.
-        expect(estimateCredits(model.pricing.unit_cost_usd, units), `${spec.slug} ${JSON.stringify(p).slice(0, 40)}`).toBe(server);
-        compared++;
-      }
+describe("each modality's endpoint, from the OpenAPI document", () => {
+  // The document as served: buildOpenApi over the routes, as GET /v1/openapi.json answers it.
+  const doc = buildOpenApi(routes, 'http://localhost') as unknown as OpenApiDoc;
+  const spec = new ApiSpec(doc);
+  it('is what the server declares for it: path, sync, prompt field and image rule (the dashboard keeps no copy)', () => {
+    for (const modality of MODALITIES) {
+      const rules = MODALITY_RULES[modality];
+      const route = MODALITY_ROUTES[modality];
+      expect(spec.modality(modality), modality).toEqual({
+        modality,
+        path: route.path,
+        operationId: route.operationId,
+        sync: rules.sync,
+        promptField: rules.request.prompt?.field ?? null,
+        image: rules.request.image ?? 'none',
+        requestSchema: JSON.parse(JSON.stringify(rules.request.schema)),
+      });
     }
-    expect(compared).toBeGreaterThan(100);
+  });
+  it('leaves the dashboard only presentation per modality: a label and a colour', () => {
+    for (const info of MODALITY_INFO) expect(Object.keys(info).sort()).toEqual(['color', 'id', 'label']);
+    expect(MODALITY_INFO.map((m) => m.id).sort()).toEqual([...MODALITIES].sort());
   });
 });
 

@@ -563,6 +563,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The credits a generation request would reserve
+         * @description Takes the body of a modality's endpoint (POST /v1/images, …) and answers what that request would reserve now, priced as its acceptance prices it, with the errors it would get (400, 403 for a key without the modality’s scope, 404, 410). Nothing is reserved or written; the prompt is not screened. A cache hit, which a request with a seed may get for free, is not foreseen.
+         */
+        post: operations["createQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -1133,6 +1153,14 @@ export interface operations {
                         spent_usd: number;
                         /** Format: date-time */
                         created_at: string;
+                        /**
+                         * PlanLimits
+                         * @description The plan's limits, as the API enforces them.
+                         */
+                        limits: {
+                            /** @description How many models one comparison may hold on this plan. */
+                            models_per_comparison: number;
+                        };
                     };
                 };
             };
@@ -1240,6 +1268,14 @@ export interface operations {
                         spent_usd: number;
                         /** Format: date-time */
                         created_at: string;
+                        /**
+                         * PlanLimits
+                         * @description The plan's limits, as the API enforces them.
+                         */
+                        limits: {
+                            /** @description How many models one comparison may hold on this plan. */
+                            models_per_comparison: number;
+                        };
                     };
                 };
             };
@@ -6450,6 +6486,139 @@ export interface operations {
             };
             /** @description Internal error: internal_error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Default: the model's modality.
+                     * @enum {string}
+                     */
+                    modality?: "image" | "video" | "voice" | "music" | "avatar" | "chat" | "3d" | "upscale";
+                    /** @description A model slug or mdl_ id from GET /v1/models. */
+                    model: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "quote";
+                        /** @enum {string} */
+                        modality: "image" | "video" | "voice" | "music" | "avatar" | "chat" | "3d" | "upscale";
+                        /** @description The model's slug. */
+                        model: string;
+                        /** @description The credits this request would reserve if sent now with this key (0 with a test key). */
+                        credits: number;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: provider_unavailable, service_unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import { parseSSE } from '../core/sse.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
 import { anySignal } from '../core/util.js';
+import { MODALITY_ENDPOINTS } from '../generated/modalities.js';
 import { APIConnectionError, APIError, APIUserAbortError, MmgenError, errorBodyOf } from '../errors.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParams, ChatCreateParams, CreateParamsFor, Generation, KnownModel } from '../types.js';
 
@@ -86,10 +87,10 @@ export class Chat {
   }
 
   /**
-   * POST /v1/chat: synchronous; the generation carries `message` and `usage`. Charged per output token. A model this
+   * The chat modality's endpoint (POST /v1/chat): synchronous; the generation carries `message` and `usage`. Charged per output token. A model this
    * SDK knows is held to its own parameters (as the other create methods, resources/create.ts).
    */
   create<M extends KnownModel<'chat'> | (string & {})>(params: CreateParamsFor<'chat', M, ChatCreateParams> & { model: M }, options?: RequestOptions): APIPromise<Generation> {
-    return this.transport.request({ method: 'POST', path: '/v1/chat', body: params, retry: 'idempotency-key' }, options);
+    return this.transport.request({ method: 'POST', path: MODALITY_ENDPOINTS.chat.path, body: params, retry: 'idempotency-key' }, options);
   }
 }

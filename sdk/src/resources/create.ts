@@ -1,5 +1,6 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
+import { MODALITY_ENDPOINTS } from '../generated/modalities.js';
 import type {
   AvatarCreateParams,
   CreateParamsFor,
@@ -25,42 +26,46 @@ import type {
  * is held to its own parameters, so `duration_s: 7` for a model that takes 5
  * or 10 fails to compile; any other model string gets the endpoint's generic
  * fields, as the server may have models this SDK does not know yet.
+ *
+ * Each posts to its modality's endpoint as the server declares it (MODALITY_ENDPOINTS, generated from the
+ * OpenAPI document's `x-mmgen-modality`): the paths are not written here.
  */
-abstract class Creator<Mod extends keyof ModelParameters, Params, Result> {
-  protected abstract readonly path: string;
+abstract class Creator<Mod extends keyof ModelParameters & keyof typeof MODALITY_ENDPOINTS, Params, Result> {
+  protected abstract readonly modality: Mod;
   constructor(protected readonly transport: Transport) {}
 
   // `string & {}` keeps the known slugs offered by editors without refusing other strings.
   create<M extends KnownModel<Mod> | (string & {})>(params: CreateParamsFor<Mod, M, Params> & { model: M }, options?: RequestOptions): APIPromise<Result> {
-    return this.transport.request<Result>({ method: 'POST', path: this.path, body: params, retry: 'idempotency-key' }, options);
+    const path = MODALITY_ENDPOINTS[this.modality].path;
+    return this.transport.request<Result>({ method: 'POST', path, body: params, retry: 'idempotency-key' }, options);
   }
 }
 
-/** POST /v1/images: synchronous; the answer is the finished generation. */
+/** Images: synchronous; the answer is the finished generation. */
 export class Images extends Creator<'image', ImageCreateParams, Generation> {
-  protected readonly path = '/v1/images';
+  protected readonly modality = 'image';
 }
-/** POST /v1/videos: asynchronous (202); follow it with `generations.wait`. */
+/** A video: asynchronous (202); follow it with `generations.wait`. */
 export class Videos extends Creator<'video', VideoCreateParams, VideoGeneration> {
-  protected readonly path = '/v1/videos';
+  protected readonly modality = 'video';
 }
-/** POST /v1/voice: synchronous text-to-speech. */
+/** Voice: synchronous text-to-speech. */
 export class Voice extends Creator<'voice', VoiceCreateParams, Generation> {
-  protected readonly path = '/v1/voice';
+  protected readonly modality = 'voice';
 }
-/** POST /v1/music: asynchronous (202). */
+/** Music: asynchronous (202). */
 export class Music extends Creator<'music', MusicCreateParams, Generation> {
-  protected readonly path = '/v1/music';
+  protected readonly modality = 'music';
 }
-/** POST /v1/avatars: asynchronous (202) talking avatars. */
+/** Avatars: asynchronous (202) talking avatars. */
 export class Avatars extends Creator<'avatar', AvatarCreateParams, Generation> {
-  protected readonly path = '/v1/avatars';
+  protected readonly modality = 'avatar';
 }
-/** POST /v1/three-d: asynchronous (202); a GLB mesh and a thumbnail. */
+/** 3D: asynchronous (202); a GLB mesh and a thumbnail. */
 export class ThreeD extends Creator<'3d', ThreeDCreateParams, Generation> {
-  protected readonly path = '/v1/three-d';
+  protected readonly modality = '3d';
 }
-/** POST /v1/upscale: asynchronous (202); JPEG of input size × scale. */
+/** Upscale: asynchronous (202); JPEG of input size × scale. */
 export class Upscale extends Creator<'upscale', UpscaleCreateParams, Generation> {
-  protected readonly path = '/v1/upscale';
+  protected readonly modality = 'upscale';
 }

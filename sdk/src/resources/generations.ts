@@ -4,7 +4,8 @@ import { parseSSE } from '../core/sse.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
 import { anySignal, segment, sleep } from '../core/util.js';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, MmgenError, WaitTimeoutError } from '../errors.js';
-import type { Generation, GenerationListParams, GenerationStatus } from '../types.js';
+import { MODALITY_ENDPOINTS } from '../generated/modalities.js';
+import type { Generation, GenerationCreateParams, GenerationListParams, GenerationStatus } from '../types.js';
 
 export const TERMINAL_STATUSES: ReadonlySet<GenerationStatus> = new Set(['succeeded', 'failed', 'canceled']);
 
@@ -66,6 +67,16 @@ const STREAM_ATTEMPTS = 3;
 
 export class Generations {
   constructor(private readonly transport: Transport) {}
+
+  /**
+   * One generation of the modality named in `params` (its body, with `modality`), posted to that modality's
+   * endpoint as the server declares it (MODALITY_ENDPOINTS). For code that picks the modality at run time; the
+   * per-modality methods (`images.create`, …) hold a known model to its own parameters.
+   */
+  create(params: GenerationCreateParams, options?: RequestOptions): APIPromise<Generation> {
+    const { modality, ...body } = params;
+    return this.transport.request({ method: 'POST', path: MODALITY_ENDPOINTS[modality].path, body, retry: 'idempotency-key' }, options);
+  }
 
   /** GET /v1/generations/{id}: output URLs are signed afresh on every read. */
   get(id: string, options?: RequestOptions): APIPromise<Generation> {

@@ -102,6 +102,15 @@ const ENDPOINTS: Readonly<Record<Modality, ModalityEndpoint>> = {
 };
 
 /**
+ * What a client needs to know of a modality to call its endpoint, read from its declaration: the OpenAPI document
+ * carries it (`x-mmgen-modality`), and the dashboard, the SDK's generator and the user CLI take it from there.
+ */
+function modalityFacts(modality: Modality) {
+  const { sync, request } = MODALITY_RULES[modality];
+  return { modality, sync, prompt_field: request.prompt?.field ?? null, image: request.image ?? 'none' };
+}
+
+/**
  * A modality's endpoint: synchronous (images, voice, chat: 200 with the finished generation) or asynchronous (202
  * with the queued one), its body the modality's request schema (generations/modalities/<modality>.ts).
  */
@@ -115,6 +124,7 @@ function modalityRoute(modality: Modality): RouteDef {
     summary: e.summary,
     description: e.description,
     tag: 'Generations',
+    extensions: { 'x-mmgen-modality': modalityFacts(modality) },
     // Every effect follows createGeneration's accepting statement (or its confirmed cache copy).
     auth: { role: 'developer', scope, consumesCredits: true, cacheable: true },
     errors: [402, 404, 410, ...(sync ? [502] : []), 503],

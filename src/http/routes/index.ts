@@ -18,6 +18,7 @@ import { retrieveOrganization, updateOrganization } from './organization.js';
 import { getModerationPolicy, updateModerationPolicyRoute } from './moderation.js';
 import { retrieveWallet } from './wallet.js';
 import { getFile } from './files.js';
+import { createQuote } from './quotes.js';
 import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
 import { webhookRoutes } from './webhooks.js';
 
@@ -61,6 +62,7 @@ export function allRoutes(): RouteDef[] {
     generationEvents,
     createComparisonRoute,
     getComparisonRoute,
+    createQuote,
     usageRoute,
     ...webhookRoutes,
     createUploadRoute,

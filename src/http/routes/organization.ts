@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PLANS } from '../../domain/access.js';
-import { getOrganization, setBudget, setPaused } from '../../domain/organizations.js';
+import { MODELS_PER_COMPARISON } from '../../domain/comparisons.js';
+import { getOrganization, setBudget, setPaused, type OrganizationView } from '../../domain/organizations.js';
 import { defineRoute } from '../route.js';
 import { Budget, BudgetAction, Nullable, SpentUsd, Timestamp } from '../schemas.js';
 
@@ -28,9 +29,18 @@ export const Organization = Type.Object(
     budget_action: Type.String({ enum: ['notify', 'block'] }),
     spent_usd: SpentUsd,
     created_at: Timestamp,
+    limits: Type.Object(
+      { models_per_comparison: Type.Integer({ minimum: 1, description: 'How many models one comparison may hold on this plan.' }) },
+      { title: 'PlanLimits', description: "The plan's limits, as the API enforces them." },
+    ),
   },
   { title: 'Organization' },
 );
+
+/** The organization with its plan's limits, which clients show rather than keep a copy of. */
+function withLimits(view: OrganizationView) {
+  return { ...view, limits: { models_per_comparison: MODELS_PER_COMPARISON[view.plan] } };
+}
 
 export const retrieveOrganization = defineRoute({
   method: 'GET',
@@ -40,7 +50,7 @@ export const retrieveOrganization = defineRoute({
   tag: 'Organization',
   auth: { role: 'viewer' },
   schema: { response: { 200: Organization } },
-  handler: async ({ principal, deps }) => ({ status: 200, body: await getOrganization(deps.db, principal.organizationId) }),
+  handler: async ({ principal, deps }) => ({ status: 200, body: withLimits(await getOrganization(deps.db, principal.organizationId)) }),
 });
 
 export const updateOrganization = defineRoute({
@@ -65,6 +75,6 @@ export const updateOrganization = defineRoute({
     let view = null;
     if (b.monthly_budget_usd !== undefined || b.budget_action !== undefined) view = await setBudget(deps.db, principal.organizationId, b);
     if (b.paused !== undefined) view = await setPaused(deps, principal.organizationId, b.paused);
-    return { status: 200, body: view ?? (await getOrganization(deps.db, principal.organizationId)) };
+    return { status: 200, body: withLimits(view ?? (await getOrganization(deps.db, principal.organizationId))) };
   },
 });

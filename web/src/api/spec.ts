@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../lib/schema.js';
-import type { ApiKey, Role } from './types.js';
+import type { ApiKey, Modality, Role } from './types.js';
 import { ROLES } from './types.js';
 
 /** What /v1/openapi.json says one operation needs (x-mmgen-role, x-mmgen-scope, x-mmgen-consumes-credits). */
@@ -13,8 +13,23 @@ export interface Operation {
   requestSchema?: JsonSchema;
 }
 
+/** A modality's endpoint as the server declares it (`x-mmgen-modality` on its operation). */
+export interface ModalityEndpoint {
+  modality: Modality;
+  path: string;
+  operationId: string;
+  /** Answers with the finished generation (200) rather than a queued one (202). */
+  sync: boolean;
+  /** The request field a comparison's prompt goes to; null: the modality takes none. */
+  promptField: string | null;
+  /** Whether requests take an input image (upload_id / image_url). */
+  image: 'none' | 'optional' | 'required';
+  requestSchema?: JsonSchema;
+}
+
 interface RawOperation {
   operationId: string;
+  'x-mmgen-modality'?: { modality: Modality; sync: boolean; prompt_field: string | null; image: 'none' | 'optional' | 'required' };
   'x-mmgen-role'?: Role;
   'x-mmgen-scope'?: string;
   'x-mmgen-consumes-credits'?: boolean;
@@ -26,11 +41,12 @@ export interface OpenApiDoc {
   paths: Record<string, Record<string, RawOperation>>;
 }
 
-/** The API's own description of itself: the dashboard takes permissions and request schemas from it. */
+/** The API's own description of itself: the dashboard takes permissions, request schemas and each modality's endpoint from it. */
 export class ApiSpec {
   readonly version: string;
   private readonly byId = new Map<string, Operation>();
   private readonly byRoute = new Map<string, Operation>();
+  private readonly byModality = new Map<Modality, ModalityEndpoint>();
 
   constructor(doc: OpenApiDoc) {
     this.version = doc.info.version;
@@ -47,6 +63,13 @@ export class ApiSpec {
         };
         this.byId.set(op.operationId, op);
         this.byRoute.set(`${op.method} ${path}`, op);
+        const m = raw['x-mmgen-modality'];
+        if (m) {
+          this.byModality.set(m.modality, {
+            modality: m.modality, path, operationId: op.operationId, sync: m.sync, promptField: m.prompt_field, image: m.image,
+            ...(op.requestSchema ? { requestSchema: op.requestSchema } : {}),
+          });
+        }
       }
     }
   }
@@ -57,6 +80,11 @@ export class ApiSpec {
 
   route(method: string, path: string): Operation | undefined {
     return this.byRoute.get(`${method} ${path}`);
+  }
+
+  /** A modality's endpoint (path, sync, prompt field, image rule), as the server declares it. */
+  modality(modality: Modality): ModalityEndpoint | undefined {
+    return this.byModality.get(modality);
   }
 }
 

@@ -7,8 +7,6 @@ import type * as SDK from '@mmgen/sdk';
  */
 
 export type Modality = SDK.Modality;
-/** In the order the dashboard shows them; `satisfies` keeps the list within the API's modalities. */
-export const MODALITY_IDS = ['image', 'video', 'voice', 'music', 'avatar', 'chat', '3d', 'upscale'] as const satisfies readonly Modality[];
 
 export type Role = SDK.ApiKey['role'];
 export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const satisfies readonly Role[];
@@ -41,6 +39,8 @@ export type GenerationOutput = SDK.GenerationOutput;
 export type Generation = SDK.Generation;
 
 export type Comparison = SDK.Comparison;
+
+export type Quote = SDK.Quote;
 
 export type UsageLine = SDK.Usage['data'][number];
 export type UsageNumbers = Pick<UsageLine, 'generations' | 'charged_credits' | 'refunded_credits' | 'cost_usd'>;

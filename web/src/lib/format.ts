@@ -44,18 +44,6 @@ export function formatPrice(pricing: Model['pricing']): string {
   }
 }
 
-/**
- * The credits a request reserves: ceil(units × unit_cost_usd / 0.001), computed
- * in integers as the API does (prices are taken to the nano-dollar), with units
- * as a fraction (voice: characters / 1000).
- */
-export function estimateCredits(unitCostUsd: number, units: { num: number; den: number }): number {
-  const nanoUsd = Math.round(unitCostUsd * 1e9);
-  const numerator = units.num * nanoUsd;
-  const denominator = units.den * 1e6; // nano-dollars per credit
-  return Math.floor((numerator + denominator - 1) / denominator);
-}
-
 const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' });
 const shortDate = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 

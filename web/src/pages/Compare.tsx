@@ -16,8 +16,6 @@ import { validate, type FieldErrors, type JsonSchema } from '../lib/schema.js';
 import { useSession } from '../session.js';
 import type { Permission } from '../api/spec.js';
 
-/** Models per comparison by plan (service spec §8). */
-const PLAN_WIDTH: Record<string, number> = { free: 2, pro: 3, studio: 6, team: 12 };
 const NOT_PARAMS = ['model', 'prompt', 'text', 'messages', 'simulate', 'upload_id', 'image_url', 'cache'];
 
 function usePermissionFor(modality: Modality): Permission {
@@ -25,7 +23,7 @@ function usePermissionFor(modality: Modality): Permission {
   const base = can('createComparison');
   if (!base.ok) return base;
   // A comparison needs the write scope of its models' modality (contract §3).
-  return can(spec.route('POST', modalityInfo(modality).path)?.operationId ?? '');
+  return can(spec.modality(modality)?.operationId ?? '');
 }
 
 function CompareForm() {
@@ -35,8 +33,12 @@ function CompareForm() {
   const perm = usePermissionFor(info.id);
   const models = useResource(() => catalog(), []);
   const active = useMemo(() => (models.data ?? []).filter((m) => m.modality === info.id && m.status === 'active'), [models.data, info.id]);
-  const width = PLAN_WIDTH[org.plan] ?? 2;
-  const schema: JsonSchema = spec.route('POST', info.path)?.requestSchema ?? { type: 'object', properties: {} };
+  // The plan's width and the modality's endpoint (prompt field, image rule) as the server says them.
+  const width = org.limits.models_per_comparison;
+  const endpoint = spec.modality(info.id);
+  const promptField = endpoint?.promptField ?? null;
+  const imageRule = endpoint?.image ?? 'none';
+  const schema: JsonSchema = endpoint?.requestSchema ?? { type: 'object', properties: {} };
   const paramsSchema: JsonSchema = { ...schema, required: (schema.required ?? []).filter((r) => !NOT_PARAMS.includes(r)) };
   const names = fieldNames(schema, NOT_PARAMS);
   const simSchema = schema.properties?.simulate;
@@ -61,7 +63,7 @@ function CompareForm() {
   function body(): Record<string, unknown> {
     const params = { ...toBody(schema, values, names), ...image };
     const b: Record<string, unknown> = { models: chosen };
-    if (info.promptField) b.prompt = prompt;
+    if (promptField) b.prompt = prompt;
     if (Object.keys(params).length) b.params = params;
     if (simSchema && key.mode === 'test') {
       const s = toBody(simSchema, sim, simNames);
@@ -75,11 +77,11 @@ function CompareForm() {
     const b = body();
     const found: FieldErrors = {};
     if (chosen.length < 2) found.models = 'Choose at least 2 models.';
-    if (info.promptField && !prompt.trim()) found.prompt = 'is required';
+    if (promptField && !prompt.trim()) found.prompt = 'is required';
     for (const [p, m] of Object.entries(validate(paramsSchema, b.params ?? {}, 'params'))) {
       found[p === 'params.upload_id' || p === 'params.image_url' ? 'image' : p] ??= m;
     }
-    if (info.imageInput === 'required' && !image.upload_id && !image.image_url) found.image = 'is required: upload an image or give its URL';
+    if (imageRule === 'required' && !image.upload_id && !image.image_url) found.image = 'is required: upload an image or give its URL';
     setErrors(found);
     if (Object.keys(found).length) return;
     setBusy(true);
@@ -98,7 +100,7 @@ function CompareForm() {
   }
 
   const toggle = (m: Model) => setChosen((c) => (c.includes(m.slug) ? c.filter((x) => x !== m.slug) : [...c, m.slug]));
-  const promptLabel = info.promptField === 'text' ? 'Text' : info.promptField === 'messages' ? 'Message' : 'Prompt';
+  const promptLabel = promptField === 'text' ? 'Text' : promptField === 'messages' ? 'Message' : 'Prompt';
   return (
     <Card>
       <ModalityTabs value={info.id} onChange={(id) => setSearch({ modality: id })} />
@@ -136,7 +138,7 @@ function CompareForm() {
               </div>
             )}
           </fieldset>
-          {info.promptField && (
+          {promptField && (
             <Field id="cmp-prompt" label={promptLabel} required error={errors.prompt}>
               <textarea
                 id="cmp-prompt"
@@ -150,7 +152,7 @@ function CompareForm() {
             </Field>
           )}
           <SchemaFields schema={schema} names={names} values={values} onChange={(n, v) => setValues((x) => ({ ...x, [n]: v }))} errors={errors} errorPrefix="params." idPrefix="cmp" />
-          {info.imageInput !== 'none' && <ImageInput value={image} onChange={setImage} required={info.imageInput === 'required'} error={errors.image} />}
+          {imageRule !== 'none' && <ImageInput value={image} onChange={setImage} required={imageRule === 'required'} error={errors.image} />}
           {simSchema && key.mode === 'test' && (
             <details className="advanced">
               <summary>Simulator</summary>

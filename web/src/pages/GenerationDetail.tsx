@@ -15,7 +15,7 @@ import { useSession } from '../session.js';
 
 export function GenerationDetail({ id }: { id: string }) {
   useDocumentTitle(id);
-  const { api, can } = useSession();
+  const { api, can, spec } = useSession();
   const toast = useToast();
   const perm = can('getGeneration');
   const gen = useResource((signal) => api.get<Generation>(`/v1/generations/${encodeURIComponent(id)}`, { signal }), [id], { enabled: perm.ok });
@@ -71,7 +71,9 @@ export function GenerationDetail({ id }: { id: string }) {
   const info = modalityInfo(g.modality);
   const took = elapsed(g.created_at, g.completed_at);
   const cancelable = g.status === 'queued' || g.status === 'running';
-  const retryable = g.status === 'failed' && !info.sync;
+  // Whether the modality answers in the request, as the server declares it (x-mmgen-modality).
+  const sync = spec.modality(g.modality)?.sync ?? false;
+  const retryable = g.status === 'failed' && !sync;
   return (
     <>
       <nav className="breadcrumbs" aria-label="Breadcrumbs">
@@ -97,7 +99,7 @@ export function GenerationDetail({ id }: { id: string }) {
                 Retry
               </Button>
             )}
-            {g.status === 'failed' && info.sync && <span className="muted small">Synchronous requests are retried by sending them again.</span>}
+            {g.status === 'failed' && sync && <span className="muted small">Synchronous requests are retried by sending them again.</span>}
           </>
         }
       />

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { ApiError, newIdempotencyKey } from '../api/client.js';
 import { followGeneration } from '../api/sse.js';
-import type { Generation, Model } from '../api/types.js';
+import type { Generation, Model, Modality, Quote } from '../api/types.js';
 import { GenerationMedia } from '../components/Media.js';
 import { GenerationProgress } from '../components/GenerationProgress.js';
 import { ImageInput, type ImageValue } from '../components/ImageInput.js';
@@ -10,9 +10,9 @@ import { fieldNames, SchemaFields, toBody, type RawValues } from '../components/
 import { Badge, Button, Card, CopyButton, ErrorNotice, Field, Loading, PageHeader, describedBy } from '../components/ui.js';
 import { costLabel } from '../components/GenerationRow.js';
 import { curlFor } from '../lib/curl.js';
-import { creditsToUsd, estimateCredits, formatCredits, formatPrice } from '../lib/format.js';
+import { creditsToUsd, formatCredits, formatPrice } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
-import { billingUnits, modalityInfo, type ModalityInfo } from '../lib/modalities.js';
+import { modalityInfo } from '../lib/modalities.js';
 import { Link, setSearch, useLocation } from '../lib/router.js';
 import { validate, type FieldErrors, type JsonSchema } from '../lib/schema.js';
 import { useSession } from '../session.js';
@@ -58,18 +58,43 @@ export function ModelPicker({ models, value, onChange, id }: { models: Model[]; 
   );
 }
 
-function Estimate({ info, model, body, schema }: { info: ModalityInfo; model: Model | undefined; body: Record<string, unknown>; schema: JsonSchema }) {
-  const { key } = useSession();
+/** How long the form rests before it is quoted: a quote per pause in typing, not per keystroke. */
+const QUOTE_DELAY_MS = 250;
+
+/**
+ * What the request would reserve, as the server quotes it (POST /v1/quotes, priced by the function that prices the
+ * request when it is sent): the dashboard keeps no price formula of its own. Asked again, debounced, as the form changes.
+ */
+function Estimate({ modality, model, body }: { modality: Modality; model: Model | undefined; body: Record<string, unknown> }) {
+  const { api, key, can } = useSession();
+  const [quote, setQuote] = useState<{ credits: number } | { error: string } | null>(null);
+  const allowed = can('createQuote').ok && key.mode === 'live';
+  const request = JSON.stringify({ modality, ...body });
+  useEffect(() => {
+    if (!model || !allowed) return;
+    const ac = new AbortController();
+    const timer = setTimeout(() => {
+      api.post<Quote>('/v1/quotes', JSON.parse(request), { signal: ac.signal }).then(
+        (q) => setQuote({ credits: q.credits }),
+        (err: unknown) => {
+          if ((err as Error).name !== 'AbortError') setQuote({ error: err instanceof ApiError ? err.message : 'The price could not be had.' });
+        },
+      );
+    }, QUOTE_DELAY_MS);
+    return () => {
+      clearTimeout(timer);
+      ac.abort();
+    };
+  }, [api, request, model, allowed]);
   if (!model) return null;
   if (key.mode === 'test') return <p className="estimate muted">Free in test mode (the simulator answers; nothing is charged).</p>;
-  const defaults = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, s.default]));
-  const units = billingUnits(info.id, body, defaults);
-  if (!units) return <p className="estimate muted">Charged per second of output, once it is known ({formatPrice(model.pricing)}).</p>;
-  const credits = estimateCredits(model.pricing.unit_cost_usd, units);
+  if (!allowed) return null;
+  if (!quote) return <p className="estimate muted" data-testid="estimate" aria-busy="true">Pricing this request…</p>;
+  if ('error' in quote) return <p className="estimate muted" data-testid="estimate">Priced once the request is valid: {quote.error}</p>;
   return (
-    <p className="estimate" data-testid="estimate">
-      Reserves {formatCredits(credits)} ({creditsToUsd(credits)}) when sent;{' '}
-      {info.id === 'chat' ? 'charged for the output tokens actually produced.' : 'charged on success, refunded in full on failure.'}
+    <p className="estimate" data-testid="estimate" data-credits={quote.credits}>
+      Reserves {formatCredits(quote.credits)} ({creditsToUsd(quote.credits)}) when sent;{' '}
+      {modality === 'chat' ? 'charged for the output tokens actually produced.' : 'charged on success, refunded in full on failure.'}
     </p>
   );
 }
@@ -83,16 +108,21 @@ export function Playground() {
   const active = useMemo(() => (models.data ?? []).filter((m) => m.modality === info.id && m.status === 'active'), [models.data, info.id]);
   const slug = active.some((m) => m.slug === search.get('model')) ? search.get('model')! : (active[0]?.slug ?? '');
   const model = active.find((m) => m.slug === slug);
-  const op = spec.route('POST', info.path);
+  // The modality's endpoint as the server declares it (x-mmgen-modality): path, sync, image rule.
+  const endpoint = spec.modality(info.id);
+  const op = endpoint ? spec.op(endpoint.operationId) : undefined;
+  const path = endpoint?.path ?? '';
+  const sync = endpoint?.sync ?? true;
+  const modalityImage = endpoint?.image ?? 'none';
   // The chosen model's own `parameters` (its fields, enums and ranges, as its routes document them); the
   // modality's request schema while the catalog loads.
   const parameters = model?.parameters as (JsonSchema & { 'x-mmgen-image'?: string }) | undefined;
   const schema: JsonSchema = parameters ?? op?.requestSchema ?? { type: 'object', properties: {} };
   const imageInput: 'none' | 'optional' | 'required' = !parameters
-    ? info.imageInput
+    ? modalityImage
     : !parameters.properties?.upload_id
       ? 'none'
-      : parameters['x-mmgen-image'] === 'required' || info.imageInput === 'required'
+      : parameters['x-mmgen-image'] === 'required' || modalityImage === 'required'
         ? 'required'
         : 'optional';
   const simSchema = schema.properties?.simulate;
@@ -160,14 +190,14 @@ export function Playground() {
     follow.current = ac;
     setRun({ generation: null, error: null, busy: true, seen: {} });
     try {
-      const g = await api.post<Generation>(info.path, b, { idempotencyKey: newIdempotencyKey(), signal: ac.signal });
+      const g = await api.post<Generation>(path, b, { idempotencyKey: newIdempotencyKey(), signal: ac.signal });
       const seenAt = (s: Record<string, number>, status: string) => (status in s ? s : { ...s, [status]: Date.now() });
       setRun((r) => ({ ...r, generation: g, seen: seenAt(r.seen, g.status) }));
       if (info.id === 'chat' && g.message) {
         setHistory((h) => [...h, { role: 'user', content: message }, { role: 'assistant', content: g.message!.content }]);
         setMessage('');
       }
-      if (!info.sync) {
+      if (!sync) {
         await followGeneration(api, g.id, (next) => setRun((r) => ({ ...r, generation: next, seen: seenAt(r.seen, next.status) })), ac.signal);
       }
       setRun((r) => ({ ...r, busy: false }));
@@ -242,17 +272,17 @@ export function Playground() {
                   <SchemaFields schema={simSchema} names={simNames} values={sim} onChange={(n, v) => setSim((x) => ({ ...x, [n]: v }))} errors={errors} errorPrefix="simulate." idPrefix="pg-sim" />
                 </details>
               )}
-              <Estimate info={info} model={model} body={body} schema={schema} />
+              <Estimate modality={info.id} model={model} body={body} />
               <div className="form-actions">
                 <Button type="submit" variant="primary" busy={run.busy} perm={perm} disabled={!model}>
-                  {run.busy ? (info.sync ? 'Generating…' : 'Running…') : 'Run'}
+                  {run.busy ? (sync ? 'Generating…' : 'Running…') : 'Run'}
                 </Button>
-                {run.busy && !info.sync && g && (
+                {run.busy && !sync && g && (
                   <Button variant="ghost" onClick={() => follow.current?.abort()}>
                     Stop watching
                   </Button>
                 )}
-                <CopyButton text={curlFor('POST', info.path, body)} label="Copy as curl" size="md" />
+                <CopyButton text={curlFor('POST', path, body)} label="Copy as curl" size="md" />
               </div>
             </form>
           )}
@@ -260,11 +290,11 @@ export function Playground() {
         <Card title="Result" className="playground-result">
           <div aria-live="polite">
             {!g && !run.error && !run.busy && <p className="muted">Run a request to see its result here.</p>}
-            {!g && run.busy && <Loading what={info.sync ? 'Generating' : 'Submitting'} />}
+            {!g && run.busy && <Loading what={sync ? 'Generating' : 'Submitting'} />}
             {run.error ? <ErrorNotice error={run.error} title="The request failed" /> : null}
             {g && (
               <div data-testid="result" data-status={g.status}>
-                {!info.sync || g.status !== 'succeeded' ? <GenerationProgress generation={g} seen={run.seen} /> : null}
+                {!sync || g.status !== 'succeeded' ? <GenerationProgress generation={g} seen={run.seen} /> : null}
                 {g.status === 'succeeded' && <GenerationMedia generation={g} />}
                 {g.error && <ErrorNotice error={new ApiError(0, g.error.code, g.error.message)} title={`Failed: ${g.error.code}`} />}
                 <dl className="kv">
