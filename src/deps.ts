@@ -18,9 +18,10 @@ import type { Moderator } from './moderation/moderator.js';
 import type { PolicyCache } from './moderation/policy.js';
 
 /**
- * Everything the composition root (main.ts) builds once from config. Routes get it whole; a use case
- * declares the part it reaches as a Pick of it beside its code (AcceptPorts, FinishPorts, …), so what
- * it can touch is in its signature.
+ * Everything the composition root (main.ts) builds once from config. The http layer (routes, auth,
+ * idempotency) gets it whole and hands it on; a use case never imports this type: it declares the
+ * part it reaches as an interface beside its code naming exactly what it uses (AcceptRequestPorts,
+ * RunPorts, …), which this one satisfies structurally, so what it can touch is in its signature.
  */
 export interface AppDeps {
   config: Config;
