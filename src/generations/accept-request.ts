@@ -1,4 +1,4 @@
-import type { Catalog, Modality } from '../catalog/index.js';
+import type { Catalog, CatalogModel, Modality } from '../catalog/index.js';
 import type { Db } from '../store/db.js';
 import type { IdempotencyClaim } from '../store/idempotency.js';
 import type { Moderator } from '../moderation/moderator.js';
@@ -64,6 +64,11 @@ export interface AcceptRequestPorts extends SubmitPorts, SubmitComparisonPorts, 
 export interface AcceptedGeneration {
   g: GenerationRow;
   resume: string | null;
+  /**
+   * The model the request was held to (resolved once, here); resumed, the catalog's entry for the generation's model,
+   * null if the catalog no longer has it. What the answer says of the model (its deprecation) is taken from it.
+   */
+  model: CatalogModel | null;
 }
 export interface AcceptedComparison {
   comparisonId: string;
@@ -133,12 +138,15 @@ export async function acceptRequest(
     const cmp = await submitComparison(deps, principal, checked, claim);
     return { comparisonId: cmp.id, resume: null };
   }
-  if (resume) return { g: await resumedGeneration(deps, principal, resume, { untilTerminal: false }), resume };
+  if (resume) {
+    const g = await resumedGeneration(deps, principal, resume, { untilTerminal: false });
+    return { g, resume, model: deps.catalog.find(g.model) ?? null };
+  }
   const checked = checkGeneration(deps, principal, ask);
   await screenRequestPrompt(deps, principal, checked.screened, checked.screenParam);
   await ask.beforeSubmit?.();
   const body = ask.extra ? { ...ask.body, ...ask.extra } : ask.body;
   const sent = ask.extra || !ask.sent ? {} : { sent: ask.sent };
   const g = await submitGeneration(deps, principal, checked.model, body, checked.prompt, MODALITY_RULES[ask.modality].request.image, { claim, early: ask.early, ...sent });
-  return { g, resume: null };
+  return { g, resume: null, model: checked.model };
 }

@@ -19,6 +19,7 @@ import {
   type NewIdempotencyClaim,
 } from '../store/idempotency.js';
 import type { Authenticator } from './auth.js';
+import { DEPRECATION_HEADER_NAMES } from './deprecation-headers.js';
 
 export type IdempotencyPorts = Pick<AppDeps, 'db' | 'nodeId'>;
 
@@ -60,7 +61,7 @@ interface Claim extends IdempotencyClaim {
 
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 /** Headers of the first response that a replay repeats; the rest (request id, rate limits) belong to the replay itself. */
-const KEPT_HEADERS = ['content-type', 'cache-control', 'location', 'x-mmgen-generation-id'];
+const KEPT_HEADERS = ['content-type', 'cache-control', 'location', 'x-mmgen-generation-id', ...DEPRECATION_HEADER_NAMES];
 /**
  * Marks a kept body stored as base64 (audio from POST /v1/audio/speech): the column is text, and binary bytes read
  * as UTF-8 would not come back. Never sent to a client.
@@ -311,6 +312,11 @@ function captureHijackedResponse(deps: IdempotencyPorts, request: FastifyRequest
     }
     const headers: Record<string, string> = { 'content-type': type };
     if (type.startsWith('text/event-stream')) headers['cache-control'] = 'no-cache';
+    // Set on the raw response before its head (deprecation-headers.ts), so they are read back here.
+    for (const name of DEPRECATION_HEADER_NAMES) {
+      const v = res.getHeader(name);
+      if (v !== undefined) headers[name] = String(v);
+    }
     void settle(deps, request, c, res.statusCode, headers, body).finally(() => (end as (...a: unknown[]) => ServerResponse).apply(res, args));
     return res;
   } as typeof res.end;

@@ -5,12 +5,12 @@ import {
   type Comparison,
   type Generation,
   type GenerationCreateParams,
-  type Mmgen,
   type Modality,
   type RequestOptions,
 } from '../../sdk/src/index.js';
 import { defined, int, list, num, params, parse, str, UsageError, type OptionSpec, type Values } from './args.js';
 import { note, printJson, say, table, type Context } from './context.js';
+import { warnIfDeprecated } from './deprecation.js';
 import { download, extensionOf, outPaths, primaryOutputs, readInput } from './files.js';
 import { progress } from './progress.js';
 
@@ -107,10 +107,13 @@ function waitTimeout(v: Values[string]): number {
   return seconds === undefined ? 30 * 60_000 : seconds * 1000;
 }
 
-function create(sdk: Mmgen, modality: Modality, body: Record<string, unknown>, opts: RequestOptions): Promise<Generation> {
+/** Creates the generation; a deprecated model's answer says so on stderr (its Deprecation header). */
+async function create(ctx: Context, modality: Modality, body: Record<string, unknown>, opts: RequestOptions): Promise<Generation> {
   // The server validates the body; the cast only hands the CLI's assembled fields over. The SDK posts it to the
   // modality's endpoint as the server declares it (MODALITY_ENDPOINTS).
-  return sdk.generations.create({ ...body, modality } as GenerationCreateParams, opts);
+  const { data, response } = await ctx.sdk().generations.create({ ...body, modality } as GenerationCreateParams, opts).withResponse();
+  warnIfDeprecated(ctx, response);
+  return data;
 }
 
 /** Uploads `--input FILE` and gives its upload id. */
@@ -216,12 +219,15 @@ export async function generate(ctx: Context, args: string[]): Promise<number> {
 
   const out = str(v.out);
   const outDir = str(v['out-dir']);
-  let g = await create(ctx.sdk(), modality, body, opts);
+  let g = await create(ctx, modality, body, opts);
   if ((v.wait === true || out || outDir) && !MODALITY_ENDPOINTS[modality].sync) g = await waitWithProgress(ctx, g, waitTimeout(v.timeout));
   return report(ctx, g, out, outDir);
 }
 
-/** `generate chat --stream`: the reply printed as it is written, through /v1/chat/completions. */
+/**
+ * `generate chat --stream`: the reply printed as it is written, through /v1/chat/completions. No deprecation warning:
+ * the SDK's ChatCompletionStream does not expose its response's headers (only its request id).
+ */
 async function streamChat(ctx: Context, body: Record<string, unknown>, opts: RequestOptions): Promise<number> {
   const { model, messages, max_tokens, temperature, seed, simulate, ...rest } = body;
   const request = { ...rest, ...defined({ model, messages, max_tokens, temperature, seed, simulate }), stream: true, stream_options: { include_usage: true } };
@@ -259,7 +265,9 @@ export async function compare(ctx: Context, args: string[]): Promise<number> {
   if (inputPath) childParams.upload_id = await uploadInput(ctx, inputPath);
   const body = defined({ models, prompt: str(v.prompt), params: Object.keys(childParams).length ? childParams : undefined, simulate: simulateOf(v.simulate) });
   const outDir = str(v['out-dir']);
-  let cmp = await ctx.sdk().comparisons.create(body as never, defined({ idempotencyKey: str(v['idempotency-key']) }));
+  const created = await ctx.sdk().comparisons.create(body as never, defined({ idempotencyKey: str(v['idempotency-key']) })).withResponse();
+  warnIfDeprecated(ctx, created.response);
+  let cmp = created.data;
   if (v.wait === true || outDir) cmp = await waitComparison(ctx, cmp, waitTimeout(v.timeout));
   return reportComparison(ctx, cmp, outDir);
 }

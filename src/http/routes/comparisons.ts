@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { comparisonView, MODELS_PER_COMPARISON } from '../../domain/comparisons.js';
 import { acceptRequest } from '../../generations/accept-request.js';
+import { announceDeprecation } from '../deprecation-headers.js';
 import { Simulate } from '../../generations/modalities/fields.js';
 import { defineRoute } from '../route.js';
 import { IdParams, Nullable, Timestamp } from '../schemas.js';
@@ -46,11 +47,15 @@ export const createComparisonRoute = defineRoute({
     ),
     response: { 202: Comparison },
   },
-  handler: async ({ body, principal, deps, request }) => {
+  handler: async ({ body, principal, deps, request, reply }) => {
     const { comparisonId } = await acceptRequest(deps, principal, {
       kind: 'comparison', models: body.models, prompt: body.prompt, params: body.params ?? {}, simulate: body.simulate, claim: request.idempotency ?? undefined,
     });
-    return { status: 202, body: await comparisonView(deps, principal, comparisonId) };
+    const view = await comparisonView(deps, principal, comparisonId);
+    // From the models the answer names (comparisonView's `models`: the slugs), which a resumed comparison's answer names too.
+    const find = (name: string) => deps.catalog.find(name);
+    announceDeprecation(reply, (view.models as readonly string[]).map((slug) => find(slug) ?? null), 'comparison', find);
+    return { status: 202, body: view };
   },
 });
 

@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../domain/access.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
-import { acceptRequest } from '../../generations/accept-request.js';
 import { EarlyDispatch } from '../../generations/early-dispatch.js';
 import { finishFailed } from '../../generations/finish.js';
 import type { GenerationRow } from '../../generations/views.js';
@@ -11,7 +10,7 @@ import { finishSynchronously, resumeSynchronously } from '../../generations/run-
 import type { RouteDef } from '../route.js';
 import { MODALITY_RULES } from '../../generations/modalities.js';
 import type { ParamName } from '../../generations/hold-to-model.js';
-import { tagRequestLog } from './generation-route.js';
+import { acceptGeneration } from './generation-route.js';
 
 /**
  * The chat generation behind the compatible chat paths (POST /v1/chat/completions
@@ -96,7 +95,7 @@ export async function serveCompatChat(
   // A plain completion may reach its provider while its credits are being reserved (early-dispatch.ts).
   const early = how.stream ? undefined : new EarlyDispatch();
   const fields = Object.entries(params);
-  const accepted = await acceptRequest(deps, principal, {
+  const accepted = await acceptGeneration({ deps, principal, request, reply }, {
     kind: 'generation',
     modality: 'chat',
     body: Object.fromEntries(fields.filter(([k]) => CHAT_FIELDS.has(k))),
@@ -106,7 +105,6 @@ export async function serveCompatChat(
     paramName: how.paramName,
     early,
   });
-  tagRequestLog(request, accepted.g.id);
   // An earlier request with this Idempotency-Key accepted a generation and died: its answer, once it is finished.
   const resume = accepted.resume;
   const g = resume ? (await resumeSynchronously(deps, principal, resume)).row : accepted.g;

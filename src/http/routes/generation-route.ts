@@ -1,15 +1,16 @@
 import type { TObject } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MODALITIES, type Modality } from '../../catalog/index.js';
 import type { Principal } from '../../domain/access.js';
 import type { AppDeps } from '../../deps.js';
 import type { FileLinks } from '../../files/links.js';
 import type { Db } from '../../store/db.js';
-import { acceptRequest } from '../../generations/accept-request.js';
+import { acceptRequest, type AcceptedGeneration, type GenerationAsk } from '../../generations/accept-request.js';
 import { MODALITY_RULES } from '../../generations/modalities.js';
 import { toGenerationView, type GenerationRow, type OutputRow } from '../../generations/views.js';
 import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
 import { selectOutputs } from '../../store/generations.js';
+import { announceDeprecation } from '../deprecation-headers.js';
 import { defineRoute, type RouteDef } from '../route.js';
 import { Generation, QueuedVideo } from './generation-schema.js';
 
@@ -30,6 +31,21 @@ export function tagRequestLog(request: FastifyRequest, generationId: string): vo
 export async function generationView(deps: GenerationViewPorts, g: GenerationRow): Promise<Record<string, unknown>> {
   const outputs = (await selectOutputs(deps.db, [g.id])).get(g.id) ?? [];
   return toGenerationView(g, outputs, deps.links);
+}
+
+/**
+ * A generation route's accept: acceptRequest, then what the answer says of it whatever its shape: the log names the
+ * generation, and the response carries its model's deprecation headers (a resumed or cached answer too, set before
+ * any stream's head is written).
+ */
+export async function acceptGeneration(
+  ctx: { deps: AppDeps; principal: Principal; request: FastifyRequest; reply: FastifyReply },
+  ask: GenerationAsk,
+): Promise<AcceptedGeneration> {
+  const accepted = await acceptRequest(ctx.deps, ctx.principal, ask);
+  tagRequestLog(ctx.request, accepted.g.id);
+  announceDeprecation(ctx.reply, [accepted.model], 'generation', (name) => ctx.deps.catalog.find(name));
+  return accepted;
 }
 
 /** A synchronous generation run to its end in the request (or, resumed, waited for): 502/451 when it failed. */
@@ -129,10 +145,9 @@ function modalityRoute(modality: Modality): RouteDef {
     auth: { role: 'developer', scope, consumesCredits: true, cacheable: true },
     errors: [402, 404, 410, ...(sync ? [502] : []), 503],
     schema: { body: schema, response: sync ? { 200: Generation } : { 202: e.queuedWithGenerationId ?? Generation } },
-    handler: async ({ body, principal, deps, request }) => {
+    handler: async ({ body, principal, deps, request, reply }) => {
       const ask = { kind: 'generation', modality, body, sent: request.sentFields, claim: request.idempotency ?? undefined } as const;
-      const { g, resume } = await acceptRequest(deps, principal, ask);
-      tagRequestLog(request, g.id);
+      const { g, resume } = await acceptGeneration({ deps, principal, request, reply }, ask);
       if (!sync) {
         const view = await generationView(deps, g);
         return { status: 202, body: e.queuedWithGenerationId ? { ...view, generation_id: g.id } : view };

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { MODALITIES, UNIT_BY_MODALITY } from '../../catalog/index.js';
 import { ApiError } from '../../errors.js';
+import { announceDeprecation } from '../deprecation-headers.js';
 import { defineRoute } from '../route.js';
 import { parametersOf } from '../../generations/hold-to-model.js';
 import { modelDeprecation } from '../../providers/parameters.js';
@@ -90,9 +91,10 @@ export const getModel = defineRoute({
   tag: 'Models',
   auth: { role: 'viewer' },
   schema: { params: IdParams, response: { 200: Model } },
-  handler: async ({ params, deps }) => {
+  handler: async ({ params, deps, reply }) => {
     const m = deps.catalog.find(params.id);
     if (!m) throw new ApiError('model_not_found', `No such model: '${params.id}'.`, 'id');
+    announceDeprecation(reply, [m], 'model', (name) => deps.catalog.find(name));
     return { status: 200, body: describe(deps.catalog.view(m), m) };
   },
 });

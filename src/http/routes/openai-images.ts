@@ -10,8 +10,7 @@ import { convertImage, IMAGE_FORMAT_MIME, type ImageFormat } from '../../media/i
 import { parseMultipart } from '../multipart.js';
 import { defineRoute, type RouteContext, type RouteSchema } from '../route.js';
 import { makeAjv, validationError } from '../../validation.js';
-import { acceptRequest } from '../../generations/accept-request.js';
-import { finishGenerationRequest, tagRequestLog } from './generation-route.js';
+import { acceptGeneration, finishGenerationRequest } from './generation-route.js';
 import { Prompt, Simulate, StringEnum } from '../../generations/modalities/fields.js';
 
 /**
@@ -109,20 +108,19 @@ async function imagesAnswer(deps: Pick<AppDeps, 'blobs' | 'links'>, b: ImageAsk,
 }
 
 async function generate(
-  ctx: Pick<RouteContext<RouteSchema>, 'deps' | 'principal' | 'request'>,
+  ctx: Pick<RouteContext<RouteSchema>, 'deps' | 'principal' | 'request' | 'reply'>,
   b: ImageAsk,
   input?: { id: string; keep: () => Promise<void> },
 ) {
-  const { deps, principal, request } = ctx;
+  const { deps, principal } = ctx;
   const { body, sent } = toMmgenImage(b);
   if (input) {
     body.upload_id = input.id;
     sent.add('upload_id');
   }
-  const { g, resume } = await acceptRequest(deps, principal, {
-    kind: 'generation', modality: 'image', body, sent, claim: request.idempotency ?? undefined, paramName: openAiName, beforeSubmit: input?.keep,
+  const { g, resume } = await acceptGeneration(ctx, {
+    kind: 'generation', modality: 'image', body, sent, claim: ctx.request.idempotency ?? undefined, paramName: openAiName, beforeSubmit: input?.keep,
   });
-  tagRequestLog(request, g.id);
   const { row, outputs } = await finishGenerationRequest(deps, principal, g, resume);
   return imagesAnswer(deps, b, row, outputs);
 }
@@ -140,7 +138,7 @@ export const openAiImageGenerations = defineRoute({
   auth,
   errors: [402, 404, 410, 451, 502, 503],
   schema: { body: GenerationsBody, response: { 200: ImagesResponse } },
-  handler: async ({ body, deps, principal, request }) => generate({ deps, principal, request }, body),
+  handler: async ({ body, deps, principal, request, reply }) => generate({ deps, principal, request, reply }, body),
 });
 
 const MAX_EDIT_FILES = 16;
@@ -184,7 +182,7 @@ export const openAiImageEdits = defineRoute({
   },
   errors: [402, 404, 410, 451, 502, 503],
   schema: { response: { 200: ImagesResponse } },
-  handler: async ({ body, deps, principal, request }) => {
+  handler: async ({ body, deps, principal, request, reply }) => {
     const { image, mask, ...fields } = (body ?? {}) as Record<string, unknown> & { image?: Array<{ bytes: Buffer; contentType: string }>; mask?: unknown[] };
     if (!checkEditFields(fields)) throw validationError(checkEditFields.errors ?? [], 'body');
     if (mask !== undefined) refuse('mask', 'mmgen\'s image request takes no mask: the model edits the whole image. Leave mask out.');
@@ -197,6 +195,6 @@ export const openAiImageEdits = defineRoute({
       await confirmCachedPrincipal(deps.db, principal);
       await keepRequestImage(deps, principal as Principal, id, checked);
     };
-    return generate({ deps, principal, request }, fields as unknown as ImageAsk, { id, keep });
+    return generate({ deps, principal, request, reply }, fields as unknown as ImageAsk, { id, keep });
   },
 });

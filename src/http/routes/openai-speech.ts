@@ -2,8 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
 import { AUDIO_FORMAT_MIME, convertAudio, isAudioFormat, type AudioFormat } from '../../media/index.js';
 import { defineRoute } from '../route.js';
-import { acceptRequest } from '../../generations/accept-request.js';
-import { finishGenerationRequest, tagRequestLog } from './generation-route.js';
+import { acceptGeneration, finishGenerationRequest } from './generation-route.js';
 import { Simulate, StringEnum } from '../../generations/modalities/fields.js';
 import { GENERATION_ID_HEADER } from './openai-images.js';
 
@@ -54,10 +53,9 @@ export const openAiSpeech = defineRoute({
     for (const k of ['speed', 'seed', 'cache', 'simulate'] as const) if (b[k] !== undefined) mm[k] = b[k];
     // Held to the model like any voice field: a model that takes none answers 400 naming it (an empty one says nothing).
     if (b.instructions) mm.instructions = b.instructions;
-    const { g, resume } = await acceptRequest(deps, principal, {
+    const { g, resume } = await acceptGeneration({ deps, principal, request, reply }, {
       kind: 'generation', modality: 'voice', body: mm, sent: new Set(Object.keys(mm)), claim: request.idempotency ?? undefined, paramName: (f) => OPENAI_NAME[f] ?? f,
     });
-    tagRequestLog(request, g.id);
     const { row, outputs } = await finishGenerationRequest(deps, principal, g, resume);
     const audio = outputs.find((o) => o.type === 'audio');
     if (!audio) throw new Error(`voice generation ${row.id} has no audio output`);
