@@ -122,7 +122,9 @@ function docOf(schema: Schema, indent: string): string {
   }
   if (integer && !schema.enum) limits.push('an integer');
   if (schema.multipleOf !== undefined) limits.push(`a multiple of ${num(schema.multipleOf)}`);
-  if (schema.maxLength !== undefined) limits.push(`at most ${schema.maxLength} characters`);
+  // Every text takes at least one character; a longer minimum is the model's own (MiniMax Music's 10).
+  if (schema.maxLength !== undefined) limits.push((schema.minLength ?? 0) > 1 ? `${schema.minLength} to ${schema.maxLength} characters` : `at most ${schema.maxLength} characters`);
+  else if ((schema.minLength ?? 0) > 1) limits.push(`at least ${schema.minLength} characters`);
   if (schema.maxItems !== undefined) limits.push(`${schema.minItems ?? 0} to ${schema.maxItems} items`);
   if (schema.format) limits.push(`format: ${schema.format}`);
   if (limits.length) lines.push(`${limits.join('; ')}.`.replace(/^./, (c) => c.toUpperCase()));
@@ -145,22 +147,59 @@ function objectType(schema: Schema, indent: string, first?: [string, string]): s
   return `{\n${fields.join('')}${indent}}`;
 }
 
-/** The request type of one model: its parameters, `model` as its slug, and what the schema's extensions require. */
-function modelType(m: ServedModelParameters, indent: string): string {
-  const schema = m.parameters as Schema & Record<string, unknown>;
-  const parts = [objectType(schema, indent, ['model', JSON.stringify(m.slug)])];
-  if (schema['x-mmgen-image'] === 'required') parts.push('InputImage');
-  if (typeof schema['x-mmgen-speech'] === 'string') parts.push('TextOrAudio');
-  return parts.join(' & ');
+/** The fields of a "one of these" rule (`anyOf`/`oneOf` of single required fields), or null for another shape. */
+function ruleFields(branches: unknown): string[] | null {
+  if (!Array.isArray(branches)) return null;
+  const fields = branches.map((b: Schema) => (b.required?.length === 1 && Object.keys(b).length === 1 ? b.required[0]! : null));
+  return fields.every((f): f is string => f !== null) ? fields : null;
 }
 
-function modelDoc(m: ServedModelParameters, indent: string): string {
-  const schema = m.parameters as Record<string, unknown>;
-  const notes = [`${m.display_name}.`];
-  if (schema['x-mmgen-image'] === 'required') notes.push('Needs an input image: `upload_id` or `image_url`.');
-  if (typeof schema['x-mmgen-speech'] === 'string') {
-    notes.push(`Give \`text\` (spoken first by ${schema['x-mmgen-speech']}, with \`voice_id\`) or \`audio_url\`.`);
+/**
+ * A "one of these" rule as a union: each branch requires its field (with `exclusive`, the others are absent). An
+ * avatar's speech fields (x-mmgen-speech: `voice_id`) come only with the `text` they voice.
+ */
+function ruleType(fields: string[], exclusive: boolean, schema: Schema & Record<string, unknown>, indent: string): string {
+  if (fields.join() === 'upload_id,image_url' && !exclusive) return 'InputImage';
+  const speech = typeof schema['x-mmgen-speech'] === 'string' && fields.includes('text');
+  const branches = fields.map((f) => {
+    const absent = [...(exclusive ? fields.filter((o) => o !== f) : []), ...(speech && f !== 'text' ? ['voice_id'] : [])];
+    const type = typeOf(schema.properties?.[f] ?? {}, indent);
+    return `{ ${[`${key(f)}: ${type}`, ...absent.map((o) => `${key(o)}?: never`)].join('; ')} }`;
+  });
+  return `(${branches.join(' | ')})`;
+}
+
+/** The schema's "one of these" rules (top-level `anyOf`/`oneOf`, or combined in `allOf`), in order. */
+function rulesOf(schema: Schema & Record<string, unknown>): Array<{ fields: string[]; exclusive: boolean }> {
+  const parts = [schema, ...(Array.isArray(schema.allOf) ? (schema.allOf as Array<Record<string, unknown>>) : [])];
+  const rules: Array<{ fields: string[]; exclusive: boolean }> = [];
+  for (const part of parts) {
+    for (const [keyword, exclusive] of [['anyOf', false], ['oneOf', true]] as const) {
+      if (part[keyword] === undefined) continue;
+      const fields = ruleFields(part[keyword]);
+      if (!fields) throw new Error(`${keyword} of another shape than "one of these fields": ${JSON.stringify(part[keyword])}`);
+      rules.push({ fields, exclusive });
+    }
   }
+  return rules;
+}
+
+/** The request type of one model: its parameters, `model` as its slug, and each "one of these" rule as a union. */
+function modelType(m: ServedModelParameters, indent: string): string {
+  const schema = m.parameters as Schema & Record<string, unknown>;
+  return [objectType(schema, indent, ['model', JSON.stringify(m.slug)]), ...rulesOf(schema).map((r) => ruleType(r.fields, r.exclusive, schema, indent))].join(' & ');
+}
+
+const listed = (fields: string[], last: string) => fields.map((f) => `\`${f}\``).join(', ').replace(/, ([^,]*)$/, ` ${last} $1`);
+
+function modelDoc(m: ServedModelParameters, indent: string): string {
+  const schema = m.parameters as Schema & Record<string, unknown>;
+  const notes = [`${m.display_name}.`];
+  for (const rule of rulesOf(schema)) {
+    if (rule.fields.join() === 'upload_id,image_url') notes.push('Needs an input image: `upload_id` or `image_url`.');
+    else notes.push(`Give ${rule.exclusive ? 'one of ' : ''}${listed(rule.fields, rule.exclusive ? 'and' : 'or')}.`);
+  }
+  if (typeof schema['x-mmgen-speech'] === 'string') notes.push(`\`text\` is spoken first by ${schema['x-mmgen-speech']} (with \`voice_id\`).`);
   return `${indent}/** ${notes.join(' ')} */\n`;
 }
 
@@ -174,11 +213,8 @@ export function renderModelParameterTypes(models: readonly ServedModelParameters
     '/** The catalog date these types were generated for. */',
     `export type ModelParametersCatalogDate = ${JSON.stringify(date)};`,
     '',
-    "/** A model whose parameters say `x-mmgen-image: \"required\"` needs an input image. */",
+    '/** An input image, for a model that needs one (`anyOf` upload_id, image_url in its parameters). */',
     'export type InputImage = { upload_id: string } | { image_url: string };',
-    '',
-    '/** An avatar with a speech step (`x-mmgen-speech`) speaks `text` first, or lip-syncs `audio_url`: one of the two. */',
-    'export type TextOrAudio = { text: string; audio_url?: never } | { audio_url: string; text?: never; voice_id?: never };',
     '',
   ];
   for (const modality of MODALITIES) {

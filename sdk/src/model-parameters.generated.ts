@@ -5,11 +5,8 @@
 /** The catalog date these types were generated for. */
 export type ModelParametersCatalogDate = "2026-11-24";
 
-/** A model whose parameters say `x-mmgen-image: "required"` needs an input image. */
+/** An input image, for a model that needs one (`anyOf` upload_id, image_url in its parameters). */
 export type InputImage = { upload_id: string } | { image_url: string };
-
-/** An avatar with a speech step (`x-mmgen-speech`) speaks `text` first, or lip-syncs `audio_url`: one of the two. */
-export type TextOrAudio = { text: string; audio_url?: never } | { audio_url: string; text?: never; voice_id?: never };
 
 /** The image models and the request each takes (POST body), by slug. */
 export interface ImageModelParameters {
@@ -170,12 +167,12 @@ export interface ImageModelParameters {
      */
     num_outputs?: number;
     /**
-     * 256 to 2048; an integer; a multiple of 8.
+     * 256 to 1440; an integer; a multiple of 8.
      * @default 1024
      */
     width?: number;
     /**
-     * 256 to 2048; an integer; a multiple of 8.
+     * 256 to 1440; an integer; a multiple of 8.
      * @default 1024
      */
     height?: number;
@@ -384,7 +381,7 @@ export interface ImageModelParameters {
      * At most 4096 characters; format: uri.
      */
     image_url?: string;
-    /** At most 4000 characters. */
+    /** 3 to 4000 characters. */
     prompt: string;
     /**
      * 1 to 4; an integer.
@@ -440,12 +437,12 @@ export interface ImageModelParameters {
      */
     num_outputs?: number;
     /**
-     * 256 to 2048; an integer; a multiple of 8.
+     * 1024 to 2048; an integer; a multiple of 8.
      * @default 1024
      */
     width?: number;
     /**
-     * 256 to 2048; an integer; a multiple of 8.
+     * 1024 to 2048; an integer; a multiple of 8.
      * @default 1024
      */
     height?: number;
@@ -540,7 +537,7 @@ export interface VideoModelParameters {
      * At most 4096 characters; format: uri.
      */
     image_url?: string;
-    /** At most 4000 characters. */
+    /** At most 2500 characters. */
     prompt: string;
     /** @default 5 */
     duration_s?: 5 | 10;
@@ -572,7 +569,7 @@ export interface VideoModelParameters {
      * At most 4096 characters; format: uri.
      */
     image_url?: string;
-    /** At most 4000 characters. */
+    /** At most 2500 characters. */
     prompt: string;
     /** @default 5 */
     duration_s?: 5 | 10;
@@ -678,7 +675,7 @@ export interface VideoModelParameters {
      * At most 4096 characters; format: uri.
      */
     image_url?: string;
-    /** At most 4000 characters. */
+    /** At most 2000 characters. */
     prompt: string;
     /** @default 6 */
     duration_s?: 6 | 10;
@@ -715,11 +712,8 @@ export interface VideoModelParameters {
     image_url?: string;
     /** At most 4000 characters. */
     prompt: string;
-    /**
-     * 1 to 20; an integer.
-     * @default 5
-     */
-    duration_s?: number;
+    /** @default 5 */
+    duration_s?: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12;
     /** @default "16:9" */
     aspect_ratio?: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9";
   };
@@ -776,7 +770,7 @@ export interface VideoModelParameters {
     /** At most 4000 characters. */
     prompt: string;
     /**
-     * 1 to 8.292; an integer.
+     * 1 to 8; an integer.
      * @default 5
      */
     duration_s?: number;
@@ -894,7 +888,7 @@ export interface VoiceModelParameters {
      * @default "JBFqnCBsd6RMkjVDRZzb"
      */
     voice_id?: string;
-    /** At most 35 characters. */
+    /** 2 to 35 characters. */
     language?: string;
     /** 0.7 to 1.2. */
     speed?: number;
@@ -919,14 +913,14 @@ export interface VoiceModelParameters {
       /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
       moderation?: "approved" | "flagged" | "blocked";
     };
-    /** At most 5000 characters. */
+    /** At most 3000 characters. */
     text: string;
     /**
      * At most 100 characters.
      * @default "JBFqnCBsd6RMkjVDRZzb"
      */
     voice_id?: string;
-    /** At most 35 characters. */
+    /** 2 to 35 characters. */
     language?: string;
     /** 0.7 to 1.2. */
     speed?: number;
@@ -958,7 +952,7 @@ export interface VoiceModelParameters {
      * @default "JBFqnCBsd6RMkjVDRZzb"
      */
     voice_id?: string;
-    /** At most 35 characters. */
+    /** 2 to 35 characters. */
     language?: string;
     /** 0.7 to 1.2. */
     speed?: number;
@@ -990,7 +984,7 @@ export interface VoiceModelParameters {
      * @default "JBFqnCBsd6RMkjVDRZzb"
      */
     voice_id?: string;
-    /** At most 35 characters. */
+    /** 2 to 35 characters. */
     language?: string;
     /** 0.7 to 1.2. */
     speed?: number;
@@ -1013,7 +1007,7 @@ export interface VoiceModelParameters {
     /** At most 5000 characters. */
     text: string;
     /** At most 100 characters. */
-    voice_id?: "af_heart" | "af_alloy" | "af_aoede" | "af_bella" | "af_jessica" | "af_kore" | "af_nicole" | "af_nova" | "af_river" | "af_sarah" | "af_sky" | "am_adam" | "am_echo" | "am_eric" | "am_fenrir" | "am_liam" | "am_michael" | "am_onyx" | "am_puck" | "am_santa" | "bf_alice" | "bf_emma" | "bf_isabella" | "bf_lily" | "bm_daniel" | "bm_fable" | "bm_george" | "bm_lewis" | "ff_siwis" | "hf_alpha" | "hf_beta" | "hm_omega" | "hm_psi" | "if_sara" | "im_nicola" | "jf_alpha" | "jf_gongitsune" | "jf_nezumi" | "jf_tebukuro" | "jm_kumo" | "zf_xiaobei" | "zf_xiaoni" | "zf_xiaoxiao" | "zf_xiaoyi" | "zm_yunjian" | "zm_yunxi" | "zm_yunxia" | "zm_yunyang";
+    voice_id?: "af_alloy" | "af_aoede" | "af_bella" | "af_jessica" | "af_kore" | "af_nicole" | "af_nova" | "af_river" | "af_sarah" | "af_sky" | "am_adam" | "am_echo" | "am_eric" | "am_fenrir" | "am_liam" | "am_michael" | "am_onyx" | "am_puck";
     /** 0.5 to 2. */
     speed?: number;
   };
@@ -1036,7 +1030,7 @@ export interface VoiceModelParameters {
     text: string;
     /** At most 100 characters. */
     voice_id?: string;
-    /** At most 35 characters. */
+    /** 2 to 35 characters. */
     language?: string;
     /** 0.5 to 2. */
     speed?: number;
@@ -1090,7 +1084,7 @@ export interface MusicModelParameters {
       /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
       moderation?: "approved" | "flagged" | "blocked";
     };
-    /** At most 4000 characters. */
+    /** At most 2000 characters. */
     prompt: string;
   };
   /** MiniMax Music 1.5. */
@@ -1108,9 +1102,9 @@ export interface MusicModelParameters {
       /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
       moderation?: "approved" | "flagged" | "blocked";
     };
-    /** At most 3000 characters. */
+    /** 10 to 300 characters. */
     prompt: string;
-    /** At most 600 characters. */
+    /** 10 to 600 characters. */
     lyrics: string;
   };
   /** Stable Audio 2.5. */
@@ -1203,7 +1197,7 @@ export interface MusicModelParameters {
 
 /** The avatar models and the request each takes (POST body), by slug. */
 export interface AvatarModelParameters {
-  /** ByteDance OmniHuman. Needs an input image: `upload_id` or `image_url`. Give `text` (spoken first by eleven-turbo-v2.5, with `voice_id`) or `audio_url`. */
+  /** ByteDance OmniHuman. Needs an input image: `upload_id` or `image_url`. Give one of `text`, `audio_url` and `audio_upload_id`. `text` is spoken first by eleven-turbo-v2.5 (with `voice_id`). */
   omnihuman: {
     model: "omnihuman";
     /** false: never answer from the cache. */
@@ -1239,8 +1233,8 @@ export interface AvatarModelParameters {
     text?: string;
     /** At most 100 characters. */
     voice_id?: string;
-  } & InputImage & TextOrAudio;
-  /** ByteDance OmniHuman 1.5. Needs an input image: `upload_id` or `image_url`. Give `text` (spoken first by eleven-turbo-v2.5, with `voice_id`) or `audio_url`. */
+  } & InputImage & ({ text: string; audio_url?: never; audio_upload_id?: never } | { audio_url: string; text?: never; audio_upload_id?: never; voice_id?: never } | { audio_upload_id: string; text?: never; audio_url?: never; voice_id?: never });
+  /** ByteDance OmniHuman 1.5. Needs an input image: `upload_id` or `image_url`. Give one of `text`, `audio_url` and `audio_upload_id`. `text` is spoken first by eleven-turbo-v2.5 (with `voice_id`). */
   "omnihuman-1.5": {
     model: "omnihuman-1.5";
     /** false: never answer from the cache. */
@@ -1276,8 +1270,8 @@ export interface AvatarModelParameters {
     text?: string;
     /** At most 100 characters. */
     voice_id?: string;
-  } & InputImage & TextOrAudio;
-  /** Kling AI Avatar (Standard). Needs an input image: `upload_id` or `image_url`. Give `text` (spoken first by eleven-turbo-v2.5, with `voice_id`) or `audio_url`. */
+  } & InputImage & ({ text: string; audio_url?: never; audio_upload_id?: never } | { audio_url: string; text?: never; audio_upload_id?: never; voice_id?: never } | { audio_upload_id: string; text?: never; audio_url?: never; voice_id?: never });
+  /** Kling AI Avatar (Standard). Needs an input image: `upload_id` or `image_url`. Give one of `text`, `audio_url` and `audio_upload_id`. `text` is spoken first by eleven-turbo-v2.5 (with `voice_id`). */
   "kling-ai-avatar": {
     model: "kling-ai-avatar";
     /** false: never answer from the cache. */
@@ -1313,8 +1307,8 @@ export interface AvatarModelParameters {
     text?: string;
     /** At most 100 characters. */
     voice_id?: string;
-  } & InputImage & TextOrAudio;
-  /** VEED Fabric 1.0. Needs an input image: `upload_id` or `image_url`. Give `text` (spoken first by eleven-turbo-v2.5, with `voice_id`) or `audio_url`. */
+  } & InputImage & ({ text: string; audio_url?: never; audio_upload_id?: never } | { audio_url: string; text?: never; audio_upload_id?: never; voice_id?: never } | { audio_upload_id: string; text?: never; audio_url?: never; voice_id?: never });
+  /** VEED Fabric 1.0. Needs an input image: `upload_id` or `image_url`. Give one of `text`, `audio_url` and `audio_upload_id`. `text` is spoken first by eleven-turbo-v2.5 (with `voice_id`). */
   "fabric-1.0": {
     model: "fabric-1.0";
     /** false: never answer from the cache. */
@@ -1350,7 +1344,7 @@ export interface AvatarModelParameters {
     text?: string;
     /** At most 100 characters. */
     voice_id?: string;
-  } & InputImage & TextOrAudio;
+  } & InputImage & ({ text: string; audio_url?: never; audio_upload_id?: never } | { audio_url: string; text?: never; audio_upload_id?: never; voice_id?: never } | { audio_upload_id: string; text?: never; audio_url?: never; voice_id?: never });
   /** VEED Fabric 1.0 (text). Needs an input image: `upload_id` or `image_url`. */
   "fabric-1.0-text": {
     model: "fabric-1.0-text";
@@ -1725,7 +1719,7 @@ export interface ThreeDModelParameters {
      */
     image_url?: string;
   } & InputImage;
-  /** Hyper3D Rodin. */
+  /** Hyper3D Rodin. Give `prompt`, `upload_id` or `image_url`. */
   rodin: {
     model: "rodin";
     /**
@@ -1759,7 +1753,7 @@ export interface ThreeDModelParameters {
     prompt?: string;
     /** @default "glb" */
     format?: "glb";
-  };
+  } & ({ prompt: string } | { upload_id: string } | { image_url: string });
   /** Tripo 2.5. */
   "tripo-v2.5": {
     model: "tripo-v2.5";

@@ -48,8 +48,17 @@ export function typeChecks(sdk: Mmgen): void {
   void sdk.upscale.create({ model: 'real-esrgan', upload_id: 'upl_1', scale: 3 });
   void sdk.avatars.create({ model: 'omnihuman', image_url: 'https://example.com/a.png', text: 'Hello.' });
   void sdk.avatars.create({ model: 'omnihuman', image_url: 'https://example.com/a.png', audio_url: 'https://example.com/a.mp3' });
-  // @ts-expect-error x-mmgen-speech: text or audio_url, not both
+  // @ts-expect-error oneOf text, audio_url, audio_upload_id: not two of them
   void sdk.avatars.create({ model: 'omnihuman', image_url: 'https://example.com/a.png', text: 'Hello.', audio_url: 'https://example.com/a.mp3' });
+  void sdk.avatars.create({ model: 'omnihuman', image_url: 'https://example.com/a.png', audio_upload_id: 'upl_1' });
+  // @ts-expect-error a voice is for the text spoken first, not for given audio
+  void sdk.avatars.create({ model: 'omnihuman', image_url: 'https://example.com/a.png', audio_upload_id: 'upl_1', voice_id: 'JBFqnCBsd6RMkjVDRZzb' });
+  // @ts-expect-error anyOf prompt, upload_id, image_url: rodin needs a prompt or an input image
+  void sdk.threeD.create({ model: 'rodin' });
+  void sdk.threeD.create({ model: 'rodin', upload_id: 'upl_1' });
+  void sdk.threeD.create({ model: 'rodin', prompt: 'a chair' });
+  // @ts-expect-error seedance-1-pro takes 2 to 12 seconds on every route
+  void sdk.videos.create({ model: 'seedance-1-pro', prompt: 'x', duration_s: 1 });
   void sdk.chat.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 });
   // @ts-expect-error gpt-5 takes no temperature
   void sdk.chat.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2 });

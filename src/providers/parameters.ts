@@ -1,4 +1,4 @@
-import type { CatalogModel, ModelRoute } from '../catalog/index.js';
+import type { CatalogModel, Modality, ModelRoute } from '../catalog/index.js';
 import { IMAGE_FIELD, mappedFields, propertyAt, takesImage } from './upstream-input.js';
 import { upstreamModel } from './upstream-models.js';
 import type { PropertySchema, UpstreamModelRecord } from './upstream-record.js';
@@ -7,12 +7,15 @@ import type { PropertySchema, UpstreamModelRecord } from './upstream-record.js';
  * A model's `parameters` (contract §3a): the JSON Schema of the modality
  * fields this model accepts, with its own enums, ranges, defaults and
  * required fields, derived from the records of its routes
- * (docs/upstream-models.md). A field or value is allowed when some route's
- * provider documents it (union), so no route's capability is lost to
- * another's; each request is then served only by the routes that take it
+ * (docs/upstream-models.md). What the schema allows is what the model
+ * accepts: a request is served only by the routes that take what it carries
  * (routeRefusal, applied by the registry at acceptance and at every
- * fallback). What no route's record maps, the model does not take. Routes
- * whose bodies are built in code (records without a map) restrict nothing.
+ * fallback), so a field is declared when some route takes it (a request
+ * carrying it then goes to those routes), and its values are those that
+ * every route taking it takes (the intersection), so that whichever of
+ * them serves the request takes the value. What no route's record maps, the
+ * model does not take. Routes whose bodies are built in code (records
+ * without a map) restrict nothing.
  */
 export interface JsonSchemaObject {
   type: 'object';
@@ -31,6 +34,34 @@ const IMAGE_REQUEST_FIELDS = ['upload_id', 'image_url'];
  * `audio_upload_id` is sent as `audio_url`, a data URI: generations/speech-step.ts).
  */
 const SENT_AS: Record<string, string> = { audio_upload_id: 'audio_url' };
+
+/**
+ * A request's need for one of several fields, which no single field's schema can say: at least one of `fields`
+ * (with `exclusive`, exactly one). Declared in `parameters` as `anyOf` (`oneOf`) of the fields each alone
+ * required, so a client holding a request to the schema refuses what the server refuses.
+ */
+interface OneOfFields {
+  fields: readonly string[];
+  exclusive?: boolean;
+}
+
+/** The input image, where a model needs one (upload_id and image_url are its two forms). */
+const AN_IMAGE: OneOfFields = { fields: IMAGE_REQUEST_FIELDS };
+/**
+ * Each modality's "one of these" rules: the modality's check at its endpoint refuses a request without one, with
+ * its own message (generations' modality declarations); test/integration/declared-parameters.test.ts holds the
+ * two together. A modality that needs an input image needs one of its two forms.
+ */
+const MODALITY_NEEDS: Record<Modality, readonly OneOfFields[]> = {
+  image: [],
+  video: [],
+  voice: [],
+  music: [],
+  chat: [],
+  '3d': [{ fields: ['prompt', ...IMAGE_REQUEST_FIELDS] }],
+  avatar: [AN_IMAGE, { fields: ['text', 'audio_url', 'audio_upload_id'], exclusive: true }],
+  upscale: [AN_IMAGE],
+};
 
 type Spec = Exclude<UpstreamModelRecord['map'][string], string>;
 
@@ -81,9 +112,16 @@ function routeLimits(record: UpstreamModelRecord, field: string): { taken: false
       if (typeof back === 'number') limits[bound] = back;
     }
   }
-  if (typeof property.maxLength === 'number' && !spec.as) limits.maxLength = property.maxLength;
+  // A text sent as it is keeps its documented length limits (fal's nano-banana wants a prompt of 3 characters or more).
+  if (!spec.as) {
+    if (typeof property.maxLength === 'number') limits.maxLength = property.maxLength;
+    if (typeof property.minLength === 'number') limits.minLength = property.minLength;
+  }
   return { taken: true, limits, required };
 }
+
+/** Whether a field's schema says integers only. */
+const integerOnly = (schema: PropertySchema) => schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer') && !schema.type.includes('number'));
 
 /** Narrows a field's schema by limits (the modality's own limits stand; the routes' can only tighten them). */
 function narrow(schema: PropertySchema, limits: PropertySchema): PropertySchema {
@@ -91,28 +129,35 @@ function narrow(schema: PropertySchema, limits: PropertySchema): PropertySchema 
   if (limits.enum) out.enum = out.enum ? out.enum.filter((v) => limits.enum!.includes(v)) : [...limits.enum];
   if (typeof limits.minimum === 'number') out.minimum = typeof out.minimum === 'number' ? Math.max(out.minimum, limits.minimum) : limits.minimum;
   if (typeof limits.maximum === 'number') out.maximum = typeof out.maximum === 'number' ? Math.min(out.maximum, limits.maximum) : limits.maximum;
+  // A bound read back from another unit (frames at 24 fps) can fall between whole seconds: an integer field's ends are whole.
+  if (integerOnly(out)) {
+    if (typeof out.minimum === 'number') out.minimum = Math.ceil(out.minimum);
+    if (typeof out.maximum === 'number') out.maximum = Math.floor(out.maximum);
+  }
   if (typeof limits.maxLength === 'number') out.maxLength = typeof out.maxLength === 'number' ? Math.min(out.maxLength, limits.maxLength) : limits.maxLength;
-  if (out.enum && out.default !== undefined && !out.enum.includes(out.default)) delete out.default;
+  if (typeof limits.minLength === 'number') out.minLength = typeof out.minLength === 'number' ? Math.max(out.minLength, limits.minLength) : limits.minLength;
+  // An enum within a range keeps the values the range allows, and needs no range beside it.
+  if (out.enum) {
+    out.enum = out.enum.filter((v) => allows({ minimum: out.minimum, maximum: out.maximum }, v));
+    delete out.minimum;
+    delete out.maximum;
+  }
+  if (out.default !== undefined && !allows(out, out.default)) delete out.default;
   return out;
 }
 
 /**
- * The widest of several routes' limits on one field (union): a value is
- * allowed if some route takes it. A route without a limit leaves the field
- * unlimited there.
+ * The tightest of several routes' limits on one field (intersection): a value is allowed only if every route
+ * that takes the field takes it, so any of them may serve a request carrying it. A route without a limit leaves
+ * the others'.
  */
-function widest(all: PropertySchema[]): PropertySchema {
-  const out: PropertySchema = {};
-  if (all.every((l) => l.enum)) out.enum = [...new Set(all.flatMap((l) => l.enum!))];
-  if (all.every((l) => typeof l.minimum === 'number')) out.minimum = Math.min(...all.map((l) => l.minimum!));
-  if (all.every((l) => typeof l.maximum === 'number')) out.maximum = Math.max(...all.map((l) => l.maximum!));
-  if (all.every((l) => typeof l.maxLength === 'number')) out.maxLength = Math.max(...all.map((l) => l.maxLength!));
-  return out;
+function tightest(all: PropertySchema[]): PropertySchema {
+  return all.reduce<PropertySchema>((acc, limits) => narrow(acc, limits), {});
 }
 
 /** The records of a model's routes, in order; undefined for a route without one (the catalog test forbids that). */
-function routeRecords(model: CatalogModel): Array<UpstreamModelRecord | undefined> {
-  return model.routes.map((r) => upstreamModel(r.provider, r.upstream));
+function routeRecords(model: CatalogModel): Array<{ route: ModelRoute; record: UpstreamModelRecord | undefined }> {
+  return model.routes.map((route) => ({ route, record: upstreamModel(route.provider, route.upstream) }));
 }
 
 /** Whether a record builds its request from a map (Replicate, fal); one built in code (an empty map) restricts nothing. */
@@ -128,14 +173,57 @@ function needsImage(record: UpstreamModelRecord): boolean {
   return ((record.input as { required?: string[] }).required ?? []).includes(to);
 }
 
+/**
+ * The records a route sends requests by: for a request without an input image, its own (or the text-only sibling
+ * it names), unless it needs an image; for one with an image, its own (or the sibling that takes one), if it takes
+ * one. routeRefusal checks a request against the same record.
+ */
+function endpointsOf(route: ModelRoute, own: UpstreamModelRecord): UpstreamModelRecord[] {
+  const sibling = (id: string | undefined) => (id === undefined ? undefined : upstreamModel(route.provider, id));
+  const withoutImage = own.call.without_image ? sibling(own.call.without_image) : needsImage(own) ? undefined : own;
+  const withImage = own.call.with_image ? sibling(own.call.with_image) : mappedFields(own).has(IMAGE_FIELD) ? own : undefined;
+  return [withoutImage, withImage].filter((r): r is UpstreamModelRecord => r !== undefined && maps(r));
+}
+
+/** `anyOf` (`oneOf` when exclusive) of the fields each alone required: JSON Schema for "one of these". */
+const oneOfSchema = (need: OneOfFields) => ({ [need.exclusive ? 'oneOf' : 'anyOf']: need.fields.map((f) => ({ required: [f] })) });
+
+/**
+ * Declares the request's "one of these" needs in the schema: those of the modality, and an input image where the
+ * model needs one. Each is limited to the fields the model takes: one left is simply required; one implied by
+ * another (an image, where the image is needed anyway, is "a prompt or an image") is left out.
+ */
+function withNeeds(schema: JsonSchemaObject, modality: Modality, imageNeeded: boolean): void {
+  const taken = (need: OneOfFields): OneOfFields => ({ ...need, fields: need.fields.filter((f) => f in schema.properties) });
+  const needs = [...(imageNeeded ? [AN_IMAGE] : []), ...MODALITY_NEEDS[modality]]
+    .map(taken)
+    .filter((need, i, all) => need.fields.length > 0 && all.findIndex((n) => n.fields.join() === need.fields.join()) === i);
+  const required = new Set(schema.required);
+  const rules: Array<Record<string, unknown>> = [];
+  for (const need of needs) {
+    if (!need.exclusive) {
+      if (need.fields.some((f) => required.has(f))) continue;
+      if (needs.some((other) => other !== need && !other.exclusive && other.fields.every((f) => need.fields.includes(f)))) continue;
+    }
+    if (need.fields.length === 1) required.add(need.fields[0]!);
+    else rules.push(oneOfSchema(need));
+  }
+  schema.required = [...required];
+  // One rule of a kind sits at the top (the usual case: `anyOf` for "a prompt or an image"); more are combined.
+  const kinds = rules.map((r) => Object.keys(r)[0]!);
+  if (new Set(kinds).size === kinds.length) Object.assign(schema, ...rules);
+  else schema.allOf = rules;
+}
+
 const cache = new Map<string, JsonSchemaObject>();
 
 /**
  * The model's parameters, from the modality's request schema (a JSON Schema
- * object) and its routes: a field is taken, and a value allowed, when some
- * route takes it (union); which route serves a request is then chosen by
- * what it carries (routeRefusal). A field is required when every route
- * requires it.
+ * object) and its routes: a field is taken when some route takes it, and its
+ * values are those every route taking it takes (intersection); a field is
+ * required when every route requires it; a request that needs one of several
+ * fields (a prompt or an image; an avatar's text or audio) says so as
+ * `anyOf`/`oneOf`.
  */
 export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaObject, speech?: SpeechStep): JsonSchemaObject {
   // The routes change with the catalog's date (lifecycle.ts): they are part of the key.
@@ -143,8 +231,9 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
   const cached = cache.get(key);
   if (cached) return cached;
   const records = routeRecords(model);
-  const unrestricted = !records.every(maps);
-  const mapping = records.filter(maps);
+  const unrestricted = !records.every(({ record }) => maps(record));
+  // Every endpoint a request may be sent to: each route's, with and without an input image.
+  const endpoints = unrestricted ? [] : records.flatMap(({ route, record }) => endpointsOf(route, record!));
   const properties: Record<string, PropertySchema> = {};
   const required = new Set(modalitySchema.required ?? []);
   for (const [field, schema] of Object.entries(modalitySchema.properties)) {
@@ -154,23 +243,24 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
     }
     if (IMAGE_REQUEST_FIELDS.includes(field)) {
       // A text-only sibling serves requests without an image; the record itself says whether it takes one.
-      if (mapping.some(takesImage)) properties[field] = schema;
+      if (records.some(({ record }) => takesImage(record!))) properties[field] = schema;
       continue;
     }
     const as = SENT_AS[field];
     if (as) {
-      if (mapping.some((record) => routeLimits(record, as).taken)) properties[field] = schema;
+      if (endpoints.some((record) => routeLimits(record, as).taken)) properties[field] = schema;
       continue;
     }
-    const taking = mapping.map((record) => routeLimits(record, field)).filter((r) => r.taken);
+    const taking = endpoints.map((record) => routeLimits(record, field)).filter((r) => r.taken);
     if (taking.length === 0) {
       required.delete(field);
       continue;
     }
-    const out = narrow(schema, widest(taking.map((r) => r.limits)));
-    const own = mapping.map((r) => r.defaults?.[field]).find((v) => v !== undefined);
-    if (own !== undefined) out.default = own;
-    if (taking.length === mapping.length && taking.every((r) => r.required) && out.default === undefined) required.add(field);
+    const limits = tightest(taking.map((r) => r.limits));
+    const out = narrow(schema, limits);
+    const own = records.map(({ record }) => record!.defaults?.[field]).find((v) => v !== undefined);
+    if (own !== undefined && allows(out, own)) out.default = own;
+    if (taking.length === endpoints.length && taking.every((r) => r.required) && out.default === undefined) required.add(field);
     properties[field] = out;
   }
   // A field an upload can stand in for is not required by itself: the modality's check asks for one of them.
@@ -182,10 +272,12 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
     required: [...required].filter((f) => f in properties),
     additionalProperties: false,
   };
-  if (!unrestricted && mapping.every(needsImage) && IMAGE_REQUEST_FIELDS.some((f) => f in properties)) {
-    schema['x-mmgen-image'] = 'required';
-  }
+  const imageNeeded =
+    IMAGE_REQUEST_FIELDS.some((f) => f in properties) &&
+    (MODALITY_NEEDS[model.modality].includes(AN_IMAGE) || (!unrestricted && records.every(({ record }) => needsImage(record!))));
+  if (imageNeeded) schema['x-mmgen-image'] = 'required';
   if (speech) withSpeechStep(schema, modalitySchema, speech);
+  withNeeds(schema, model.modality, imageNeeded);
   if (schema.required!.length === 0) delete schema.required;
   cache.set(key, schema);
   return schema;
@@ -267,7 +359,11 @@ function allows(limits: PropertySchema, value: unknown): boolean {
     if (typeof limits.minimum === 'number' && value < limits.minimum) return false;
     if (typeof limits.maximum === 'number' && value > limits.maximum) return false;
   }
-  if (typeof value === 'string' && typeof limits.maxLength === 'number' && [...value].length > limits.maxLength) return false;
+  if (typeof value === 'string') {
+    const length = [...value].length;
+    if (typeof limits.maxLength === 'number' && length > limits.maxLength) return false;
+    if (typeof limits.minLength === 'number' && length < limits.minLength) return false;
+  }
   return true;
 }
 

@@ -87,7 +87,8 @@ describeEachBackend('comparisons', (backend) => {
     const images = slugs('image', 13);
     for (const [plan, width] of [['free', 2], ['pro', 3], ['studio', 6], ['team', 12]] as const) {
       const org = await s.createOrg({ plan });
-      const ok = await api('POST', '/v1/comparisons', { key: org.test, body: { models: images.slice(0, width), prompt: 'x', params: { width: 256, height: 256 } } });
+      // A size and a prompt every one of the image models takes (seedream-4 draws 1024 px and up on Replicate, nano-banana wants 3 characters on fal).
+      const ok = await api('POST', '/v1/comparisons', { key: org.test, body: { models: images.slice(0, width), prompt: 'a red fox', params: { width: 1024, height: 1024 } } });
       expect(ok.status, `${plan} ${JSON.stringify(ok.body)}`).toBe(202);
       if (width < 12) {
         const over = await api('POST', '/v1/comparisons', { key: org.test, body: { models: images.slice(0, width + 1), prompt: 'x' } });

@@ -42,7 +42,7 @@ describeEachBackend('model parameters', (backend) => {
     expect(Object.keys(chat.body.parameters.properties)).toEqual(expect.arrayContaining(['messages', 'max_tokens', 'temperature']));
     expect((await api('GET', '/v1/models/gpt-5', { key: org.test })).body.parameters.properties.temperature).toBeUndefined();
     expect((await api('GET', '/v1/models/gpt-4o', { key: org.test })).body.parameters.properties.max_tokens.maximum).toBe(16384);
-    // Union: flux-1.1-pro takes num_outputs (fal does; Replicate makes one image per prediction).
+    // A field only some routes take is declared: flux-1.1-pro takes num_outputs (fal does; Replicate makes one image per prediction).
     expect((await api('GET', '/v1/models/flux-1.1-pro', { key: org.test })).body.parameters.properties.num_outputs).toBeDefined();
     // An audio-driven avatar with a speech step takes text and a voice, as its voice model does; audio is not required.
     const avatar = (await api('GET', '/v1/models/omnihuman', { key: org.test })).body.parameters;

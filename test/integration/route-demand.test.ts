@@ -5,7 +5,7 @@ import { expectInvariant, waitTerminal } from '../helpers/generations.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
- * A model's parameters are the union of what its routes take; each request is
+ * A model's parameters declare a field some route takes (its values, those every such route takes); each request is
  * served only by the routes that take what it carries (providers/parameters.ts,
  * routeRefusal): at acceptance, and again at every fallback. Live keys against
  * the strict loopback fakes.

@@ -124,7 +124,8 @@ function samples(model: CatalogModel): Array<Record<string, unknown>> {
       [1, 4].map((num_outputs) => ({ prompt: 'p', width, height, num_outputs })),
     ),
     video: [1, 4, 5, 6, 8, 10, 12, 16, 20].map((duration_s) => ({ prompt: 'p', duration_s, aspect_ratio: '16:9' })),
-    music: [5, 30, 95, 300].map((duration_s) => ({ prompt: 'p', duration_s, with_vocals: false, lyrics: 'la la la' })),
+    // MiniMax Music takes a prompt and lyrics of 10 characters or more.
+    music: [5, 30, 95, 300].map((duration_s) => ({ prompt: 'a calm piano piece', duration_s, with_vocals: false, lyrics: 'la la la, la la' })),
     voice: [1, 999, 5000].map((n) => ({ text: 'a'.repeat(n) })),
     avatar: [{ audio_url: 'https://example.com/a.mp3' }, { text: 'Hello there, this is a talking portrait.' }],
     chat: [1, 1024, 32768].map((max_tokens) => ({ messages: [{ role: 'user', content: 'hi' }], max_tokens })),

@@ -19,6 +19,7 @@ export interface JsonSchema {
   default?: unknown;
   description?: string;
   anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
   title?: string;
 }
 
@@ -66,6 +67,11 @@ function multipleOk(v: number, m: number): boolean {
  */
 export function validate(schema: JsonSchema, value: unknown, path = '', errors: FieldErrors = {}): FieldErrors {
   const at = (p: string) => p || '(body)';
+  // An object's anyOf/oneOf beside its properties is a rule on top of them: a model's "a prompt or an input image".
+  if (schema.type === 'object' && (schema.anyOf || schema.oneOf)) {
+    oneOfRules(schema, value, path, errors);
+    return validate({ ...schema, anyOf: undefined, oneOf: undefined }, value, path, errors);
+  }
   if (schema.anyOf) {
     const ok = schema.anyOf.some((s) => Object.keys(validate(s, value, path, {})).length === 0);
     if (!ok) errors[at(path)] = 'is invalid';
@@ -110,6 +116,21 @@ export function validate(schema: JsonSchema, value: unknown, path = '', errors: 
     }
   }
   return errors;
+}
+
+/**
+ * A model's "one of these" rules (`anyOf`/`oneOf` of branches that each require one field): none given is reported
+ * on the first field, as the API's 400 names it; a second one given where only one may be, on that field.
+ */
+function oneOfRules(schema: JsonSchema, value: unknown, path: string, errors: FieldErrors): void {
+  const name = (field: string) => (path ? `${path}.${field}` : field);
+  for (const [branches, exclusive] of [[schema.anyOf, false], [schema.oneOf, true]] as const) {
+    if (!branches) continue;
+    const passing = branches.filter((b) => Object.keys(validate({ type: 'object', ...b }, value, path, {})).length === 0);
+    const fields = branches.map((b) => b.required?.[0]).filter((f): f is string => f !== undefined);
+    if (passing.length === 0 && fields[0]) errors[name(fields[0])] ??= 'is required';
+    if (exclusive && passing.length > 1 && passing[1]!.required?.[0]) errors[name(passing[1]!.required[0])] ??= `give only one of: ${fields.join(', ')}`;
+  }
 }
 
 /** "scopes[2]" → "scopes": an item of a list is reported on the list's field. */
