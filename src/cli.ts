@@ -11,6 +11,7 @@ import { DataDirLockedError, lockHolder } from './store/lock.js';
 import { migrate } from './store/migrate.js';
 import { isUserCommand, runUserCommand, USER_USAGE } from './user-cli/index.js';
 import { checkProviders, type CheckReport } from './providers/schema-check.js';
+import { CATALOG_USAGE, parseCatalogCommand } from './cli-catalog.js';
 import { Wakeup } from './wakeup.js';
 
 function providersReport(r: CheckReport): string {
@@ -35,6 +36,7 @@ Operator commands:
   mmgen providers check [--near-days N] [--json]
                                          each routed model's recorded schema against the one its provider
                                          publishes (Replicate, fal), and its shutdown date; exits 1 on a finding
+${CATALOG_USAGE}
 
 Environment: DATABASE_URL (PostgreSQL; default: embedded PGlite in MMGEN_DATA_DIR=./data), PORT,
 MMGEN_PUBLIC_URL, MMGEN_SIMULATE_PROVIDERS, LOG_LEVEL. See README.md for the full table.`;
@@ -65,7 +67,7 @@ function intArg(v: unknown, name: string): number {
 /** Runs an admin command: through the running server's socket when it holds the embedded database, else directly. */
 async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
   validateCommand(cmd);
-  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup() }, cmd);
+  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup(), catalogFollower: undefined as never }, cmd);
   if (!config.databaseUrl && lockHolder(config.dataDir) !== null) return sendAdminCommand(config.dataDir, cmd);
   const runtime = await openRuntime(config, silentLogger());
   try {
@@ -160,6 +162,12 @@ export async function main(argv: string[]): Promise<void> {
   }
   const [cmd, sub, ...rest] = argv;
   const config = loadConfig();
+  // The operator's catalog changes (cli-catalog.ts); `catalog sync` is the providers' side, below.
+  if (cmd === 'catalog' && sub !== 'sync') {
+    const parsed = parseCatalogCommand([sub, ...rest].filter((a): a is string => a !== undefined));
+    const result = await admin(config, parsed.command);
+    return print(result, parsed.json, () => parsed.human(result));
+  }
   switch (cmd) {
     case 'serve':
       return serve(config, [sub, ...rest].filter((a): a is string => a !== undefined));

@@ -59,8 +59,7 @@ interface CatalogDay {
 export class Catalog {
   private day: CatalogDay | null = null;
   private base: readonly CatalogModel[];
-  private access: ReadonlyMap<string, ModelAccess> = new Map();
-  private overlayVersion = 0;
+  private applied: CatalogOverlay = EMPTY_OVERLAY;
 
   constructor(
     private readonly shipped: readonly CatalogModel[] = CATALOG,
@@ -75,14 +74,18 @@ export class Catalog {
    */
   replace(overlay: CatalogOverlay): void {
     this.base = overlaid(this.shipped, overlay);
-    this.access = overlay.access;
-    this.overlayVersion = overlay.version;
+    this.applied = overlay;
     this.day = null;
   }
 
   /** The overlay version this catalog was built from (0: the shipped catalog alone). */
   get version(): number {
-    return this.overlayVersion;
+    return this.applied.version;
+  }
+
+  /** The operator's changes this catalog was built from. */
+  get overlay(): CatalogOverlay {
+    return this.applied;
   }
 
   /** The shipped model of a slug, as the repository has it (before the operator's changes). */
@@ -92,7 +95,7 @@ export class Catalog {
 
   /** An organization's model access as the operator set it; undefined: every model. */
   accessOf(organizationId: string): ModelAccess | undefined {
-    return this.access.get(organizationId);
+    return this.applied.access.get(organizationId);
   }
 
   /**
@@ -170,7 +173,7 @@ export class Catalog {
 
   /** Whether the operator lets this organization use the model (organization_model_access; the slug decides). */
   allows(organizationId: string, model: CatalogModel): boolean {
-    const access = this.access.get(organizationId);
+    const access = this.applied.access.get(organizationId);
     if (!access) return true;
     return access.models.includes(model.slug) === (access.mode === 'allow');
   }

@@ -20,6 +20,7 @@ import { retrieveWallet } from './wallet.js';
 import { getFile } from './files.js';
 import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
 import { webhookRoutes } from './webhooks.js';
+import { adminRoutes } from './admin-catalog.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -87,5 +88,6 @@ export function allRoutes(): RouteDef[] {
       },
     }) as RouteDef,
   );
-  return routes;
+  // The operator's API: served, but documented apart (/v1/admin/openapi.json), outside the organizations' document.
+  return [...routes, ...adminRoutes()];
 }
