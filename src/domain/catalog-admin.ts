@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { definitionOf, ModelDefinition, type Catalog, type CatalogModel, type ModelAccess } from '../catalog/index.js';
+import { definitionOf, fromDefinition, ModelDefinition, type Catalog, type CatalogModel, type ModelAccess } from '../catalog/index.js';
 import { ApiError } from '../errors.js';
 import { PROVIDER_NAMES } from '../providers/index.js';
 import { upstreamModel } from '../providers/upstream-models.js';
@@ -126,7 +126,7 @@ export function describeCatalog(ports: Pick<CatalogAdminPorts, 'catalog'>): { ma
     data: catalog.models.map((m) => {
       const shipped = catalog.shippedModel(m.slug);
       const row = rows.get(m.slug);
-      const definition = row?.definition ?? definitionOf(m);
+      const definition = canonical(row?.definition ?? definitionOf(m));
       const shippedDefinition = shipped ? definitionOf(shipped) : undefined;
       const facts = Object.fromEntries(
         Object.keys(definition).map((k) => {
@@ -186,7 +186,7 @@ export async function editModel(ports: CatalogAdminPorts, actor: string, slug: s
     let definition = before.definition;
     if (Object.keys(fields).length > 0 || records) {
       const current = definition ?? definitionOf(shipped ?? model);
-      const next: ModelDefinition = { ...current, ...fields };
+      const next: ModelDefinition = canonical({ ...current, ...fields });
       checkDefinition(ports.catalog, next, records ?? [], { def: '', records: 'records' });
       await putRecords(q, actor, next, records ?? []);
       // Edited back to what ships: the shipped model again, which follows the repository's later releases.
@@ -252,6 +252,11 @@ export function modelAccessOf(ports: Pick<CatalogAdminPorts, 'catalog'>, organiz
 
 export function readAudit(ports: Pick<CatalogAdminPorts, 'db'>, opts: { limit: number; before?: number | undefined; target?: string | undefined }): Promise<AuditEntry[]> {
   return selectAudit(ports.db, opts);
+}
+
+/** A definition with its fields in one order (jsonb keeps its own), so that two can be compared as text. */
+function canonical(d: ModelDefinition): ModelDefinition {
+  return definitionOf(fromDefinition(d));
 }
 
 function viewOf(ports: Pick<CatalogAdminPorts, 'catalog'>, slug: string): AdminModelView {
