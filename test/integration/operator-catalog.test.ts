@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { costInCredits } from '../../src/billing/credits.js';
-import { upstreamModel } from '../../src/providers/upstream-models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
+import { ADMIN_TOKEN, newReplicateRecord } from '../helpers/operator-catalog.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -12,14 +12,6 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * bad definition refused naming its field. test/integration/operator-catalog-nodes.test.ts follows a change to a
  * second node.
  */
-export const ADMIN_TOKEN = 'op-token-0123456789abcdef0123456789';
-
-/** A Replicate model the shipped catalog does not have: FLUX.1 [schnell]'s documented input, under another id. */
-export function newReplicateRecord(upstream: string) {
-  const shipped = upstreamModel('replicate', 'black-forest-labs/flux-schnell')!;
-  return { ...structuredClone(shipped), upstream, sources: ['https://replicate.com/acme/flux-fast/api (test)'] };
-}
-
 describeEachBackend('the operator catalog', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
