@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * List the model catalog
-         * @description Every active model, with capabilities and pricing. Not paged: the whole catalog is returned.
+         * @description Every active model the organization may use, with capabilities and pricing (with the operator's margin). Not paged: the whole catalog is returned. Models the operator turned off, or does not let this organization use, are left out.
          */
         get: operations["listModels"];
         put?: never;
@@ -864,7 +864,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -953,7 +953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1050,7 +1050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1154,7 +1154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1261,7 +1261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1356,7 +1356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1442,7 +1442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1534,7 +1534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1631,7 +1631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1749,7 +1749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1854,7 +1854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1943,7 +1943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2025,7 +2025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2157,7 +2157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2350,7 +2350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2589,7 +2589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2809,7 +2809,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3038,7 +3038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3265,7 +3265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3487,7 +3487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3699,7 +3699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3912,7 +3912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4126,7 +4126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4319,7 +4319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4552,7 +4552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4853,7 +4853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5089,7 +5089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5317,7 +5317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,7 +5501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5641,7 +5641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5771,7 +5771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5937,7 +5937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6047,7 +6047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6222,7 +6222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6421,7 +6421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6533,7 +6533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6620,7 +6620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6718,7 +6718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6815,7 +6815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6897,7 +6897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7013,7 +7013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7140,7 +7140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7247,7 +7247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7349,7 +7349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7468,7 +7468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7602,7 +7602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7710,7 +7710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7813,7 +7813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7902,7 +7902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
