@@ -13,6 +13,7 @@ import { isUserCommand, runUserCommand, USER_USAGE } from './user-cli/index.js';
 import { checkProviders, type CheckReport } from './providers/schema-check.js';
 import { syncCatalog, type SyncReport } from './providers/catalog-sync.js';
 import { ApprovalError, applyFindings, approvedFindings, writeDrafts, type Written } from './providers/catalog-sync-apply.js';
+import { CATALOG_USAGE, parseCatalogCommand } from './cli-catalog.js';
 import { Wakeup } from './wakeup.js';
 
 function providersReport(r: CheckReport): string {
@@ -66,6 +67,7 @@ Operator commands:
                                          gone, changed schemas, published deprecations; --apply writes the
                                          named changes into the records, --drafts draft records of new models;
                                          exits 1 while a finding is left
+${CATALOG_USAGE}
 
 Environment: DATABASE_URL (PostgreSQL; default: embedded PGlite in MMGEN_DATA_DIR=./data), PORT,
 MMGEN_PUBLIC_URL, MMGEN_SIMULATE_PROVIDERS, LOG_LEVEL. See README.md for the full table.`;
@@ -96,7 +98,7 @@ function intArg(v: unknown, name: string): number {
 /** Runs an admin command: through the running server's socket when it holds the embedded database, else directly. */
 async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
   validateCommand(cmd);
-  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup() }, cmd);
+  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup(), catalogFollower: undefined as never }, cmd);
   if (!config.databaseUrl && lockHolder(config.dataDir) !== null) return sendAdminCommand(config.dataDir, cmd);
   const runtime = await openRuntime(config, silentLogger());
   try {
@@ -191,6 +193,12 @@ export async function main(argv: string[]): Promise<void> {
   }
   const [cmd, sub, ...rest] = argv;
   const config = loadConfig();
+  // The operator's catalog changes (cli-catalog.ts); `catalog sync` is the providers' side, below.
+  if (cmd === 'catalog' && sub !== 'sync') {
+    const parsed = parseCatalogCommand([sub, ...rest].filter((a): a is string => a !== undefined));
+    const result = await admin(config, parsed.command);
+    return print(result, parsed.json, () => parsed.human(result));
+  }
   switch (cmd) {
     case 'serve':
       return serve(config, [sub, ...rest].filter((a): a is string => a !== undefined));

@@ -33,6 +33,11 @@ export interface Config {
   trustedProxies: string[];
   /** Bearer token that /metrics requires when set. */
   metricsToken: string | undefined;
+  /**
+   * The instance operator's credential for the admin API (`/v1/admin/…`: the catalog, margins, organizations'
+   * model access); undefined: the admin API is off (404). An organization's API key never opens it.
+   */
+  adminToken: string | undefined;
   /** S3-compatible blob storage; undefined keeps files on disk under dataDir. */
   s3: S3Config | undefined;
   /** How long a stopping process waits for requests, generations and webhook attempts in flight before handing them back. */
@@ -164,6 +169,14 @@ function num(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+/** Long enough not to be guessed through the failed-authentication brake. */
+function adminToken(env: Env): string | undefined {
+  const raw = env.MMGEN_ADMIN_TOKEN;
+  if (!raw) return undefined;
+  if (raw.length < 24) throw new ConfigError('MMGEN_ADMIN_TOKEN must be at least 24 characters (e.g. `openssl rand -hex 24`)');
+  return raw;
+}
+
 function isoDate(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
@@ -286,6 +299,7 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
     allowPrivateNetwork: bool(env, 'MMGEN_ALLOW_PRIVATE_NETWORK'),
     trustedProxies: cidrList(env, 'MMGEN_TRUSTED_PROXIES'),
     metricsToken: env.MMGEN_METRICS_TOKEN || undefined,
+    adminToken: adminToken(env),
     s3: s3Config(env),
     shutdownGraceMs: int(env, 'MMGEN_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     readyMaxQueueAgeS: int(env, 'MMGEN_READY_MAX_QUEUE_AGE_S', 300, 1, 86_400),

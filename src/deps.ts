@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Lifecycle } from './lifecycle.js';
 import type { Metrics } from './metrics.js';
 import type { Catalog } from './catalog/index.js';
+import type { CatalogFollower } from './catalog-follower.js';
 import type { Config } from './config.js';
 import type { FileLinks } from './files/links.js';
 import type { BlobStore, UrlSigner } from './files/types.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   config: Config;
   db: Db;
   catalog: Catalog;
+  /** Keeps `catalog` equal to the shipped catalog under the operator's changes in the database (every node). */
+  catalogFollower: CatalogFollower;
   log: Logger;
   blobs: BlobStore;
   signer: UrlSigner;

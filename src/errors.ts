@@ -22,6 +22,7 @@ export const ERROR_TABLE = {
   plan_limit_exceeded: { status: 403, type: 'permission_error' },
   feature_not_available: { status: 403, type: 'permission_error' },
   signature_invalid: { status: 403, type: 'permission_error' },
+  model_not_allowed: { status: 403, type: 'permission_error' },
   resource_not_found: { status: 404, type: 'invalid_request_error' },
   route_not_found: { status: 404, type: 'invalid_request_error' },
   model_not_found: { status: 404, type: 'invalid_request_error' },

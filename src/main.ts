@@ -7,6 +7,8 @@ import type { DestinationStream, Logger } from 'pino';
 import { startAdminSocket } from './admin/socket.js';
 import { Catalog } from './catalog/index.js';
 import { CATALOG } from './catalog/models.js';
+import { CatalogFollower } from './catalog-follower.js';
+import { PROVIDER_DECLARATIONS } from './providers/index.js';
 import { recordedLifecycle } from './providers/lifecycle.js';
 import { classifiersFor } from './moderation/classifiers.js';
 import { Moderator } from './moderation/moderator.js';
@@ -91,8 +93,12 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const nodeId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
   const rateLimiter = createKeyRateLimiter(config, log);
   const links = createFileLinks(config, signer, blobs);
+  const catalog = new Catalog(CATALOG, recordedLifecycle(config.catalogDate));
+  // The operator's catalog changes, followed from the database before the first request.
+  const catalogFollower = new CatalogFollower({ db, catalog, log }, PROVIDER_DECLARATIONS.map((p) => p.name));
+  await catalogFollower.start();
   const deps: AppDeps = {
-    config, db, catalog: new Catalog(CATALOG, recordedLifecycle(config.catalogDate)), log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
+    config, db, catalog, catalogFollower, log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
     policies: new PolicyCache(), moderator: moderatorFor(config),
@@ -105,6 +111,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     deps,
     webhooks: new WebhookDispatcher(deps),
     close: async () => {
+      catalogFollower.stop();
       await deps.finishes.flush();
       await liveness.stop();
       await deps.settler.stop();

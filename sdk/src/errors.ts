@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   'plan_limit_exceeded',
   'feature_not_available',
   'signature_invalid',
+  'model_not_allowed',
   'resource_not_found',
   'route_not_found',
   'model_not_found',

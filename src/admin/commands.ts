@@ -2,6 +2,7 @@ import { MODALITIES, type Modality } from '../catalog/index.js';
 import { PLANS, type Plan } from '../domain/access.js';
 import { topUp } from '../billing/credits.js';
 import { createOrganization, getOrganization, setPaused, setPlan } from '../domain/organizations.js';
+import { addModel, describeCatalog, editModel, modelAccessOf, readAudit, setGlobalMargin, setModelAccess } from '../domain/catalog-admin.js';
 import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
 
@@ -15,7 +16,20 @@ export type AdminCommand =
   | { name: 'org.set-plan'; args: { org: string; plan: Plan; enterprise?: boolean | undefined } }
   | { name: 'org.unpause'; args: { org: string } }
   | { name: 'wallet.topup'; args: { org: string; credits: number; reference?: string | undefined } }
-  | { name: 'models.list'; args: { modality?: Modality | undefined; includeDelisted?: boolean | undefined } };
+  | { name: 'models.list'; args: { modality?: Modality | undefined; includeDelisted?: boolean | undefined } }
+  | CatalogCommand;
+
+/**
+ * The operator's catalog changes (`mmgen catalog …`, cli-catalog.ts), the admin API's operations: `body` is what
+ * the API's body would be, checked by the same schema (domain/catalog-admin.ts); `actor` names who, for the audit.
+ */
+export type CatalogCommand =
+  | { name: 'catalog.list'; args: Record<string, never> }
+  | { name: 'catalog.add'; args: { actor: string; body: unknown } }
+  | { name: 'catalog.edit'; args: { actor: string; slug: string; body: unknown } }
+  | { name: 'catalog.margin'; args: { actor: string; body: unknown } }
+  | { name: 'catalog.access'; args: { actor: string; org: string; body?: unknown } }
+  | { name: 'catalog.audit'; args: { limit: number; target?: string | undefined } };
 
 export class AdminCommandError extends Error {}
 
@@ -44,11 +58,23 @@ export function validateCommand(cmd: AdminCommand): void {
     case 'models.list':
       check(cmd.args.modality === undefined || MODALITIES.includes(cmd.args.modality), `--modality must be one of ${MODALITIES.join(', ')}`);
       break;
+    case 'catalog.edit':
+      check(!!cmd.args.slug, 'the model to edit is required');
+      break;
+    case 'catalog.access':
+      check(!!cmd.args.org, '--org is required');
+      break;
+    case 'catalog.audit':
+      check(Number.isSafeInteger(cmd.args.limit) && cmd.args.limit >= 1 && cmd.args.limit <= 500, '--limit must be from 1 to 500');
+      break;
   }
 }
 
-/** What the commands reach; `jobsAvailable` wakes the worker of the process that unpauses (a CLI process has none: the nodes poll). */
-export type AdminPorts = Pick<AppDeps, 'db' | 'catalog' | 'jobsAvailable'>;
+/**
+ * What the commands reach; `jobsAvailable` wakes the worker of the process that unpauses (a CLI process has none:
+ * the nodes poll), `catalogFollower` reloads the catalog of the process that changed it (the others follow).
+ */
+export type AdminPorts = Pick<AppDeps, 'db' | 'catalog' | 'jobsAvailable' | 'catalogFollower'>;
 
 export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Promise<unknown> {
   const { db, catalog } = ports;
@@ -69,6 +95,22 @@ export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Pro
     }
     case 'models.list':
       return catalog.list({ modality: cmd.args.modality, includeDelisted: cmd.args.includeDelisted });
+    case 'catalog.list':
+      return describeCatalog(ports);
+    case 'catalog.add':
+      return addModel(ports, cmd.args.actor, cmd.args.body);
+    case 'catalog.edit':
+      return editModel(ports, cmd.args.actor, cmd.args.slug, cmd.args.body);
+    case 'catalog.margin':
+      return setGlobalMargin(ports, cmd.args.actor, cmd.args.body);
+    case 'catalog.access':
+      if (cmd.args.body === undefined) {
+        await getOrganization(db, cmd.args.org);
+        return modelAccessOf(ports, cmd.args.org);
+      }
+      return setModelAccess(ports, cmd.args.actor, cmd.args.org, cmd.args.body);
+    case 'catalog.audit':
+      return readAudit(ports, { limit: cmd.args.limit, target: cmd.args.target });
   }
 }
 

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { speaksFirst, type CatalogModel, type Modality, type ModelRoute } from '../catalog/index.js';
+import { speaksFirst, withMargin, type CatalogModel, type Modality, type ModelRoute } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
 import { MODALITY_RULES, type ProducedWork } from '../generations/modalities.js';
 import type { RouteDemand } from '../providers/parameters.js';
@@ -40,10 +40,13 @@ function producedOutputs(produced: ProducedWork, params: Record<string, unknown>
   return made > 0 ? new Decimal(made) : requestedOutputs(params);
 }
 
-/** A route's price of a piece of work, in credits. */
+/**
+ * A route's price of a piece of work, in credits, with the operator's margin (the model's own or the global one,
+ * catalog/overlay.ts): here, the one place a price is made, so the quote, the reservation and the charge agree.
+ */
 function routeCredits(model: CatalogModel, price: RoutePrice, work: Work): number {
   const units = price.per_output ? work.outputs : work.units;
-  return costInCredits(price.unit_cost_usd ?? model.unit_cost_usd, units.mul(price.unit_multiplier));
+  return costInCredits(withMargin(price.unit_cost_usd ?? model.unit_cost_usd, model.margin_percent), units.mul(price.unit_multiplier));
 }
 
 /** The routes that may serve the request (every route, if none takes it: the registry refuses it before this matters). */

@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
+import { EMPTY_OVERLAY, type CatalogOverlay, type ModelAccess } from './definition.js';
 import { CATALOG } from './models.js';
+import { overlaid, withMargin } from './overlay.js';
 import { UNIT_BY_MODALITY, type CatalogModel, type Modality, type ModelRoute, type PricingUnit, type ProviderName } from './types.js';
 
 export * from './types.js';
+export * from './definition.js';
+export { definitionOf, fromDefinition, withMargin } from './overlay.js';
 
 export interface ModelView {
   id: string;
@@ -54,11 +58,45 @@ interface CatalogDay {
 
 export class Catalog {
   private day: CatalogDay | null = null;
+  private base: readonly CatalogModel[];
+  private applied: CatalogOverlay = EMPTY_OVERLAY;
 
   constructor(
-    private readonly base: readonly CatalogModel[] = CATALOG,
+    private readonly shipped: readonly CatalogModel[] = CATALOG,
     private readonly lifecycle?: CatalogLifecycle,
-  ) {}
+  ) {
+    this.base = shipped;
+  }
+
+  /**
+   * Lays the operator's changes over the shipped catalog (catalog-follower.ts, when the database's version moves).
+   * The state is swapped whole: a request reads one catalog or the other, and never queries for it.
+   */
+  replace(overlay: CatalogOverlay): void {
+    this.base = overlaid(this.shipped, overlay);
+    this.applied = overlay;
+    this.day = null;
+  }
+
+  /** The overlay version this catalog was built from (0: the shipped catalog alone). */
+  get version(): number {
+    return this.applied.version;
+  }
+
+  /** The operator's changes this catalog was built from. */
+  get overlay(): CatalogOverlay {
+    return this.applied;
+  }
+
+  /** The shipped model of a slug, as the repository has it (before the operator's changes). */
+  shippedModel(slug: string): CatalogModel | undefined {
+    return this.shipped.find((m) => m.slug === slug);
+  }
+
+  /** An organization's model access as the operator set it; undefined: every model. */
+  accessOf(organizationId: string): ModelAccess | undefined {
+    return this.applied.access.get(organizationId);
+  }
 
   /**
    * The catalog as served today: routes past their upstream's shutdown are
@@ -89,7 +127,8 @@ export class Catalog {
         display_name: m.display_name,
         modality: m.modality,
         capabilities: [...m.capabilities],
-        pricing: { unit_cost_usd: Number(m.unit_cost_usd), unit: UNIT_BY_MODALITY[m.modality] },
+        // The price as charged: with the operator's margin.
+        pricing: { unit_cost_usd: Number(withMargin(m.unit_cost_usd, m.margin_percent)), unit: UNIT_BY_MODALITY[m.modality] },
         status: m.status,
         aliases: [...(m.aliases ?? [])],
       });
@@ -123,10 +162,31 @@ export class Catalog {
     return this.current().views.get(model.slug)!;
   }
 
-  list(filter: { modality?: Modality | undefined; includeDelisted?: boolean | undefined }): ModelView[] {
+  /** The models offered: disabled ones never, and for an organization only those it may use (`allows`). */
+  list(filter: { modality?: Modality | undefined; includeDelisted?: boolean | undefined; organizationId?: string | undefined }): ModelView[] {
+    const org = filter.organizationId;
     return this.models
       .filter((m) => (filter.includeDelisted || m.status === 'active') && (!filter.modality || m.modality === filter.modality))
+      .filter((m) => !m.disabled && (org === undefined || this.allows(org, m)))
       .map((m) => this.view(m));
+  }
+
+  /** Whether the operator lets this organization use the model (organization_model_access; the slug decides). */
+  allows(organizationId: string, model: CatalogModel): boolean {
+    const access = this.applied.access.get(organizationId);
+    if (!access) return true;
+    return access.models.includes(model.slug) === (access.mode === 'allow');
+  }
+
+  /**
+   * A resolved model held to the operator's rules for this organization: disabled on the installation, or not
+   * among the models the organization may use, is 403 model_not_allowed.
+   */
+  admit(model: CatalogModel, organizationId: string, param = 'model'): void {
+    if (model.disabled) throw new ApiError('model_not_allowed', `The model '${model.slug}' is turned off on this installation by its operator.`, param);
+    if (!this.allows(organizationId, model)) {
+      throw new ApiError('model_not_allowed', `This organization may not use the model '${model.slug}'; the installation's operator sets which models it may use.`, param);
+    }
   }
 
   /**

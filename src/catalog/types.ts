@@ -73,4 +73,11 @@ export interface CatalogModel {
   retired_routes?: ModelRoute[];
   /** Set when the model was delisted because every upstream it was routed to shut down (the last shutdown date). */
   retired_on?: string;
+  /**
+   * The operator's margin over the upstream price, in percent (its own, else the global one; catalog/overlay.ts):
+   * every price of the model is multiplied by 1 + margin/100 (billing/pricing.ts). Absent: none.
+   */
+  margin_percent?: string;
+  /** Turned off by the operator: findable (its generations in flight finish), but refused to new requests and unlisted. */
+  disabled?: boolean;
 }

@@ -213,6 +213,7 @@ export function checkComparison(deps: PlanComparisonPorts, principal: Principal,
   const children = models.map((m, i) => {
     const child: Record<string, unknown> = { ...fields, model: m.slug };
     holdToModel(deps, principal, m, child, sent, nameIn(i));
+    deps.catalog.admit(m, principal.organizationId, `models[${i}]`);
     const { model: _model, ...own } = child;
     return { model: m, prompt: request.prompt?.of(child) ?? null, params: own, sent };
   });

@@ -106,6 +106,8 @@ export function checkGeneration(deps: HoldPorts & { catalog: Catalog }, principa
   const model = deps.catalog.resolve(ask.body.model as string, ask.modality, name('model'));
   // A request with fields of another API is held as a copy: it goes upstream as sent (`extra`).
   holdToModel(deps, principal, model, ask.extra ? { ...ask.body } : ask.body, ask.sent, name);
+  // The operator's rules last, after the request's own faults (contract §3a's order: 404/410, 400, 403).
+  deps.catalog.admit(model, principal.organizationId, name('model'));
   const prompt = request.prompt?.of(ask.body) ?? null;
   return {
     model,

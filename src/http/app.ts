@@ -193,6 +193,9 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   });
   const authenticator = createAuthenticator(deps);
   app.addHook('onRequest', authenticator.onRequest);
+  app.addHook('onRequest', async (request) => {
+    await request.routeOptions.config.def?.gate?.(request, deps);
+  });
   // A body-less POST counts as {} so that required fields are reported by name.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};

@@ -88,6 +88,11 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   extensions?: Readonly<Record<`x-mmgen-${string}`, unknown>>;
   /** Extra documented error codes beyond those derived from auth and validation. */
   errors?: number[];
+  /**
+   * A check of its own before validation, for a route no API key opens (`auth: null`): the admin API's operator
+   * credential (operator-auth.ts), so that an unauthenticated caller learns nothing of its bodies.
+   */
+  gate?: (request: FastifyRequest, deps: AppDeps) => Promise<void>;
   handler: (ctx: RouteContext<S>) => Promise<HandlerResult>;
 }
 

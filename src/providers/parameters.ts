@@ -1,7 +1,7 @@
 import type { CatalogModel, Modality, ModelRoute } from '../catalog/index.js';
 import { IMAGE_FIELD, mappedFields, propertyAt, takesImage } from './upstream-input.js';
 import { upstreamModel } from './upstream-models.js';
-import type { PropertySchema, UpstreamModelRecord } from './upstream-record.js';
+import { recordsVersion, type PropertySchema, type UpstreamModelRecord } from './upstream-record.js';
 
 /**
  * A model's `parameters` (contract §3a): the JSON Schema of the modality
@@ -227,7 +227,8 @@ const cache = new Map<string, JsonSchemaObject>();
  */
 export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaObject, speech?: SpeechStep): JsonSchemaObject {
   // The routes change with the catalog's date (lifecycle.ts): they are part of the key.
-  const key = `${model.slug}\n${model.routes.map((r) => `${r.provider}:${r.upstream}`).join(',')}\n${speech?.slug ?? ''}`;
+  // So are the operator's records, which may replace a route's at run time.
+  const key = `${model.slug}\n${model.routes.map((r) => `${r.provider}:${r.upstream}`).join(',')}\n${speech?.slug ?? ''}\n${recordsVersion()}`;
   const cached = cache.get(key);
   if (cached) return cached;
   const records = routeRecords(model);

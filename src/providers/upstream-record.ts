@@ -141,6 +141,23 @@ export interface PropertySchema {
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validRecord = ajv.compile(UpstreamModelRecord);
 
+/**
+ * What is wrong with a record, the shipped ones' checks: its schema, and defaults only for fields it maps (any
+ * other would be a value the model never receives). `field`: the record's field at fault, dotted.
+ */
+export function recordProblem(record: unknown): { field: string; message: string } | null {
+  if (!validRecord(record)) {
+    const e = validRecord.errors![0]!;
+    const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
+    const field = [...e.instancePath.split('/').filter(Boolean), ...(missing ? [missing] : [])].join('.');
+    return { field, message: ajv.errorsText(validRecord.errors) };
+  }
+  const mapped = new Set(Object.keys(record.map).flatMap((k) => k.split(',')));
+  const stray = Object.keys((record as UpstreamModelRecord).defaults ?? {}).filter((f) => !mapped.has(f));
+  if (stray.length > 0) return { field: `defaults.${stray[0]}`, message: `defaults for fields it does not map: ${stray.join(', ')}` };
+  return null;
+}
+
 /** The file a record is kept in, in its provider's records folder. */
 export function recordFileName(upstream: string): string {
   return `${upstream.replaceAll('/', '__')}.json`;
@@ -176,22 +193,42 @@ export function readRecordFolder(provider: string, dir: URL): ReadonlyMap<string
   }
   for (const file of files) {
     const record: unknown = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
-    if (!validRecord(record)) throw new Error(`${provider}/models/${file}: ${ajv.errorsText(validRecord.errors)}`);
-    if (recordFileName(record.upstream) !== file) throw new Error(`${provider}/models/${file} names ${record.upstream}`);
-    // A model's own default is for a field it takes: anything else would be a value it never receives.
-    const mapped = new Set(Object.keys(record.map).flatMap((k) => k.split(',')));
-    const stray = Object.keys((record as UpstreamModelRecord).defaults ?? {}).filter((f) => !mapped.has(f));
-    if (stray.length > 0) throw new Error(`${provider}/models/${file}: defaults for fields it does not map: ${stray.join(', ')}`);
-    byId.set(record.upstream, record);
+    const problem = recordProblem(record);
+    if (problem) throw new Error(`${provider}/models/${file}: ${problem.message}`);
+    const checked = record as UpstreamModelRecord;
+    if (recordFileName(checked.upstream) !== file) throw new Error(`${provider}/models/${file} names ${checked.upstream}`);
+    byId.set(checked.upstream, checked);
   }
   return byId;
 }
 
-/** The records of the folder `dir` (a directory URL, ending in a slash), read at the first lookup. */
+/**
+ * The records an operator added at run time (catalog_records), by provider, then upstream id: laid over the
+ * folders', so a model added through the admin API is called, priced and described from its record like a shipped
+ * one. One installation per process: the catalog follower (catalog-follower.ts) replaces them whole on each change.
+ */
+let operatorRecords: ReadonlyMap<string, ReadonlyMap<string, UpstreamModelRecord>> = new Map();
+let operatorVersion = 0;
+
+/** Replaces the operator's records (each already checked with recordProblem). */
+export function setOperatorRecords(byProvider: ReadonlyMap<string, ReadonlyMap<string, UpstreamModelRecord>>): void {
+  operatorRecords = byProvider;
+  operatorVersion++;
+}
+
+/** Moves whenever the operator's records are replaced: what is derived from records and cached keys on it. */
+export function recordsVersion(): number {
+  return operatorVersion;
+}
+
+/** The records of the folder `dir` (a directory URL, ending in a slash), read at the first lookup, under the operator's. */
 export function recordsIn(provider: string, dir: URL): UpstreamRecords {
   return {
     provider,
-    get: (upstream) => readRecords(provider, dir).get(upstream),
-    all: () => readRecords(provider, dir),
+    get: (upstream) => operatorRecords.get(provider)?.get(upstream) ?? readRecords(provider, dir).get(upstream),
+    all: () => {
+      const added = operatorRecords.get(provider);
+      return added && added.size > 0 ? new Map([...readRecords(provider, dir), ...added]) : readRecords(provider, dir);
+    },
   };
 }

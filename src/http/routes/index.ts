@@ -21,6 +21,7 @@ import { getFile } from './files.js';
 import { createQuote } from './quotes.js';
 import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
 import { webhookRoutes } from './webhooks.js';
+import { adminRoutes } from './admin-catalog.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -89,5 +90,6 @@ export function allRoutes(): RouteDef[] {
       },
     }) as RouteDef,
   );
-  return routes;
+  // The operator's API: served, but documented apart (/v1/admin/openapi.json), outside the organizations' document.
+  return [...routes, ...adminRoutes()];
 }

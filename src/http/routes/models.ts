@@ -58,7 +58,8 @@ export const listModels = defineRoute({
   path: '/v1/models',
   operationId: 'listModels',
   summary: 'List the model catalog',
-  description: 'Every active model, with capabilities and pricing. Not paged: the whole catalog is returned.',
+  description:
+    'Every active model the organization may use, with capabilities and pricing (with the operator\'s margin). Not paged: the whole catalog is returned. Models the operator turned off, or does not let this organization use, are left out.',
   tag: 'Models',
   auth: { role: 'viewer' },
   schema: {
@@ -71,12 +72,12 @@ export const listModels = defineRoute({
     ),
     response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(Model), has_more: Type.Boolean() }) },
   },
-  handler: async ({ query, deps }) => ({
+  handler: async ({ query, deps, principal }) => ({
     status: 200,
     body: {
       object: 'list',
       data: deps.catalog
-        .list({ modality: query.modality as (typeof MODALITIES)[number] | undefined, includeDelisted: query.include_delisted })
+        .list({ modality: query.modality as (typeof MODALITIES)[number] | undefined, includeDelisted: query.include_delisted, organizationId: principal.organizationId })
         .map((v) => describe(v, deps.catalog.find(v.slug)!)),
       has_more: false,
     },
@@ -91,9 +92,10 @@ export const getModel = defineRoute({
   tag: 'Models',
   auth: { role: 'viewer' },
   schema: { params: IdParams, response: { 200: Model } },
-  handler: async ({ params, deps, reply }) => {
+  handler: async ({ params, deps, principal, reply }) => {
     const m = deps.catalog.find(params.id);
     if (!m) throw new ApiError('model_not_found', `No such model: '${params.id}'.`, 'id');
+    deps.catalog.admit(m, principal.organizationId, 'id');
     announceDeprecation(reply, [m], 'model', (name) => deps.catalog.find(name));
     return { status: 200, body: describe(deps.catalog.view(m), m) };
   },
