@@ -6554,7 +6554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
