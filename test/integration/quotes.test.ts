@@ -71,9 +71,19 @@ describeEachBackend('quotes: what a request would reserve', (backend) => {
     expect({ status: mismatch.status, error: mismatch.body.error.code }).toEqual({ status: sent.status, error: sent.body.error.code });
   });
 
+  /** The wallet once the earlier tests' queued generations have finished and nothing is held, so it moves only by what follows. */
+  const settledWalletAndCount = async () => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const now = await walletAndCount();
+      if (now.wallet.held_credits === 0 || Date.now() > deadline) return now;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
   it('answers the errors a real request gets (400, 404, 410), writing and reserving nothing', async () => {
     const delisted = s.runtime.deps.catalog.models.find((m) => m.status === 'delisted' && m.modality === 'image')!.slug;
-    const before = await walletAndCount();
+    const before = await settledWalletAndCount();
     const bad: Array<{ path: string; body: Record<string, unknown>; status: number }> = [
       { path: '/v1/images', body: { model: 'no-such-model', prompt: 'x' }, status: 404 },
       { path: '/v1/images', body: { model: delisted, prompt: 'x' }, status: 410 },
