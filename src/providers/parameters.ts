@@ -415,8 +415,20 @@ export interface ModelDeprecation {
 }
 
 /** A model's deprecation, or null when none of its routes is deprecated or shutting down. */
+// Read on every answer that names a model (its Deprecation headers): computed once per model, routes and records.
+const deprecations = new Map<string, ModelDeprecation | null>();
+
 export function modelDeprecation(model: CatalogModel): ModelDeprecation | null {
-  const lifecycles = [...model.routes, ...(model.retired_routes ?? [])].map((r) => upstreamModel(r.provider, r.upstream)?.lifecycle);
+  const routes = [...model.routes, ...(model.retired_routes ?? [])];
+  const key = `${model.slug}\n${routes.map((r) => `${r.provider}:${r.upstream}`).join(',')}\n${recordsVersion()}`;
+  if (deprecations.has(key)) return deprecations.get(key)!;
+  const d = deprecationOf(routes);
+  deprecations.set(key, d);
+  return d;
+}
+
+function deprecationOf(routes: readonly ModelRoute[]): ModelDeprecation | null {
+  const lifecycles = routes.map((r) => upstreamModel(r.provider, r.upstream)?.lifecycle);
   const announced = lifecycles.filter((l) => l && (l.deprecated || l.shutdown));
   if (announced.length === 0) return null;
   const latest = (dates: Array<string | null | undefined>) => dates.filter((d): d is string => !!d).sort().at(-1) ?? null;
