@@ -94,6 +94,10 @@ export const UpstreamModelRecord = Type.Object(
       { additionalProperties: false },
     ),
     pricing: Type.Union([Type.String(), Type.Null()]),
+    // Where the price (`pricing`, `price`, or the catalog's `unit_cost_usd` for this route) was read: a first-party
+    // URL (the provider's pricing or model page), or text starting "estimate:" that says how it was estimated where
+    // no first-party source publishes it. Published as the model's `pricing.source` / `pricing.estimate`.
+    price_source: Type.Optional(Type.String({ minLength: 1 })),
     price: Type.Optional(Price),
     input: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: true }),
     map: Type.Record(Type.String(), Type.Union([
