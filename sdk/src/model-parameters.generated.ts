@@ -1881,6 +1881,87 @@ export interface ChatModelParameters {
     /** 0 to 2. */
     temperature?: number;
   };
+  /** Claude Opus 5.5. */
+  "claude-opus-5.5": {
+    model: "claude-opus-5.5";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
+  /** Claude Sonnet 5.5. */
+  "claude-sonnet-5.5": {
+    model: "claude-sonnet-5.5";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
+  /** Claude Haiku 5.5. */
+  "claude-haiku-5.5": {
+    model: "claude-haiku-5.5";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
 }
 
 /** The 3d models and the request each takes (POST body), by slug. */

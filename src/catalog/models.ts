@@ -708,7 +708,8 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'anthropic', upstream: 'claude-sonnet-4-20250514' }],
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000015', // $15 / 1M
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-06-15', // Anthropic retired it (its record's lifecycle)
     aliases: ['claude-sonnet-4-20250514'],
   },
   {
@@ -738,8 +739,39 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'anthropic', upstream: 'claude-opus-4-1-20250805' }],
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000075', // $75 / 1M
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-08-05', // Anthropic retired it (its record's lifecycle)
     aliases: ['claude-opus-4-1', 'claude-opus-4-1-20250805'],
+  },
+  {
+    slug: 'claude-opus-5.5',
+    display_name: 'Claude Opus 5.5',
+    modality: 'chat',
+    routes: [{ provider: 'anthropic', upstream: 'claude-opus-5-5' }],
+    capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
+    unit_cost_usd: '0.00002', // $20 / 1M
+    status: 'active',
+    aliases: ['claude-opus-5-5'],
+  },
+  {
+    slug: 'claude-sonnet-5.5',
+    display_name: 'Claude Sonnet 5.5',
+    modality: 'chat',
+    routes: [{ provider: 'anthropic', upstream: 'claude-sonnet-5-5' }],
+    capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
+    unit_cost_usd: '0.00001', // $10 / 1M
+    status: 'active',
+    aliases: ['claude-sonnet-5-5'],
+  },
+  {
+    slug: 'claude-haiku-5.5',
+    display_name: 'Claude Haiku 5.5',
+    modality: 'chat',
+    routes: [{ provider: 'anthropic', upstream: 'claude-haiku-5-5' }],
+    capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
+    unit_cost_usd: '0.0000005', // $0.50 / 1M for prompts up to 100,000 tokens ($2.50 above: see its record)
+    status: 'active',
+    aliases: ['claude-haiku-5-5'],
   },
   {
     slug: 'claude-2.1',
