@@ -1150,6 +1150,31 @@ export interface MusicModelParameters {
     /** @default false */
     with_vocals?: boolean;
   };
+  /** ElevenLabs Eleven Music v2.5. */
+  "eleven-music-v2.5": {
+    model: "eleven-music-v2.5";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** At most 2000 characters. */
+    prompt: string;
+    /**
+     * 5 to 300; an integer.
+     * @default 30
+     */
+    duration_s?: number;
+    /** @default false */
+    with_vocals?: boolean;
+  };
   /** Google Lyria 2. */
   "lyria-2": {
     model: "lyria-2";

@@ -463,8 +463,18 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'music',
     routes: [{ provider: 'elevenlabs', upstream: 'music_v1' }],
     capabilities: ['text-to-music', 'vocals', 'instrumental'],
-    unit_cost_usd: '0.01', // ≈ $0.60 per minute
+    unit_cost_usd: '0.005', // $0.30 per minute (ElevenLabs' API pricing)
     status: 'active',
+  },
+  {
+    slug: 'eleven-music-v2.5',
+    display_name: 'ElevenLabs Eleven Music v2.5',
+    modality: 'music',
+    routes: [{ provider: 'elevenlabs', upstream: 'music_v2_5' }],
+    capabilities: ['text-to-music', 'vocals', 'instrumental'],
+    unit_cost_usd: '0.005', // $0.30 per minute (ElevenLabs' API pricing)
+    status: 'active',
+    aliases: ['music_v2_5'],
   },
   {
     slug: 'lyria-2',
