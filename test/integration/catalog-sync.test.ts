@@ -30,7 +30,7 @@ const FLUX_2_INPUT = {
 };
 
 const CHANGES = {
-  new: ['new:openai:gpt-image-2', 'new:fal:fal-ai/flux-2-pro'],
+  new: ['new:openai:gpt-image-2.6-flare', 'new:fal:fal-ai/flux-2-pro'],
   gone: ['gone:anthropic:claude-haiku-4-5-20251001', 'gone:replicate:google/imagen-4'],
   schema: ['schema:fal:fal-ai/flux/schnell'],
   deprecation: ['deprecation:openai:gpt-4o', 'deprecation:fal:fal-ai/flux/dev'],
@@ -95,7 +95,7 @@ describe('mmgen catalog sync', () => {
 
   describe('after upstream changes', () => {
     beforeAll(() => {
-      fakes.openai.listing.add('gpt-image-2');
+      fakes.openai.listing.add('gpt-image-2.6-flare');
       fakes.fal.listing.add('fal-ai/flux-2-pro', { input: FLUX_2_INPUT });
       fakes.anthropic.listing.remove('claude-haiku-4-5-20251001');
       fakes.replicate.listing.remove('google/imagen-4');
@@ -155,7 +155,7 @@ describe('mmgen catalog sync', () => {
       const record = (provider: string, upstream: string) => readRecordFolder(provider, copied.find((d) => d.name === provider)!.records).get(upstream)!;
       const gpt4o = record('openai', 'gpt-4o');
       expect(gpt4o.lifecycle).toMatchObject({ deprecated: '2026-10-14', shutdown: '2027-02-14', replacement: 'gpt-6-luna' });
-      expect(gpt4o.lifecycle.source).toMatch(new RegExp(`^GET ${fakes.openai.baseUrl}/models on ${today} \\(mmgen catalog sync\\); before: https://dev.to/`));
+      expect(gpt4o.lifecycle.source).toMatch(new RegExp(`^GET ${fakes.openai.baseUrl}/models on ${today} \\(mmgen catalog sync\\); before: https://developers.openai.com/api/docs/deprecations`));
       expect(record('fal', 'fal-ai/flux/dev').lifecycle).toMatchObject({ deprecated: today, shutdown: null });
       expect(record('anthropic', 'claude-haiku-4-5-20251001').lifecycle.shutdown).toBe(today);
       expect(record('replicate', 'google/imagen-4').lifecycle.shutdown).toBe(today);
