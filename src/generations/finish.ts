@@ -147,9 +147,8 @@ export async function finishSucceeded(
     // Everything it made was blocked: failed, nothing charged; the files stay listed as blocked (their URLs answer 451).
     return finishBlocked(deps, g, upstreamId, outputs, batched);
   }
-  const model = deps.catalog.find(g.model)!;
   // Blocked outputs are not charged.
-  const charged = actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, demandOf(g));
+  const charged = chargeOf(deps, g, kept, status);
   const result = {
     ...(g.result ?? {}),
     ...(status.message ? { message: status.message } : {}),
@@ -160,6 +159,15 @@ export async function finishSucceeded(
   // Nothing was recorded (canceled or finished meanwhile): the files belong to no output row.
   if (!done.row) await deleteBlobs(deps, outputs);
   return done;
+}
+
+/**
+ * What a succeeded attempt is charged: what it produced (its kept outputs, its output tokens) on the route that
+ * served it, within the reservation. A chat reply handed back before its finish is written says the same number.
+ */
+export function chargeOf(deps: Pick<FinishWithPorts, 'catalog'>, g: GenerationRow, kept: OutputRow[], status: UpstreamStatus): number {
+  const model = deps.catalog.find(g.model)!;
+  return actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, demandOf(g));
 }
 
 async function deleteBlobs(deps: BlobCleanupPorts, outputs: OutputRow[]): Promise<void> {
