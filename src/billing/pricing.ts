@@ -5,6 +5,7 @@ import type { Mode } from '../domain/access.js';
 import { MODALITY_RULES, type ProducedWork } from '../generations/modalities.js';
 import type { RouteDemand } from '../providers/parameters.js';
 import { routePriceData, routePrices, type RoutePrice } from '../providers/route-price.js';
+import { recordsVersion } from '../providers/upstream-record.js';
 import type { GenerationRow } from '../store/generations.js';
 import { costInCredits } from './credits.js';
 
@@ -125,6 +126,17 @@ function dearestRoute(model: CatalogModel, demand: RouteDemand, serving?: Servin
  * change (an operator's edit, a new record, a route shut down) is told apart from what was charged before it.
  */
 export function priceVersion(model: CatalogModel): string {
+  const hit = versions.get(model);
+  if (hit && hit.records === recordsVersion()) return hit.version;
+  const version = digestOf(model);
+  versions.set(model, { records: recordsVersion(), version });
+  return version;
+}
+
+// Per model object (the catalog builds new ones when it changes) and version of the operator's records.
+const versions = new WeakMap<CatalogModel, { records: number; version: string }>();
+
+function digestOf(model: CatalogModel): string {
   const facts = {
     unit_cost_usd: model.unit_cost_usd,
     margin_percent: model.margin_percent ?? null,

@@ -10,7 +10,7 @@ import { newId } from '../ids.js';
 import { ProviderError, type SimulateOptions, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
 import { MODALITY_RULES } from './modalities.js';
 import { chargeAndFinish, type Finishing } from '../billing/statements.js';
-import { actualCredits } from '../billing/pricing.js';
+import { actualCredits, priceVersion } from '../billing/pricing.js';
 import type { AttemptEnd, GenerationRow, OutputRow } from './views.js';
 import { materializeOutputs, OutputError, type OutputPorts } from './outputs.js';
 import { demandOf, upstreamRequest, type UpstreamRequestPorts } from './upstream-request.js';
@@ -155,7 +155,9 @@ export async function finishSucceeded(
     ...(status.usage ? { usage: status.usage } : {}),
     ...(status.finish_reason ? { finish_reason: status.finish_reason } : {}),
   };
-  const done = await finish(deps, g, { status: 'succeeded', charged, result, error: null, upstreamId, outputs }, { batched });
+  // The charge is priced by the model as it is now: its version is recorded with the charge (the reservation's, unless the prices changed meanwhile).
+  const priceVersionNow = priceVersion(deps.catalog.find(g.model)!);
+  const done = await finish(deps, g, { status: 'succeeded', charged, result, error: null, upstreamId, outputs, priceVersion: priceVersionNow }, { batched });
   // Nothing was recorded (canceled or finished meanwhile): the files belong to no output row.
   if (!done.row) await deleteBlobs(deps, outputs);
   return done;
