@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { speaksFirst, withMargin, type CatalogModel, type Modality, type ModelRoute } from '../catalog/index.js';
 import type { Mode } from '../domain/access.js';
 import { MODALITY_RULES, type ProducedWork } from '../generations/modalities.js';
 import type { RouteDemand } from '../providers/parameters.js';
-import { routePrices, type RoutePrice } from '../providers/route-price.js';
+import { routePriceData, routePrices, type RoutePrice } from '../providers/route-price.js';
+import { recordsVersion } from '../providers/upstream-record.js';
 import type { GenerationRow } from '../store/generations.js';
 import { costInCredits } from './credits.js';
 
@@ -46,7 +48,12 @@ function producedOutputs(produced: ProducedWork, params: Record<string, unknown>
  */
 function routeCredits(model: CatalogModel, price: RoutePrice, work: Work): number {
   const units = price.per_output ? work.outputs : work.units;
-  return costInCredits(withMargin(price.unit_cost_usd ?? model.unit_cost_usd, model.margin_percent), units.mul(price.unit_multiplier));
+  return costInCredits(unitPrice(model, price), units.mul(price.unit_multiplier));
+}
+
+/** A route's price per unit (per output, per started megapixel where it says so), with the model's margin. */
+function unitPrice(model: CatalogModel, price: RoutePrice): string {
+  return withMargin(price.unit_cost_usd ?? model.unit_cost_usd, model.margin_percent);
 }
 
 /** The routes that may serve the request (every route, if none takes it: the registry refuses it before this matters). */
@@ -58,6 +65,23 @@ function reachable(prices: RoutePrice[]): RoutePrice[] {
 const sameRoute = (a: ModelRoute, b: ModelRoute) => a.provider === b.provider && a.upstream === b.upstream;
 
 /**
+ * A request's price on this installation, and how it was made: the route that prices it (the dearest that may serve
+ * it, as below), that route's price per unit with the operator's margin, the units priced (the outputs, for a route
+ * priced per output) and the credits, an avatar's speech step included. The reservation is its credits; the
+ * published prices of GET /v1/models are this for representative requests (generations/published-prices.ts).
+ */
+export interface PricedRequest {
+  credits: number;
+  price: RoutePrice;
+  /** US dollars per unit (per output with `price.per_output`; per started megapixel with `price.unit_multiplier`), margin included. */
+  unitCostUsd: string;
+  /** The units priced: the modality's, or the outputs for a route priced per output (before the megapixel multiplier). */
+  units: Decimal;
+  /** An avatar's speech step, in credits (0 when none). */
+  speechCredits: number;
+}
+
+/**
  * The reservation: the request's units on the dearest route it may reach, plus an avatar's speech step. `serving`:
  * the routes this installation would use (the registry's servingRoutes: configured providers that take it, or the
  * route the simulator plays); a route of a provider not configured here can never serve it, so it does not raise
@@ -65,19 +89,71 @@ const sameRoute = (a: ModelRoute, b: ModelRoute) => a.provider === b.provider &&
  */
 export function priceCredits(model: CatalogModel, mode: Mode, demand: RouteDemand, serving?: ServingRoutes): number {
   if (mode === 'test') return 0;
+  return priceRequest(model, demand, serving).credits;
+}
+
+/** A request's live price (priceCredits without the test mode's 0), with the route and unit price that made it. */
+export function priceRequest(model: CatalogModel, demand: RouteDemand, serving?: ServingRoutes): PricedRequest {
   const speech = speechPrices(model, demand.params, serving);
-  return dearestCredits(model, demand, serving) + (speech ? Math.max(...speech.credits) : 0);
+  const dearest = dearestRoute(model, demand, serving);
+  const speechCredits = speech ? Math.max(...speech.credits) : 0;
+  return { ...dearest, credits: dearest.credits + speechCredits, speechCredits };
 }
 
 /** The routes an installation would serve a model's request with (the registry's servingRoutes). */
 export type ServingRoutes = (model: CatalogModel, demand: RouteDemand) => readonly ModelRoute[];
 
-function dearestCredits(model: CatalogModel, demand: RouteDemand, serving?: ServingRoutes): number {
+function dearestRoute(model: CatalogModel, demand: RouteDemand, serving?: ServingRoutes): Omit<PricedRequest, 'speechCredits'> {
   const work = { units: requestedUnits(model.modality, demand.params), outputs: requestedOutputs(demand.params) };
   const prices = reachable(routePrices(model, demand));
   const routes = serving?.(model, demand);
   const here = routes ? prices.filter((p) => routes.some((r) => sameRoute(r, p.route))) : [];
-  return Math.max(...(here.length > 0 ? here : prices).map((p) => routeCredits(model, p, work)));
+  let best: Omit<PricedRequest, 'speechCredits'> | undefined;
+  for (const price of here.length > 0 ? here : prices) {
+    const credits = routeCredits(model, price, work);
+    // The first of equally dear routes: the catalog's order, the one tried first.
+    if (!best || credits > best.credits) {
+      best = { credits, price, unitCostUsd: unitPrice(model, price), units: price.per_output ? work.outputs : work.units };
+    }
+  }
+  return best!;
+}
+
+/**
+ * A model's price version: a digest of everything its prices are made from (its catalog price and margin, its
+ * routes and each one's record `price`, its speech step's version). It changes whenever a price of the model may
+ * change, and only then: a generation records the version that priced it (generations.price_version), so a later
+ * change (an operator's edit, a new record, a route shut down) is told apart from what was charged before it.
+ */
+export function priceVersion(model: CatalogModel): string {
+  const hit = versions.get(model);
+  if (hit && hit.records === recordsVersion()) return hit.version;
+  const version = digestOf(model);
+  versions.set(model, { records: recordsVersion(), version });
+  return version;
+}
+
+// Per model object (the catalog builds new ones when it changes) and version of the operator's records.
+const versions = new WeakMap<CatalogModel, { records: number; version: string }>();
+
+function digestOf(model: CatalogModel): string {
+  const facts = {
+    unit_cost_usd: model.unit_cost_usd,
+    margin_percent: model.margin_percent ?? null,
+    routes: model.routes.map((r) => ({ provider: r.provider, upstream: r.upstream, price: routePriceData(r) })),
+    speech: model.speech ? priceVersion(model.speech) : null,
+  };
+  return `pv_${createHash('sha256').update(canonicalJson(facts)).digest('hex').slice(0, 16)}`;
+}
+
+/** JSON with every object's keys sorted, so one content always has one digest. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
 }
 
 /**

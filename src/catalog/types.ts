@@ -40,6 +40,18 @@ export const UNIT_BY_MODALITY = {
 } as const satisfies Record<Modality, string>;
 export type PricingUnit = (typeof UNIT_BY_MODALITY)[Modality];
 
+/** What one unit of each modality's price covers, as GET /v1/models says it (`pricing.unit_description`). */
+export const UNIT_DESCRIPTION_BY_MODALITY: Record<Modality, string> = {
+  image: 'One generated image at the default size and quality; `tiers` price the other sizes and qualities.',
+  video: 'One second of generated video, at the duration asked for.',
+  music: 'One second of generated audio, at the duration asked for (a route priced per output: one track).',
+  avatar: 'One second of generated video; a text is spoken first by the voice model, whose price is added.',
+  voice: '1,000 characters of input text, prorated by the characters sent.',
+  chat: 'One output token, reserved at max_tokens and charged as produced; input tokens are not billed.',
+  '3d': 'One generated mesh.',
+  upscale: 'One upscaled output image (two at scale 4).',
+};
+
 export interface ModelRoute {
   provider: ProviderName;
   /** The model name as the upstream API expects it (e.g. "gpt-image-1", "black-forest-labs/flux-schnell", "fal-ai/kling-video/v2/master/text-to-video"). */

@@ -12,8 +12,10 @@ import { settlePending, USD_PER_CREDIT } from '../billing/credits.js';
  * - A generation counts once, on the UTC day its first attempt ended; credits
  *   count on the day they moved (a retry's charge on the retry's day).
  *   Cache hits cost nothing and are not counted.
+ * - price_version: the version of the model's prices a generation was charged at (billing/pricing.ts,
+ *   priceVersion); '' for generations settled before versions were kept.
  */
-export const USAGE_GROUPS = ['day', 'model', 'api_key', 'modality'] as const;
+export const USAGE_GROUPS = ['day', 'model', 'api_key', 'modality', 'price_version'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export interface UsageLine {

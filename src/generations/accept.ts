@@ -15,7 +15,7 @@ import { StaleAuthentication, type Principal } from '../domain/access.js';
 import { confirmCachedPrincipal } from '../domain/api-keys.js';
 import { retryAfterSettling } from '../billing/credits.js';
 import { withinBudgets } from '../billing/budgets.js';
-import { priceCredits } from '../billing/pricing.js';
+import { priceCredits, priceVersion } from '../billing/pricing.js';
 import type { GenerationRow } from './views.js';
 import { MODALITY_RULES } from './modalities.js';
 import { selectGeneration, selectOutputs, insertCacheCopy, selectCacheSource } from '../store/generations.js';
@@ -142,6 +142,7 @@ export async function prepareGeneration(deps: PreparePorts, principal: Principal
     params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
     // The dearest route a fallback may reach here (configured providers; the simulator's played route).
     price: priceCredits(model, principal.mode, demand, (m, d) => deps.providers.servingRoutes(principal.mode, m, d)),
+    priceVersion: priceVersion(model),
     cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
     provider: adapter.name,
     result: acceptedResult(inputBlob, audioBlob, input),
@@ -223,7 +224,7 @@ export async function acceptStatement(q: Queryable, deps: AcceptStatementPorts, 
   const resultJson = a.result ? JSON.stringify(a.result) : null;
   const outcome = await reserveAndAccept(q, {
     id: a.id, organizationId: a.principal.organizationId, apiKeyId: a.principal.keyId, mode: a.principal.mode,
-    modality: a.modality, model: a.model, sync: a.sync, prompt: a.prompt, paramsJson, price: a.price, cacheKey: a.cacheKey,
+    modality: a.modality, model: a.model, sync: a.sync, prompt: a.prompt, paramsJson, price: a.price, priceVersion: a.priceVersion, cacheKey: a.cacheKey,
     provider: a.provider, resultJson, comparisonId: a.comparisonId, nodeId: deps.nodeId, leaseSeconds: deps.config.jobLeaseMs / 1000,
     keyFingerprint: a.principal.unconfirmedFingerprint, claim,
   });
@@ -248,7 +249,7 @@ function insertedRow(deps: Pick<AcceptStatementPorts, 'nodeId'>, a: PreparedGene
   return {
     id: a.id, organization_id: a.principal.organizationId, api_key_id: a.principal.keyId, mode: a.principal.mode,
     modality: a.modality, model: a.model, status: a.sync ? 'running' : 'queued', sync: a.sync, prompt: a.prompt,
-    params: JSON.parse(paramsJson) as Record<string, unknown>, price_credits: a.price, reserved_credits: a.price,
+    params: JSON.parse(paramsJson) as Record<string, unknown>, price_credits: a.price, price_version: a.priceVersion, reserved_credits: a.price,
     charged_credits: 0, refunded_credits: 0, cache_hit: false, cache_key: a.cacheKey, attempt: 1, provider: a.provider,
     upstream_id: null, upstream_history: [], result: resultJson === null ? null : (JSON.parse(resultJson) as GenerationRow['result']),
     error: null, progress: null, comparison_id: a.comparisonId, runner_node: a.sync ? deps.nodeId : null, version: 1,

@@ -10,7 +10,7 @@ import { newId } from '../ids.js';
 import { ProviderError, type SimulateOptions, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
 import { MODALITY_RULES } from './modalities.js';
 import { chargeAndFinish, type Finishing } from '../billing/statements.js';
-import { actualCredits } from '../billing/pricing.js';
+import { actualCredits, priceVersion } from '../billing/pricing.js';
 import type { AttemptEnd, GenerationRow, OutputRow } from './views.js';
 import { materializeOutputs, OutputError, type OutputPorts } from './outputs.js';
 import { demandOf, upstreamRequest, type UpstreamRequestPorts } from './upstream-request.js';
@@ -147,19 +147,29 @@ export async function finishSucceeded(
     // Everything it made was blocked: failed, nothing charged; the files stay listed as blocked (their URLs answer 451).
     return finishBlocked(deps, g, upstreamId, outputs, batched);
   }
-  const model = deps.catalog.find(g.model)!;
   // Blocked outputs are not charged.
-  const charged = actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, demandOf(g));
+  const charged = chargeOf(deps, g, kept, status);
   const result = {
     ...(g.result ?? {}),
     ...(status.message ? { message: status.message } : {}),
     ...(status.usage ? { usage: status.usage } : {}),
     ...(status.finish_reason ? { finish_reason: status.finish_reason } : {}),
   };
-  const done = await finish(deps, g, { status: 'succeeded', charged, result, error: null, upstreamId, outputs }, { batched });
+  // The charge is priced by the model as it is now: its version is recorded with the charge (the reservation's, unless the prices changed meanwhile).
+  const priceVersionNow = priceVersion(deps.catalog.find(g.model)!);
+  const done = await finish(deps, g, { status: 'succeeded', charged, result, error: null, upstreamId, outputs, priceVersion: priceVersionNow }, { batched });
   // Nothing was recorded (canceled or finished meanwhile): the files belong to no output row.
   if (!done.row) await deleteBlobs(deps, outputs);
   return done;
+}
+
+/**
+ * What a succeeded attempt is charged: what it produced (its kept outputs, its output tokens) on the route that
+ * served it, within the reservation. A chat reply handed back before its finish is written says the same number.
+ */
+export function chargeOf(deps: Pick<FinishWithPorts, 'catalog'>, g: GenerationRow, kept: OutputRow[], status: UpstreamStatus): number {
+  const model = deps.catalog.find(g.model)!;
+  return actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, demandOf(g));
 }
 
 async function deleteBlobs(deps: BlobCleanupPorts, outputs: OutputRow[]): Promise<void> {

@@ -14,6 +14,8 @@ export interface PreparedGeneration {
   prompt: string | null;
   params: Record<string, unknown>;
   price: number;
+  /** The version of the model's prices `price` was made from. */
+  priceVersion: string;
   cacheKey: string | null;
   provider: string;
   result: Record<string, unknown> | null;

@@ -25,7 +25,8 @@ export interface Quote {
 const ajv = makeAjv(false);
 const validators = new Map<Modality, ValidateFunction>();
 
-function validatorOf(modality: Modality): ValidateFunction {
+/** A modality's request validator as its endpoint runs it (its defaults applied); shared with the published prices. */
+export function requestValidator(modality: Modality): ValidateFunction {
   let v = validators.get(modality);
   if (!v) {
     v = ajv.compile(MODALITY_RULES[modality].request.schema);
@@ -57,7 +58,7 @@ export async function quoteRequest(deps: QuotePorts, principal: Principal, body:
   const rules = MODALITY_RULES[modality].request;
   if (!scopeAllows(principal.scopes, rules.scope)) throw new ApiError('insufficient_role', `This key lacks the '${rules.scope}' scope.`);
   const sent = new Set(Object.keys(request));
-  const validate = validatorOf(modality);
+  const validate = requestValidator(modality);
   if (!validate(request)) throw validationError(validate.errors ?? [], 'body');
   const { model, prompt } = checkGeneration(deps, principal, { kind: 'generation', modality, body: request, sent });
   const inputs = await checkRequestInputs(deps, principal, model, request, rules.image);

@@ -5,7 +5,7 @@ import type { UpstreamStatus } from '../providers/types.js';
 import type { Principal } from '../domain/access.js';
 import { cacheEntryKey } from './accept.js';
 import type { EarlyDispatch } from './early-dispatch.js';
-import { finishFailed, type RunResult } from './finish.js';
+import { chargeOf, finishFailed, type RunResult } from './finish.js';
 import { isTerminal, type GenerationRow, type OutputRow } from './views.js';
 import { resumedGeneration, untilTerminal } from './resume.js';
 import { runGeneration, type RunPorts } from './runner.js';
@@ -59,7 +59,9 @@ export async function finishSynchronously(
       );
       // A repeat of a cacheable request on this node waits for it too (createGeneration), to be answered from the cache.
       if (g.cache_key !== null) deps.inflight.track(settled, cacheEntryKey(g.organization_id, g.mode, g.cache_key));
-      return { row: { ...g, status: 'succeeded' }, outputs: [], early: run.early.status };
+      // Its charge is what the settlement running on writes (chargeOf), so the reply can say what it cost.
+      const charged = g.price_credits > 0 ? chargeOf(deps, g, [], run.early.status) : 0;
+      return { row: { ...g, status: 'succeeded', charged_credits: charged, refunded_credits: g.price_credits - charged }, outputs: [], early: run.early.status };
     }
     // Finished by this run: its state is known. Otherwise (canceled meanwhile, …) read it; a run that lost its lease
     // (another node took the job) leaves it running: the request waits for that runner, as a resumed one does.

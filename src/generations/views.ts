@@ -65,6 +65,7 @@ export async function toGenerationView(g: GenerationRow, outputs: OutputRow[], l
     reserved_credits: g.reserved_credits,
     charged_credits: g.charged_credits,
     refunded_credits: g.refunded_credits,
+    price_version: g.price_version ?? null,
     cache_hit: g.cache_hit,
     outputs: await Promise.all(outputs.sort((a, b) => a.position - b.position).map((o) => toOutputView(o, links))),
     error: g.error,

@@ -66,7 +66,7 @@ const MODALITY_NEEDS: Record<Modality, readonly OneOfFields[]> = {
 type Spec = Exclude<UpstreamModelRecord['map'][string], string>;
 
 /** Values of an upstream property as mmgen's field means them, undoing the route's conversion; undefined if it cannot be undone. */
-function backToMmgen(spec: Spec, value: unknown): number | string | boolean | undefined {
+export function backToMmgen(spec: Spec, value: unknown): number | string | boolean | undefined {
   switch (spec.as) {
     case undefined:
       return typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean' ? value : undefined;

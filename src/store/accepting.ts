@@ -16,6 +16,8 @@ export interface Acceptance {
   prompt: string | null;
   paramsJson: string;
   price: number;
+  /** The version of the model's prices that priced it (billing/pricing.ts, priceVersion). */
+  priceVersion: string;
   cacheKey: string | null;
   provider: string;
   resultJson: string | null;
@@ -48,7 +50,7 @@ export async function reserveAndAccept(q: Queryable, a: Acceptance): Promise<Acc
   const params: unknown[] = [
     a.id, a.organizationId, a.apiKeyId, a.mode, a.modality, a.model, a.sync, a.prompt,
     a.paramsJson, a.nodeId, a.price, a.cacheKey, a.provider, a.resultJson,
-    a.comparisonId, a.leaseSeconds,
+    a.comparisonId, a.leaseSeconds, a.priceVersion,
   ];
   const param = (v: unknown): string => `$${params.push(v)}`;
   const checks: string[] = [];
@@ -89,9 +91,9 @@ export async function reserveAndAccept(q: Queryable, a: Acceptance): Promise<Acc
     r = await q.query(
       `WITH ${keyCheck}
        g AS (INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
-               price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node)
+               price_credits, reserved_credits, cache_key, provider, result, comparison_id, started_at, runner_node, price_version)
              SELECT $1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN 'running' ELSE 'queued' END, $7, $8, $9,
-               $11, $11, $12, $13, $14, $15, CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN $10 END ${keyGate}
+               $11, $11, $12, $13, $14, $15, CASE WHEN $7 THEN now() END, CASE WHEN $7 THEN $10 END, $17 ${keyGate}
              RETURNING created_at),
        j AS (INSERT INTO jobs (generation_id, lease_owner, lease_expires_at, run_at)
              SELECT $1, CASE WHEN $7 THEN $10 END, CASE WHEN $7 THEN now() + make_interval(secs => $16) END,

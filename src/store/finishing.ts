@@ -10,6 +10,8 @@ export interface AttemptEnd {
   error: unknown;
   upstreamId: string | null;
   outputs: OutputRow[];
+  /** The version of the model's prices that priced the charge; absent: the one it was reserved at stays. */
+  priceVersion?: string | null;
 }
 
 /** An attempt to finish: the generation as its runner knows it, and how the attempt ended. */
@@ -38,12 +40,12 @@ const finishSql = (slots: number): string => {
   return `
 WITH x AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb)
-    AS x(id text, attempt int, status text, charged bigint, result jsonb, error jsonb, upstream_id text, evt text, cevt text)),
+    AS x(id text, attempt int, status text, charged bigint, result jsonb, error jsonb, upstream_id text, evt text, cevt text, price_version text)),
 g AS (
   UPDATE generations SET status = x.status, charged_credits = charged_credits + x.charged,
     refunded_credits = refunded_credits + (price_credits - x.charged),
     result = coalesce(x.result, generations.result), error = x.error, upstream_id = coalesce(generations.upstream_id, x.upstream_id),
-    completed_at = now(), version = version + 1
+    completed_at = now(), version = version + 1, price_version = coalesce(x.price_version, generations.price_version)
   FROM x WHERE generations.id IN (${ids}) AND generations.id = x.id AND generations.attempt = x.attempt
     AND generations.status IN ('queued', 'running')
   RETURNING generations.*, x.charged AS x_charged, x.evt AS x_evt, x.cevt AS x_cevt),
@@ -82,11 +84,12 @@ e AS (
 -- Usage: a generation counts once (its first attempt); credits accumulate over attempts.
 p AS (
   INSERT INTO wallet_pending (organization_id, balance_delta, held_delta, mode, day, model, modality, api_key_id,
-    generations, charged_credits, refunded_credits)
+    generations, charged_credits, refunded_credits, price_version)
   SELECT g.organization_id, sum(coalesce(m.b, 0)), sum(coalesce(m.h, 0)), g.mode, (now() AT TIME ZONE 'UTC')::date, g.model, g.modality, g.api_key_id,
-    sum(CASE WHEN g.attempt = 1 THEN 1 ELSE 0 END), sum(CASE WHEN g.price_credits > 0 THEN g.x_charged ELSE 0 END), sum(g.price_credits - g.x_charged)
+    sum(CASE WHEN g.attempt = 1 THEN 1 ELSE 0 END), sum(CASE WHEN g.price_credits > 0 THEN g.x_charged ELSE 0 END), sum(g.price_credits - g.x_charged),
+    coalesce(g.price_version, '')
   FROM g LEFT JOIN m ON m.generation_id = g.id
-  GROUP BY g.organization_id, g.mode, g.model, g.modality, g.api_key_id),
+  GROUP BY g.organization_id, g.mode, g.model, g.modality, g.api_key_id, coalesce(g.price_version, '')),
 -- A comparison child counts once, at the first terminal state of its first
 -- attempt; the row lock on the comparison serializes siblings finishing together.
 k AS (SELECT comparison_id, count(*)::int AS n, min(x_cevt) AS cevt FROM g WHERE comparison_id IS NOT NULL AND attempt = 1 GROUP BY comparison_id),
@@ -125,7 +128,7 @@ export async function chargeAndFinish(db: Queryable, items: readonly Finishing[]
   if (items.length === 0) return [];
   const attempts = items.map(({ g, end }) => ({
     id: g.id, attempt: g.attempt, status: end.status, charged: end.charged, result: end.result, error: end.error,
-    upstream_id: end.upstreamId, evt: newId('evt'), cevt: newId('evt'),
+    upstream_id: end.upstreamId, evt: newId('evt'), cevt: newId('evt'), price_version: end.priceVersion ?? null,
   }));
   // Several rows are locked by one statement only here, for attempts this node ran and no other node finishes (a
   // node's batches run one at a time; a cancel finishes one attempt): no two statements can wait on each other.

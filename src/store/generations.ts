@@ -25,6 +25,8 @@ export interface GenerationRow {
   prompt: string | null;
   params: Record<string, unknown>;
   price_credits: number;
+  /** The version of the model's prices that priced it (reserved, then charged); null before price versions were kept. */
+  price_version: string | null;
   reserved_credits: number;
   charged_credits: number;
   refunded_credits: number;

@@ -49,10 +49,10 @@ export async function applyPendingSettlements(q: Queryable, organizationId: stri
        UPDATE wallets SET balance_credits = balance_credits + s.b, held_credits = held_credits + s.h, updated_at = now()
        FROM s WHERE wallets.organization_id = $1 AND (s.b <> 0 OR s.h <> 0)),
      u AS (
-       INSERT INTO usage_rollups AS ur (organization_id, mode, day, model, modality, api_key_id, generations, charged_credits, refunded_credits)
-       SELECT organization_id, mode, day, model, max(modality), api_key_id, sum(generations), sum(charged_credits), sum(refunded_credits)
-       FROM p GROUP BY organization_id, mode, day, model, api_key_id
-       ON CONFLICT (organization_id, mode, day, model, api_key_id) DO UPDATE SET
+       INSERT INTO usage_rollups AS ur (organization_id, mode, day, model, modality, api_key_id, price_version, generations, charged_credits, refunded_credits)
+       SELECT organization_id, mode, day, model, max(modality), api_key_id, price_version, sum(generations), sum(charged_credits), sum(refunded_credits)
+       FROM p GROUP BY organization_id, mode, day, model, api_key_id, price_version
+       ON CONFLICT (organization_id, mode, day, model, api_key_id, price_version) DO UPDATE SET
          generations = ur.generations + EXCLUDED.generations,
          charged_credits = ur.charged_credits + EXCLUDED.charged_credits,
          refunded_credits = ur.refunded_credits + EXCLUDED.refunded_credits)

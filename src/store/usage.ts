@@ -1,13 +1,14 @@
 import type { Queryable } from './db.js';
 
 /** The dimensions usage_rollups can be grouped by. */
-export type UsageDimension = 'day' | 'model' | 'api_key' | 'modality';
+export type UsageDimension = 'day' | 'model' | 'api_key' | 'modality' | 'price_version';
 
 const KEY_EXPR: Record<UsageDimension, string> = {
   day: "to_char(day, 'YYYY-MM-DD')",
   model: 'model',
   api_key: 'api_key_id',
   modality: 'modality',
+  price_version: 'price_version',
 };
 
 /** One (key, sub) group's sums; the sums are numeric sums, hence strings. */

@@ -62,6 +62,23 @@ function allowed(s: FieldSchema): string {
   return parts.join(', ');
 }
 
+/**
+ * A model's published prices as the server priced them (GET /v1/models pricing.tiers): what each request reserves on
+ * this installation, in credits, as sent; nothing is recomputed here. `mmgen quote` prices any other request.
+ */
+export function describePrices(model: Model): string {
+  const p = model.pricing;
+  const condition = (t: Model['pricing']['tiers'][number]) =>
+    [
+      ...Object.entries(t.when).map(([k, v]) => `${k}=${show(v)}`),
+      ...(t.input_image ? [`input image ${t.input_image.width}x${t.input_image.height}`] : []),
+      ...(t.output_megapixels_at_most === undefined ? [] : [`output <= ${t.output_megapixels_at_most} MP`]),
+    ].join(' ') || 'default';
+  const rows = p.tiers.map((t) => [condition(t), String(t.credits), t.provider]);
+  const source = p.source ?? (p.estimate ? 'an estimate' : 'not recorded');
+  return [`prices (${p.version}; ${p.unit_description} Source: ${source})`, table([['REQUEST', 'RESERVES (CREDITS)', 'PRICED BY'], ...rows])].join('\n');
+}
+
 /** The human rendering of a model's parameters: a header, one row per field, then the input image and speech step. */
 export function describeParameters(model: Model): string {
   const p = model.parameters as Parameters;
@@ -80,6 +97,7 @@ export function describeParameters(model: Model): string {
     `input image: ${image}`,
   ];
   if (own.length) lines.push(`also taken, as by every model: ${own.join(', ')} (--json for their schema)`);
+  lines.push('', describePrices(model));
   if (p['x-mmgen-speech']) lines.push(`speech step: text (with voice_id) is spoken by ${p['x-mmgen-speech']} first; or give audio_url`);
   else if (model.modality === 'avatar') lines.push('speech step: none');
   const d = model.deprecation;

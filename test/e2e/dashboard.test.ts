@@ -485,6 +485,45 @@ describe('the dashboard in a browser [pglite]', () => {
       await expect.poll(() => estimate.getAttribute('data-credits')).toBe('987654');
       await p.close();
     }, 60_000);
+
+    it("shows a tiered model's published tier on the models page and in the playground: the number the quote and the reservation give", async () => {
+      // Whichever active model has a tier now (models are delisted on their shutdown dates): none is named here.
+      const listed = await client(live.url)('GET', '/v1/models', { key: liveOrg.live });
+      const tiered = (listed.body.data as Array<{ slug: string; modality: string; pricing: { tiers: Array<{ when: Record<string, unknown>; input_image: unknown; example: Record<string, unknown>; credits: number }> } }>)
+        .find((m) => m.pricing.tiers.some((t, i) => i > 0 && t.input_image === null));
+      expect(tiered, 'an active model with a published tier').toBeDefined();
+      const tier = tiered!.pricing.tiers.find((t, i) => i > 0 && t.input_image === null)!;
+      const credits = String(tier.credits);
+      const p = watch(await context.newPage(), 'live-tiers');
+      await p.goto(`${live.url}/dashboard/`);
+      await p.locator('#api-key').fill(liveOrg.live);
+      await p.keyboard.press('Enter');
+      await expect.poll(() => heading(p).textContent(), { timeout: 10_000 }).toBe('Overview');
+
+      await p.goto(`${live.url}/dashboard/models?q=${encodeURIComponent(tiered!.slug)}`);
+      const onModels = p.locator(`[data-testid="price-tiers"][data-model="${tiered!.slug}"] [data-testid="price-tier"][data-when='${JSON.stringify(tier.when)}']`);
+      await expect.poll(() => onModels.getAttribute('data-credits'), { timeout: 10_000 }).toBe(credits);
+      expect(await onModels.textContent()).toContain(String(tier.credits));
+      await shot(p, 'models-price-tiers');
+
+      // The playground: the same tier listed beside the model, and the quote of the form set to that tier.
+      await p.goto(`${live.url}/dashboard/playground?modality=${tiered!.modality}&model=${encodeURIComponent(tiered!.slug)}`);
+      await p.locator('#pg-prompt').waitFor();
+      await setField(p, 'pg-prompt', String(tier.example.prompt ?? 'a harbour at dusk'));
+      const listedHere = p.locator(`[data-testid="price-tier"][data-when='${JSON.stringify(tier.when)}']`);
+      await expect.poll(() => listedHere.getAttribute('data-credits')).toBe(credits);
+      for (const [field, value] of Object.entries(tier.when)) await setField(p, `pg-${field}`, String(value));
+      await expect.poll(() => p.getByTestId('estimate').getAttribute('data-credits'), { timeout: 5_000 }).toBe(credits);
+
+      // And what the request reserves when it is sent.
+      const sent = await client(live.url)('POST', '/v1/quotes', { key: liveOrg.live, body: tier.example });
+      expect(sent.body.credits).toBe(tier.credits);
+      const paths: Record<string, string> = { image: 'images', video: 'videos', voice: 'voice', music: 'music', avatar: 'avatars', chat: 'chat', '3d': 'three-d', upscale: 'upscale' };
+      const reserved = await client(live.url)('POST', `/v1/${paths[tiered!.modality]}`, { key: liveOrg.live, body: tier.example });
+      expect([200, 202]).toContain(reserved.status);
+      expect(reserved.body.reserved_credits).toBe(tier.credits);
+      await p.close();
+    }, 60_000);
   });
 
   it('logged no console errors on any page', () => {

@@ -183,6 +183,18 @@ describe('user CLI (mmgen generate, compare, models show, generations, …) agai
     expect((await mmgen(['models', 'show', 'hunyuan-video'])).stdout).toMatch(/^duration_s\s+integer\s+5\s+1 to 8$/m);
     expect((await mmgen(['models', 'show', 'tts-1'])).stdout).toMatch(/^voice_id\s+string\s+alloy\s+alloy, ash, coral, echo, fable, nova, onyx, sage, shimmer$/m);
 
+    // Its published prices as the server gives them: each tier's request and the credits it reserves.
+    const gpt = await mmgen(['models', 'show', 'gpt-image-1-mini']);
+    const published = (await (await fetch(`${s.url}/v1/models/gpt-image-1-mini`, { headers: { authorization: `Bearer ${org.test}` } })).json()) as {
+      pricing: { version: string; tiers: Array<{ when: Record<string, number>; credits: number }> };
+    };
+    expect(published.pricing.tiers.length).toBeGreaterThan(1);
+    expect(gpt.stdout).toContain(`prices (${published.pricing.version};`);
+    for (const t of published.pricing.tiers) {
+      const request = Object.entries(t.when).map(([k, v]) => `${k}=${v}`).join(' ') || 'default';
+      expect(gpt.stdout).toMatch(new RegExp(`^${request}\\s+${t.credits}\\s+openai$`, 'm'));
+    }
+
     const json = await mmgen(['models', 'show', 'kling-v2.1-master', '--json']);
     expect(json.code, json.stderr).toBe(0);
     const direct = await fetch(`${s.url}/v1/models/kling-v2.1-master`, { headers: { authorization: `Bearer ${org.test}` } });

@@ -931,10 +931,48 @@ export interface operations {
                             /** @enum {string} */
                             modality: "image" | "video" | "voice" | "music" | "avatar" | "chat" | "3d" | "upscale";
                             capabilities: string[];
+                            /** @description Prices with the operator's margin. */
                             pricing: {
+                                /** @description The catalog's price per unit of the default variant on the primary route, margin included. */
                                 unit_cost_usd: number;
                                 /** @enum {string} */
                                 unit: "image" | "second" | "1k_characters" | "output_token" | "mesh";
+                                /** @description What one unit covers (chat: output tokens only; input tokens are not billed). */
+                                unit_description: string;
+                                source: string | null;
+                                /** @description The price is an estimate (no first-party source publishes it, or none is recorded). */
+                                estimate: boolean;
+                                /** @description The price version (pv_…): a digest of everything the model's prices are made from. Each generation records the version that priced it. */
+                                version: string;
+                                /** @description What requests reserve on this installation, priced by the function that prices every reservation: tiers[0] is the default variant (`when` is {}), then one per differently priced tier a request selects. POST /v1/quotes with a tier's `example` (and an input image of `input_image`'s size) answers its `credits`. */
+                                tiers: {
+                                    /** @description The request fields (mmgen names, GET /v1/models parameters) that select this price; {} for the default variant. */
+                                    when: {
+                                        [key: string]: unknown;
+                                    };
+                                    input_image: {
+                                        width: number;
+                                        height: number;
+                                    } | null;
+                                    /** @description A tier for outputs of at most this many megapixels (2^20 pixels): the input image × scale. */
+                                    output_megapixels_at_most?: number;
+                                    /** @description The request priced (an input image of `input_image` besides): send it to POST /v1/quotes. */
+                                    example: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description US dollars per unit (per output with per_output; per started megapixel with per_megapixel), margin included. */
+                                    unit_cost_usd: number;
+                                    /** @description Priced per output (a track, an image), whatever its length. */
+                                    per_output: boolean;
+                                    /** @description Priced per started megapixel of the image: the price grows with width × height. */
+                                    per_megapixel: boolean;
+                                    /** @description The units of the example (outputs, with per_output), a decimal string. */
+                                    units: string;
+                                    /** @description The credits the example reserves here with a live key (1 credit = US$0.001). */
+                                    credits: number;
+                                    /** @description The provider whose route prices it: the dearest this installation would serve it with. */
+                                    provider: string;
+                                }[];
                             };
                             /** @enum {string} */
                             status: "active" | "delisted";
@@ -1030,10 +1068,48 @@ export interface operations {
                         /** @enum {string} */
                         modality: "image" | "video" | "voice" | "music" | "avatar" | "chat" | "3d" | "upscale";
                         capabilities: string[];
+                        /** @description Prices with the operator's margin. */
                         pricing: {
+                            /** @description The catalog's price per unit of the default variant on the primary route, margin included. */
                             unit_cost_usd: number;
                             /** @enum {string} */
                             unit: "image" | "second" | "1k_characters" | "output_token" | "mesh";
+                            /** @description What one unit covers (chat: output tokens only; input tokens are not billed). */
+                            unit_description: string;
+                            source: string | null;
+                            /** @description The price is an estimate (no first-party source publishes it, or none is recorded). */
+                            estimate: boolean;
+                            /** @description The price version (pv_…): a digest of everything the model's prices are made from. Each generation records the version that priced it. */
+                            version: string;
+                            /** @description What requests reserve on this installation, priced by the function that prices every reservation: tiers[0] is the default variant (`when` is {}), then one per differently priced tier a request selects. POST /v1/quotes with a tier's `example` (and an input image of `input_image`'s size) answers its `credits`. */
+                            tiers: {
+                                /** @description The request fields (mmgen names, GET /v1/models parameters) that select this price; {} for the default variant. */
+                                when: {
+                                    [key: string]: unknown;
+                                };
+                                input_image: {
+                                    width: number;
+                                    height: number;
+                                } | null;
+                                /** @description A tier for outputs of at most this many megapixels (2^20 pixels): the input image × scale. */
+                                output_megapixels_at_most?: number;
+                                /** @description The request priced (an input image of `input_image` besides): send it to POST /v1/quotes. */
+                                example: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description US dollars per unit (per output with per_output; per started megapixel with per_megapixel), margin included. */
+                                unit_cost_usd: number;
+                                /** @description Priced per output (a track, an image), whatever its length. */
+                                per_output: boolean;
+                                /** @description Priced per started megapixel of the image: the price grows with width × height. */
+                                per_megapixel: boolean;
+                                /** @description The units of the example (outputs, with per_output), a decimal string. */
+                                units: string;
+                                /** @description The credits the example reserves here with a live key (1 credit = US$0.001). */
+                                credits: number;
+                                /** @description The provider whose route prices it: the dearest this installation would serve it with. */
+                                provider: string;
+                            }[];
                         };
                         /** @enum {string} */
                         status: "active" | "delisted";
@@ -2319,6 +2395,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -2557,6 +2634,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -2778,6 +2856,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -3007,6 +3086,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -3234,6 +3314,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -3456,6 +3537,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -3704,6 +3786,8 @@ export interface operations {
                             prompt_tokens: number;
                             completion_tokens: number;
                             total_tokens: number;
+                            /** @description What this completion was charged, in US dollars (charged credits × 0.001), as OpenRouter's usage.cost. Also in the X-Mmgen-Cost-Credits header, in credits. */
+                            cost: number;
                         };
                     };
                 };
@@ -5058,6 +5142,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -5286,6 +5371,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -5479,6 +5565,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -5617,6 +5704,7 @@ export interface operations {
                             reserved_credits: number;
                             charged_credits: number;
                             refunded_credits: number;
+                            price_version: string | null;
                             cache_hit: boolean;
                             outputs: {
                                 /** @description out_… */
@@ -5749,6 +5837,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -5906,6 +5995,7 @@ export interface operations {
                         reserved_credits: number;
                         charged_credits: number;
                         refunded_credits: number;
+                        price_version: string | null;
                         cache_hit: boolean;
                         outputs: {
                             /** @description out_… */
@@ -6186,6 +6276,7 @@ export interface operations {
                             reserved_credits: number;
                             charged_credits: number;
                             refunded_credits: number;
+                            price_version: string | null;
                             cache_hit: boolean;
                             outputs: {
                                 /** @description out_… */
@@ -6394,6 +6485,7 @@ export interface operations {
                             reserved_credits: number;
                             charged_credits: number;
                             refunded_credits: number;
+                            price_version: string | null;
                             cache_hit: boolean;
                             outputs: {
                                 /** @description out_… */
@@ -6631,9 +6723,9 @@ export interface operations {
     getUsage: {
         parameters: {
             query?: {
-                group_by?: "day" | "model" | "api_key" | "modality";
+                group_by?: "day" | "model" | "api_key" | "modality" | "price_version";
                 /** @description A second dimension: each row gets `breakdown`, its numbers split by it. */
-                breakdown?: "day" | "model" | "api_key" | "modality";
+                breakdown?: "day" | "model" | "api_key" | "modality" | "price_version";
                 /** @description YYYY-MM-DD */
                 start?: string;
                 /** @description YYYY-MM-DD */

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
+import { costUsd } from '../cost-header.js';
 import { Nullable } from '../schemas.js';
 import { compatChatRoute, sendEvent, serveCompatChat, type ChatMessage, type StreamShape } from './compat-chat.js';
 import { Simulate } from '../../generations/modalities/fields.js';
@@ -47,7 +48,12 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-const Usage = Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() });
+const Usage = Type.Object({
+  prompt_tokens: Type.Integer(),
+  completion_tokens: Type.Integer(),
+  total_tokens: Type.Integer(),
+  cost: Type.Number({ description: "What this completion was charged, in US dollars (charged credits × 0.001), as OpenRouter's usage.cost. Also in the X-Mmgen-Cost-Credits header, in credits." }),
+});
 const Completion = Type.Object(
   {
     id: Type.String({ description: 'The generation id (gen_…).' }),
@@ -101,7 +107,7 @@ function toCompletion(g: GenerationRow) {
     created: created(g),
     model: g.model,
     choices: [{ index: 0, message: g.result?.message ?? { role: 'assistant', content: '' }, finish_reason: g.result?.finish_reason ?? 'stop', logprobs: null }],
-    usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens },
+    usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens, cost: costUsd(g) },
   };
 }
 

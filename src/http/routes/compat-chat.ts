@@ -8,6 +8,7 @@ import type { GenerationRow } from '../../generations/views.js';
 import { runStreamed } from '../../generations/run-stream.js';
 import { finishSynchronously, resumeSynchronously } from '../../generations/run-sync.js';
 import type { RouteDef } from '../route.js';
+import { costHeaders } from '../cost-header.js';
 import { MODALITY_RULES } from '../../generations/modalities.js';
 import type { ParamName } from '../../generations/hold-to-model.js';
 import { acceptGeneration } from './generation-route.js';
@@ -91,7 +92,7 @@ export async function serveCompatChat(
   { deps, principal, request, reply }: CompatChatContext,
   params: Record<string, unknown> & { messages: ChatMessage[] },
   how: { stream: StreamShape | null; answer: (g: GenerationRow) => unknown; paramName?: ParamName },
-): Promise<{ status: 200; body: unknown } | 'sent'> {
+): Promise<{ status: 200; body: unknown; headers: Record<string, string> } | 'sent'> {
   // A plain completion may reach its provider while its credits are being reserved (early-dispatch.ts).
   const early = how.stream ? undefined : new EarlyDispatch();
   const fields = Object.entries(params);
@@ -110,11 +111,11 @@ export async function serveCompatChat(
   const g = resume ? (await resumeSynchronously(deps, principal, resume)).row : accepted.g;
   const shape = how.stream;
   if (!shape) {
-    if (resume) return { status: 200, body: how.answer(g) };
+    if (resume) return { status: 200, body: how.answer(g), headers: costHeaders(g) };
     // The reply goes back as soon as the provider answers; the charge (covered by the reservation) is written right after.
     const done = await finishSynchronously(deps, g, { replyEarly: true, early });
     const row = done.early ? { ...done.row, result: { ...done.row.result, message: done.early.message, usage: done.early.usage, finish_reason: done.early.finish_reason } } : done.row;
-    return { status: 200, body: how.answer(row) };
+    return { status: 200, body: how.answer(row), headers: costHeaders(row) };
   }
   reply.hijack();
   reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': request.id });

@@ -28,6 +28,7 @@ const generationFields = {
   reserved_credits: Type.Integer(),
   charged_credits: Type.Integer(),
   refunded_credits: Type.Integer(),
+  price_version: Nullable(Type.String({ description: "The version of the model's prices that priced it (GET /v1/models pricing.version when it was reserved, or charged); null for generations from before versions were kept." })),
   cache_hit: Type.Boolean(),
   outputs: Type.Array(GenerationOutput),
   error: Nullable(Type.Object({ type: Type.String(), code: Type.String(), message: Type.String() })),

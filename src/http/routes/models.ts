@@ -1,12 +1,32 @@
 import { Type } from '@sinclair/typebox';
-import { MODALITIES, UNIT_BY_MODALITY } from '../../catalog/index.js';
+import { MODALITIES, UNIT_BY_MODALITY, UNIT_DESCRIPTION_BY_MODALITY } from '../../catalog/index.js';
 import { ApiError } from '../../errors.js';
 import { announceDeprecation } from '../deprecation-headers.js';
 import { defineRoute } from '../route.js';
 import { parametersOf } from '../../generations/hold-to-model.js';
 import { modelDeprecation } from '../../providers/parameters.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import { publishedPricing } from '../../generations/published-prices.js';
 import type { CatalogModel, ModelView } from '../../catalog/index.js';
 import { IdParams, Nullable } from '../schemas.js';
+
+const PublishedTier = Type.Object(
+  {
+    when: Type.Object({}, { additionalProperties: true, description: 'The request fields (mmgen names, GET /v1/models parameters) that select this price; {} for the default variant.' }),
+    input_image: Nullable(
+      Type.Object({ width: Type.Integer(), height: Type.Integer() }, { description: 'The size of the input image this price is for, where the model takes one.' }),
+    ),
+    output_megapixels_at_most: Type.Optional(Type.Number({ description: 'A tier for outputs of at most this many megapixels (2^20 pixels): the input image × scale.' })),
+    example: Type.Object({}, { additionalProperties: true, description: 'The request priced (an input image of `input_image` besides): send it to POST /v1/quotes.' }),
+    unit_cost_usd: Type.Number({ description: 'US dollars per unit (per output with per_output; per started megapixel with per_megapixel), margin included.' }),
+    per_output: Type.Boolean({ description: 'Priced per output (a track, an image), whatever its length.' }),
+    per_megapixel: Type.Boolean({ description: "Priced per started megapixel of the image: the price grows with width × height." }),
+    units: Type.String({ description: 'The units of the example (outputs, with per_output), a decimal string.' }),
+    credits: Type.Integer({ minimum: 0, description: 'The credits the example reserves here with a live key (1 credit = US$0.001).' }),
+    provider: Type.String({ description: "The provider whose route prices it: the dearest this installation would serve it with." }),
+  },
+  { title: 'PublishedTier' },
+);
 
 export const Model = Type.Object(
   {
@@ -17,10 +37,21 @@ export const Model = Type.Object(
     display_name: Type.String(),
     modality: Type.String({ enum: [...MODALITIES] }),
     capabilities: Type.Array(Type.String()),
-    pricing: Type.Object({
-      unit_cost_usd: Type.Number(),
-      unit: Type.String({ enum: [...new Set(Object.values(UNIT_BY_MODALITY))] }),
-    }),
+    pricing: Type.Object(
+      {
+        unit_cost_usd: Type.Number({ description: "The catalog's price per unit of the default variant on the primary route, margin included." }),
+        unit: Type.String({ enum: [...new Set(Object.values(UNIT_BY_MODALITY))] }),
+        unit_description: Type.String({ description: 'What one unit covers (chat: output tokens only; input tokens are not billed).' }),
+        source: Nullable(Type.String({ description: "Where the primary route's price was read: a first-party URL; null when none is recorded or it is an estimate." })),
+        estimate: Type.Boolean({ description: 'The price is an estimate (no first-party source publishes it, or none is recorded).' }),
+        version: Type.String({ description: "The price version (pv_…): a digest of everything the model's prices are made from. Each generation records the version that priced it." }),
+        tiers: Type.Array(PublishedTier, {
+          description:
+            "What requests reserve on this installation, priced by the function that prices every reservation: tiers[0] is the default variant (`when` is {}), then one per differently priced tier a request selects. POST /v1/quotes with a tier's `example` (and an input image of `input_image`'s size) answers its `credits`.",
+        }),
+      },
+      { description: "Prices with the operator's margin." },
+    ),
     status: Type.String({ enum: ['active', 'delisted'] }),
     aliases: Type.Array(Type.String(), {
       description: "Other names `model` may give for this model: its providers' own ids (dated snapshots, Anthropic's dashed names, ElevenLabs' ids), so code written for a provider's SDK runs unchanged.",
@@ -48,9 +79,15 @@ export const Model = Type.Object(
   { title: 'Model' },
 );
 
-/** A model's view with what its routes' records say of it: its end of life, and its parameters. */
-function describe(view: ModelView, model: CatalogModel) {
-  return { ...view, deprecation: modelDeprecation(model), parameters: parametersOf(model) };
+/** A model's view with what its routes' records say of it: its end of life, its parameters, and its prices here. */
+function describe(providers: ProviderRegistry, view: ModelView, model: CatalogModel) {
+  const priced = publishedPricing(providers, model);
+  return {
+    ...view,
+    pricing: { ...view.pricing, unit_description: UNIT_DESCRIPTION_BY_MODALITY[model.modality], ...priced },
+    deprecation: modelDeprecation(model),
+    parameters: parametersOf(model),
+  };
 }
 
 export const listModels = defineRoute({
@@ -78,7 +115,7 @@ export const listModels = defineRoute({
       object: 'list',
       data: deps.catalog
         .list({ modality: query.modality as (typeof MODALITIES)[number] | undefined, includeDelisted: query.include_delisted, organizationId: principal.organizationId })
-        .map((v) => describe(v, deps.catalog.find(v.slug)!)),
+        .map((v) => describe(deps.providers, v, deps.catalog.find(v.slug)!)),
       has_more: false,
     },
   }),
@@ -97,6 +134,6 @@ export const getModel = defineRoute({
     if (!m) throw new ApiError('model_not_found', `No such model: '${params.id}'.`, 'id');
     deps.catalog.admit(m, principal.organizationId, 'id');
     announceDeprecation(reply, [m], 'model', (name) => deps.catalog.find(name));
-    return { status: 200, body: describe(deps.catalog.view(m), m) };
+    return { status: 200, body: describe(deps.providers, deps.catalog.view(m), m) };
   },
 });

@@ -7,6 +7,7 @@ import { keepRequestImage, MAX_UPLOAD_BYTES, requestImage } from '../../files/up
 import { toOutputView, type GenerationRow, type OutputRow } from '../../generations/views.js';
 import { newId } from '../../ids.js';
 import { convertImage, IMAGE_FORMAT_MIME, type ImageFormat } from '../../media/index.js';
+import { costHeaders } from '../cost-header.js';
 import { parseMultipart } from '../multipart.js';
 import { defineRoute, type RouteContext, type RouteSchema } from '../route.js';
 import { makeAjv, validationError } from '../../validation.js';
@@ -104,7 +105,7 @@ async function imagesAnswer(deps: Pick<AppDeps, 'blobs' | 'links'>, b: ImageAsk,
       return { b64_json: bytes.toString('base64') };
     }),
   );
-  return { status: 200, body: { created: Math.floor(row.created_at.getTime() / 1000), data }, headers: { [GENERATION_ID_HEADER]: row.id } };
+  return { status: 200, body: { created: Math.floor(row.created_at.getTime() / 1000), data }, headers: { [GENERATION_ID_HEADER]: row.id, ...costHeaders(row) } };
 }
 
 async function generate(

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
 import { AUDIO_FORMAT_MIME, convertAudio, isAudioFormat, type AudioFormat } from '../../media/index.js';
+import { costHeaders } from '../cost-header.js';
 import { defineRoute } from '../route.js';
 import { acceptGeneration, finishGenerationRequest } from './generation-route.js';
 import { Simulate, StringEnum } from '../../generations/modalities/fields.js';
@@ -65,7 +66,7 @@ export const openAiSpeech = defineRoute({
     if (!blob) throw new Error(`output ${audio.id} has no stored file`);
     const format: AudioFormat = b.response_format ?? 'mp3';
     const bytes = isAudioFormat(audio.mime, format) ? blob.bytes : await convertAudio(blob.bytes, format);
-    void reply.status(200).header('content-type', AUDIO_FORMAT_MIME[format]).header(GENERATION_ID_HEADER, row.id).send(bytes);
+    void reply.status(200).header('content-type', AUDIO_FORMAT_MIME[format]).header(GENERATION_ID_HEADER, row.id).headers(costHeaders(row)).send(bytes);
     return 'sent';
   },
 });

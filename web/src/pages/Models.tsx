@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { Badge, Empty, ErrorNotice, Loading, PageHeader, StatusBadge } from '../components/ui.js';
+import { PriceTiers } from '../components/PriceTiers.js';
 import { formatPrice } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { MODALITY_INFO, modalityInfo } from '../lib/modalities.js';
@@ -33,7 +34,7 @@ export function Models() {
 
   return (
     <>
-      <PageHeader title="Models" description="The catalog: every model, its provider, capabilities and price per unit. 1 credit = US$0.001." />
+      <PageHeader title="Models" description="The catalog: every model, its provider, capabilities and price per unit, with what each priced variant reserves here (the server's figures). 1 credit = US$0.001." />
       <div className="toolbar" role="search" aria-label="Filter models">
         <div className="segmented segmented-wrap" role="group" aria-label="Modality">
           <button type="button" aria-pressed={!modality} onClick={() => setSearch({ modality: null })}>
@@ -83,7 +84,10 @@ export function Models() {
                   </td>
                   <td>{modalityInfo(m.modality).label}</td>
                   <td>{m.provider}</td>
-                  <td className="nowrap">{formatPrice(m.pricing)}</td>
+                  <td>
+                    <div className="nowrap">{formatPrice(m.pricing)}</div>
+                    <PriceTiers model={m} />
+                  </td>
                   <td>
                     <span className="caps">
                       {m.capabilities.map((c) => (

@@ -11,6 +11,7 @@ import { Badge, Button, Card, CopyButton, ErrorNotice, Field, Loading, PageHeade
 import { costLabel } from '../components/GenerationRow.js';
 import { curlFor } from '../lib/curl.js';
 import { creditsToUsd, formatCredits, formatPrice } from '../lib/format.js';
+import { PriceTiers } from '../components/PriceTiers.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { modalityInfo } from '../lib/modalities.js';
 import { Link, setSearch, useLocation } from '../lib/router.js';
@@ -54,6 +55,7 @@ export function ModelPicker({ models, value, onChange, id }: { models: Model[]; 
           </option>
         ))}
       </select>
+      {model && model.pricing.tiers.length > 1 ? <PriceTiers model={model} compact /> : null}
     </Field>
   );
 }
@@ -70,8 +72,12 @@ function Estimate({ modality, model, body }: { modality: Modality; model: Model 
   const [quote, setQuote] = useState<{ credits: number } | { error: string } | null>(null);
   const allowed = can('createQuote').ok && key.mode === 'live';
   const request = JSON.stringify({ modality, ...body });
+  // A request without a field its model's parameters require is not quoted (it would only be refused): the page says so.
+  const required = (model?.parameters as { required?: string[] } | undefined)?.required ?? [];
+  const missing = required.filter((f) => f !== 'model' && (body[f] === undefined || body[f] === ''));
+  const incomplete = missing.length > 0;
   useEffect(() => {
-    if (!model || !allowed) return;
+    if (!model || !allowed || incomplete) return;
     const ac = new AbortController();
     const timer = setTimeout(() => {
       api.post<Quote>('/v1/quotes', JSON.parse(request), { signal: ac.signal }).then(
@@ -85,10 +91,11 @@ function Estimate({ modality, model, body }: { modality: Modality; model: Model 
       clearTimeout(timer);
       ac.abort();
     };
-  }, [api, request, model, allowed]);
+  }, [api, request, model, allowed, incomplete]);
   if (!model) return null;
   if (key.mode === 'test') return <p className="estimate muted">Free in test mode (the simulator answers; nothing is charged).</p>;
   if (!allowed) return null;
+  if (incomplete) return <p className="estimate muted" data-testid="estimate">Priced once the request has {missing.join(', ')}.</p>;
   if (!quote) return <p className="estimate muted" data-testid="estimate" aria-busy="true">Pricing this request…</p>;
   if ('error' in quote) return <p className="estimate muted" data-testid="estimate">Priced once the request is valid: {quote.error}</p>;
   return (

@@ -17,6 +17,8 @@ const GROUPS: { id: UsageGroup; label: string }[] = [
   { id: 'model', label: 'Model' },
   { id: 'api_key', label: 'API key' },
   { id: 'modality', label: 'Modality' },
+  // The version of the prices each generation was charged at (GET /v1/models pricing.version): a price change splits the rows.
+  { id: 'price_version', label: 'Price version' },
 ];
 
 function presets(today: string): { label: string; start: string; end: string }[] {
