@@ -22,8 +22,8 @@ export interface CatalogSyncPorts extends CatalogImportPorts {
   credentials: Record<string, ProviderCredentials>;
   /** The day the findings are dated (a shutdown "as of today"): the catalog's date, pinned or the clock's. */
   today: string;
-  /** The registered providers; a test may name its own. */
-  providers?: readonly ProviderDeclaration[];
+  /** The registered providers (not AppDeps' `providers`, their adapters); a test may name its own. */
+  declarations?: readonly ProviderDeclaration[];
 }
 
 export const SyncBody = Type.Object(
@@ -72,14 +72,14 @@ export async function syncRunningCatalog(ports: CatalogSyncPorts, actor: string,
     credentials: ports.credentials,
     today: ports.today,
     ...(body.new_since ? { newSince: body.new_since } : {}),
-    ...(ports.providers ? { providers: ports.providers } : {}),
+    ...(ports.declarations ? { providers: ports.declarations } : {}),
     records: (p) => recordsOf(p).all(),
   });
   const approved = approve(report, ids, adds);
   const applied: AppliedFinding[] = [];
   const changes = approved.filter((a) => a.finding.kind !== 'new');
   if (changes.length > 0) {
-    const providers = ports.providers ?? PROVIDER_DECLARATIONS;
+    const providers = ports.declarations ?? PROVIDER_DECLARATIONS;
     await ports.db.tx(async (q) => {
       for (const { finding } of changes) {
         const declared = providers.find((p) => p.name === finding.provider)!;
@@ -142,7 +142,9 @@ function approve(report: SyncReport, ids: readonly string[], adds: readonly Impo
 /** The sync's ports from an installation's: its provider credentials, and the catalog's date (pinned, or the clock's). */
 export function syncPorts(ports: CatalogAdminPorts & { config: { providers: Record<string, ProviderCredentials>; catalogDate: string | undefined } }): CatalogSyncPorts {
   return {
-    ...ports,
+    db: ports.db,
+    catalog: ports.catalog,
+    catalogFollower: ports.catalogFollower,
     schemas: publishedSchemas(ports.config.providers),
     credentials: ports.config.providers,
     today: ports.config.catalogDate ?? new Date().toISOString().slice(0, 10),

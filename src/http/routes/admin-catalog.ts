@@ -68,8 +68,8 @@ const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 20
 const OrgParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
 /** An admin route: no API key, the operator's credential instead. */
-function adminRoute<S extends RouteSchema>(def: Omit<RouteDef<S>, 'auth' | 'tag' | 'gate' | 'errors'>): RouteDef<S> {
-  return defineRoute({ ...def, tag: TAG, auth: null, gate: requireOperator, errors: OPERATOR_ERRORS });
+function adminRoute<S extends RouteSchema>(def: Omit<RouteDef<S>, 'auth' | 'tag' | 'gate' | 'errors'>, moreErrors: number[] = []): RouteDef<S> {
+  return defineRoute({ ...def, tag: TAG, auth: null, gate: requireOperator, errors: [...OPERATOR_ERRORS, ...moreErrors] });
 }
 
 export const adminListModels = adminRoute({
@@ -107,7 +107,7 @@ export const adminImportModel = adminRoute({
     status: 201,
     body: await importModel({ ...deps, schemas: publishedSchemas(deps.config.providers) }, operatorActor(request), body),
   }),
-});
+}, [502]);
 
 const SyncFinding = Type.Object(
   {
@@ -144,7 +144,7 @@ export const adminSyncCatalog = adminRoute({
     },
   },
   handler: async ({ deps, body, request }) => ({ status: 200, body: await syncRunningCatalog(syncPorts(deps), operatorActor(request), body) }),
-});
+}, [502]);
 
 export const adminEditModel = adminRoute({
   method: 'PATCH',
