@@ -174,6 +174,15 @@ export const CATALOG: readonly CatalogModel[] = [
     status: 'active',
   },
   {
+    slug: 'nano-banana-2',
+    display_name: 'Nano Banana 2 (Gemini 3.1 Flash Image)',
+    modality: 'image',
+    routes: [{ provider: 'fal', upstream: 'fal-ai/nano-banana-2' }],
+    capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering', 'seed'],
+    unit_cost_usd: '0.08', // 1K resolution (pinned), no web search
+    status: 'active',
+  },
+  {
     slug: 'dall-e-2',
     display_name: 'DALL·E 2',
     modality: 'image',
@@ -293,6 +302,24 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'fal', upstream: 'fal-ai/sora-2/text-to-video' }],
     capabilities: ['text-to-video', 'native-audio'],
     unit_cost_usd: '0.1', // 720p
+    status: 'active',
+  },
+  {
+    slug: 'kling-v3',
+    display_name: 'Kling 3.0 Standard',
+    modality: 'video',
+    routes: [{ provider: 'fal', upstream: 'fal-ai/kling-video/v3/standard/text-to-video' }],
+    capabilities: ['text-to-video', 'image-to-video', 'native-audio'],
+    unit_cost_usd: '0.126', // with audio (pinned)
+    status: 'active',
+  },
+  {
+    slug: 'seedance-2.0',
+    display_name: 'ByteDance Seedance 2.0',
+    modality: 'video',
+    routes: [{ provider: 'fal', upstream: 'bytedance/seedance-2.0/text-to-video' }],
+    capabilities: ['text-to-video', 'image-to-video', 'native-audio'],
+    unit_cost_usd: '0.3034', // 720p (pinned), audio included
     status: 'active',
   },
   {
@@ -495,6 +522,15 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'fal', upstream: 'fal-ai/ace-step' }],
     capabilities: ['text-to-music', 'vocals', 'lyrics', 'instrumental'],
     unit_cost_usd: '0.0002',
+    status: 'active',
+  },
+  {
+    slug: 'lyria-3',
+    display_name: 'Google Lyria 3',
+    modality: 'music',
+    routes: [{ provider: 'fal', upstream: 'fal-ai/lyria3' }],
+    capabilities: ['text-to-music', 'vocals'],
+    unit_cost_usd: '0.0013', // ≈ for display: fal bills $0.04 per 30 s clip (its record's price, per output)
     status: 'active',
   },
   {

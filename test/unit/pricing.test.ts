@@ -121,7 +121,8 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
 function samples(model: CatalogModel): Array<Record<string, unknown>> {
   const byModality: Record<Modality, Array<Record<string, unknown>>> = {
     image: [[1024, 1024], [1536, 1024], [1024, 1536], [512, 512], [2048, 2048], [2048, 1024], [1216, 832]].flatMap(([width, height]) =>
-      [1, 4].map((num_outputs) => ({ prompt: 'p', width, height, num_outputs })),
+      // Nano Banana 2 on fal takes prompts of 3 characters or more.
+      [1, 4].map((num_outputs) => ({ prompt: 'a red fox', width, height, num_outputs })),
     ),
     video: [1, 4, 5, 6, 8, 10, 12, 16, 20].map((duration_s) => ({ prompt: 'p', duration_s, aspect_ratio: '16:9' })),
     // MiniMax Music takes a prompt and lyrics of 10 characters or more.
