@@ -129,7 +129,7 @@ export const CATALOG: readonly CatalogModel[] = [
     ],
     capabilities: ['text-to-image', 'text-rendering'],
     unit_cost_usd: '0.04',
-    status: 'active',
+    status: 'delisted', // Google shut the imagen-4.0 models down on 2026-08-17 (the records' lifecycle); successor: nano-banana-2
   },
   {
     slug: 'nano-banana',
@@ -141,7 +141,7 @@ export const CATALOG: readonly CatalogModel[] = [
     ],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing'],
     unit_cost_usd: '0.039',
-    status: 'active',
+    status: 'delisted', // Google shut gemini-2.5-flash-image down on 2026-10-02 (the records' lifecycle); successor: nano-banana-2
   },
   {
     slug: 'seedream-4',
@@ -302,7 +302,7 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'fal', upstream: 'fal-ai/sora-2/text-to-video' }],
     capabilities: ['text-to-video', 'native-audio'],
     unit_cost_usd: '0.1', // 720p
-    status: 'active',
+    status: 'delisted', // OpenAI shut Sora 2 down on 2026-09-24, and fal's route is gone (the record's lifecycle); no successor named
   },
   {
     slug: 'kling-v3',
@@ -796,7 +796,7 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'fal', upstream: 'tripo3d/tripo/v2.5/text-to-3d' }],
     capabilities: ['text-to-3d', 'glb', 'textured', 'pbr'],
     unit_cost_usd: '0.3',
-    status: 'active',
+    status: 'delisted', // its endpoint is not in fal's endpoint list (2026-08-02); no shutdown date or successor is published
   },
   {
     slug: 'shap-e',
