@@ -7,7 +7,7 @@
 import Mmgen, { InsufficientCreditsError } from '@mmgen/sdk';
 
 const mmgen = new Mmgen();
-const models = (process.env.MODELS ?? 'flux-schnell,recraft-v3,imagen-4').split(',');
+const models = (process.env.MODELS ?? 'flux-schnell,recraft-v3,ideogram-v3-turbo').split(',');
 
 try {
   const comparison = await mmgen.comparisons.create({ models, prompt: 'a red fox in the snow', params: { width: 512, height: 512 } });

@@ -409,82 +409,6 @@ export interface ImageModelParameters {
      */
     height?: number;
   };
-  /** Google Imagen 4. */
-  "imagen-4": {
-    model: "imagen-4";
-    /** false: never answer from the cache. */
-    cache?: boolean;
-    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
-    simulate?: {
-      outcome?: "success" | "failure" | "lost";
-      /** 0 to 600000; an integer. */
-      delay_ms?: number;
-      /** 0 to 32768; an integer. */
-      output_tokens?: number;
-      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
-      moderation?: "approved" | "flagged" | "blocked";
-    };
-    /** At most 4000 characters. */
-    prompt: string;
-    /**
-     * 256 to 2048; an integer; a multiple of 8.
-     * @default 1024
-     */
-    width?: number;
-    /**
-     * 256 to 2048; an integer; a multiple of 8.
-     * @default 1024
-     */
-    height?: number;
-  };
-  /** Nano Banana (Gemini 2.5 Flash Image). */
-  "nano-banana": {
-    model: "nano-banana";
-    /**
-     * Makes the result reproducible and cacheable.
-     * 0 to 4294967295; an integer.
-     */
-    seed?: number;
-    /** false: never answer from the cache. */
-    cache?: boolean;
-    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
-    simulate?: {
-      outcome?: "success" | "failure" | "lost";
-      /** 0 to 600000; an integer. */
-      delay_ms?: number;
-      /** 0 to 32768; an integer. */
-      output_tokens?: number;
-      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
-      moderation?: "approved" | "flagged" | "blocked";
-    };
-    /**
-     * upl_… of a completed upload.
-     * At most 100 characters.
-     */
-    upload_id?: string;
-    /**
-     * An https URL mmgen fetches.
-     * At most 4096 characters; format: uri.
-     */
-    image_url?: string;
-    /** 3 to 4000 characters. */
-    prompt: string;
-    /**
-     * 1 to 4; an integer.
-     * @default 1
-     */
-    num_outputs?: number;
-    /**
-     * 256 to 2048; an integer; a multiple of 8.
-     * @default 1024
-     */
-    width?: number;
-    /**
-     * 256 to 2048; an integer; a multiple of 8.
-     * @default 1024
-     */
-    height?: number;
-  };
   /** ByteDance Seedream 4.0. */
   "seedream-4": {
     model: "seedream-4";
@@ -583,6 +507,54 @@ export interface ImageModelParameters {
     };
     /** At most 4000 characters. */
     prompt: string;
+    /**
+     * 256 to 2048; an integer; a multiple of 8.
+     * @default 1024
+     */
+    width?: number;
+    /**
+     * 256 to 2048; an integer; a multiple of 8.
+     * @default 1024
+     */
+    height?: number;
+  };
+  /** Nano Banana 2 (Gemini 3.1 Flash Image). */
+  "nano-banana-2": {
+    model: "nano-banana-2";
+    /**
+     * Makes the result reproducible and cacheable.
+     * 0 to 4294967295; an integer.
+     */
+    seed?: number;
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /**
+     * upl_… of a completed upload.
+     * At most 100 characters.
+     */
+    upload_id?: string;
+    /**
+     * An https URL mmgen fetches.
+     * At most 4096 characters; format: uri.
+     */
+    image_url?: string;
+    /** 3 to 4000 characters. */
+    prompt: string;
+    /**
+     * 1 to 4; an integer.
+     * @default 1
+     */
+    num_outputs?: number;
     /**
      * 256 to 2048; an integer; a multiple of 8.
      * @default 1024
@@ -862,6 +834,73 @@ export interface VideoModelParameters {
     duration_s?: number;
     /** @default "16:9" */
     aspect_ratio?: "16:9" | "9:16";
+  };
+  /** Kling 3.0 Standard. */
+  "kling-v3": {
+    model: "kling-v3";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /**
+     * upl_… of a completed upload.
+     * At most 100 characters.
+     */
+    upload_id?: string;
+    /**
+     * An https URL mmgen fetches.
+     * At most 4096 characters; format: uri.
+     */
+    image_url?: string;
+    /** At most 2500 characters. */
+    prompt: string;
+    /** @default 5 */
+    duration_s?: 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15;
+    /** @default "16:9" */
+    aspect_ratio?: "16:9" | "9:16" | "1:1";
+  };
+  /** ByteDance Seedance 2.0. */
+  "seedance-2.0": {
+    model: "seedance-2.0";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /**
+     * upl_… of a completed upload.
+     * At most 100 characters.
+     */
+    upload_id?: string;
+    /**
+     * An https URL mmgen fetches.
+     * At most 4096 characters; format: uri.
+     */
+    image_url?: string;
+    /** At most 4000 characters. */
+    prompt: string;
+    /**
+     * 1 to 20; an integer.
+     * @default 5
+     */
+    duration_s?: number;
+    /** @default "16:9" */
+    aspect_ratio?: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9";
   };
 }
 
@@ -1303,6 +1342,24 @@ export interface MusicModelParameters {
     duration_s?: number;
     /** At most 5000 characters. */
     lyrics?: string;
+  };
+  /** Google Lyria 3. */
+  "lyria-3": {
+    model: "lyria-3";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** At most 4000 characters. */
+    prompt: string;
   };
 }
 
@@ -2106,29 +2163,6 @@ export interface ThreeDModelParameters {
     /** @default "glb" */
     format?: "glb";
   } & ({ prompt: string } | { upload_id: string } | { image_url: string });
-  /** Tripo 2.5. */
-  "tripo-v2.5": {
-    model: "tripo-v2.5";
-    /**
-     * Makes the result reproducible and cacheable.
-     * 0 to 4294967295; an integer.
-     */
-    seed?: number;
-    /** false: never answer from the cache. */
-    cache?: boolean;
-    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
-    simulate?: {
-      outcome?: "success" | "failure" | "lost";
-      /** 0 to 600000; an integer. */
-      delay_ms?: number;
-      /** 0 to 32768; an integer. */
-      output_tokens?: number;
-      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
-      moderation?: "approved" | "flagged" | "blocked";
-    };
-    /** At most 1024 characters. */
-    prompt: string;
-  };
 }
 
 /** The upscale models and the request each takes (POST body), by slug. */

@@ -149,7 +149,7 @@ export const CATALOG: readonly CatalogModel[] = [
     ],
     capabilities: ['text-to-image', 'text-rendering'],
     unit_cost_usd: '0.04',
-    status: 'active',
+    status: 'delisted', // Google shut the imagen-4.0 models down on 2026-08-17 (the records' lifecycle); successor: nano-banana-2
   },
   {
     slug: 'nano-banana',
@@ -161,7 +161,7 @@ export const CATALOG: readonly CatalogModel[] = [
     ],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing'],
     unit_cost_usd: '0.039',
-    status: 'active',
+    status: 'delisted', // Google shut gemini-2.5-flash-image down on 2026-10-02 (the records' lifecycle); successor: nano-banana-2
   },
   {
     slug: 'seedream-4',
@@ -191,6 +191,15 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'replicate', upstream: 'recraft-ai/recraft-v3' }],
     capabilities: ['text-to-image', 'text-rendering'],
     unit_cost_usd: '0.04',
+    status: 'active',
+  },
+  {
+    slug: 'nano-banana-2',
+    display_name: 'Nano Banana 2 (Gemini 3.1 Flash Image)',
+    modality: 'image',
+    routes: [{ provider: 'fal', upstream: 'fal-ai/nano-banana-2' }],
+    capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering', 'seed'],
+    unit_cost_usd: '0.08', // 1K resolution (pinned), no web search
     status: 'active',
   },
   {
@@ -313,6 +322,24 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'fal', upstream: 'fal-ai/sora-2/text-to-video' }],
     capabilities: ['text-to-video', 'native-audio'],
     unit_cost_usd: '0.1', // 720p
+    status: 'delisted', // OpenAI shut Sora 2 down on 2026-09-24, and fal's route is gone (the record's lifecycle); no successor named
+  },
+  {
+    slug: 'kling-v3',
+    display_name: 'Kling 3.0 Standard',
+    modality: 'video',
+    routes: [{ provider: 'fal', upstream: 'fal-ai/kling-video/v3/standard/text-to-video' }],
+    capabilities: ['text-to-video', 'image-to-video', 'native-audio'],
+    unit_cost_usd: '0.126', // with audio (pinned)
+    status: 'active',
+  },
+  {
+    slug: 'seedance-2.0',
+    display_name: 'ByteDance Seedance 2.0',
+    modality: 'video',
+    routes: [{ provider: 'fal', upstream: 'bytedance/seedance-2.0/text-to-video' }],
+    capabilities: ['text-to-video', 'image-to-video', 'native-audio'],
+    unit_cost_usd: '0.3034', // 720p (pinned), audio included
     status: 'active',
   },
   {
@@ -525,6 +552,15 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'fal', upstream: 'fal-ai/ace-step' }],
     capabilities: ['text-to-music', 'vocals', 'lyrics', 'instrumental'],
     unit_cost_usd: '0.0002',
+    status: 'active',
+  },
+  {
+    slug: 'lyria-3',
+    display_name: 'Google Lyria 3',
+    modality: 'music',
+    routes: [{ provider: 'fal', upstream: 'fal-ai/lyria3' }],
+    capabilities: ['text-to-music', 'vocals'],
+    unit_cost_usd: '0.0013', // ≈ for display: fal bills $0.04 per 30 s clip (its record's price, per output)
     status: 'active',
   },
   {
@@ -867,7 +903,7 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'fal', upstream: 'tripo3d/tripo/v2.5/text-to-3d' }],
     capabilities: ['text-to-3d', 'glb', 'textured', 'pbr'],
     unit_cost_usd: '0.3',
-    status: 'active',
+    status: 'delisted', // its endpoint is not in fal's endpoint list (2026-08-02); no shutdown date or successor is published
   },
   {
     slug: 'shap-e',

@@ -32,7 +32,7 @@ const FLUX_2_INPUT = {
 
 const CHANGES = {
   new: ['new:openai:gpt-image-2.6-flare', 'new:fal:fal-ai/flux-2-pro'],
-  gone: ['gone:anthropic:claude-haiku-4-5-20251001', 'gone:replicate:google/imagen-4'],
+  gone: ['gone:anthropic:claude-haiku-4-5-20251001', 'gone:replicate:stability-ai/stable-diffusion-3.5-large'],
   schema: ['schema:fal:fal-ai/flux/schnell'],
   deprecation: ['deprecation:openai:gpt-4o', 'deprecation:fal:fal-ai/flux/dev'],
 };
@@ -99,7 +99,7 @@ describe('mmgen catalog sync', () => {
       fakes.openai.listing.add('gpt-image-2.6-flare');
       fakes.fal.listing.add('fal-ai/flux-2-pro', { input: FLUX_2_INPUT });
       fakes.anthropic.listing.remove('claude-haiku-4-5-20251001');
-      fakes.replicate.listing.remove('google/imagen-4');
+      fakes.replicate.listing.remove('stability-ai/stable-diffusion-3.5-large');
       fakes.fal.drifted.set('fal-ai/flux/schnell', (input) => ({
         ...input,
         properties: { ...input.properties, turbo_mode: { type: 'string', enum: ['off', 'on'] } },
@@ -152,7 +152,7 @@ describe('mmgen catalog sync', () => {
         'deprecation:fal:fal-ai/flux/dev lifecycle',
         'deprecation:openai:gpt-4o lifecycle',
         'gone:anthropic:claude-haiku-4-5-20251001 lifecycle',
-        'gone:replicate:google/imagen-4 lifecycle',
+        'gone:replicate:stability-ai/stable-diffusion-3.5-large lifecycle',
         'schema:fal:fal-ai/flux/schnell input',
       ]);
       for (const w of written) expect(w.file.startsWith(dir)).toBe(true);
@@ -163,7 +163,7 @@ describe('mmgen catalog sync', () => {
       expect(gpt4o.lifecycle.source).toMatch(new RegExp(`^GET ${fakes.openai.baseUrl}/models on ${today} \\(mmgen catalog sync\\); before: https://developers.openai.com/api/docs/deprecations`));
       expect(record('fal', 'fal-ai/flux/dev').lifecycle).toMatchObject({ deprecated: today, shutdown: null });
       expect(record('anthropic', 'claude-haiku-4-5-20251001').lifecycle.shutdown).toBe(today);
-      expect(record('replicate', 'google/imagen-4').lifecycle.shutdown).toBe(today);
+      expect(record('replicate', 'stability-ai/stable-diffusion-3.5-large').lifecycle.shutdown).toBe(today);
       const schnell: { properties: Record<string, unknown>; required?: unknown } = record('fal', 'fal-ai/flux/schnell').input;
       expect(schnell.properties.turbo_mode).toEqual({ type: 'string', enum: ['off', 'on'] });
       expect(schnell.required).toEqual(['prompt', 'turbo_mode']);

@@ -99,7 +99,7 @@ describeEachBackend('comparisons', (backend) => {
   });
 
   it('more models than the plan allows is 403 above 12 too, not a schema limit', async () => {
-    // On this date gpt-image-1 was still served: 13 active image models, one more than the widest plan.
+    // On this date the catalog serves 13 image models (gpt-image-1-mini's shutdown is months away), one more than the widest plan.
     const early = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_CATALOG_DATE: '2026-01-01' });
     try {
       const images = early.runtime.deps.catalog.list({ modality: 'image' }).map((m) => m.slug);

@@ -127,7 +127,7 @@ describeEachBackend('OpenAI-compatible images and speech, with the real clients'
       expect(err).toMatchObject({ status: 400, code: 'parameter_invalid', param: 'quality' });
       await expect(openai.images.generate({ model: IMAGE, prompt: 'x', style: 'vivid' })).rejects.toMatchObject({ status: 400, param: 'style' });
       await expect(openai.images.generate({ model: IMAGE, prompt: 'x', background: 'transparent' })).rejects.toMatchObject({ status: 400, param: 'background' });
-      await expect(openai.images.generate({ model: 'imagen-4', prompt: 'x', n: 2 })).rejects.toMatchObject({ status: 400, param: 'n' });
+      await expect(openai.images.generate({ model: 'recraft-v3', prompt: 'x', n: 2 })).rejects.toMatchObject({ status: 400, param: 'n' });
       await expect(openai.images.generate({ model: IMAGE, prompt: 'x', size: '4096x4096' })).rejects.toMatchObject({ status: 400, param: 'size' });
       await expect(openai.images.generate({ model: IMAGE, prompt: 'x', response_format: 'url', output_format: 'webp' })).rejects.toMatchObject({ status: 400, param: 'output_format' });
       // Neutral values are taken: what mmgen does anyway.

@@ -62,7 +62,7 @@ describe('examples/ run against a real mmgen', () => {
   it('comparison.ts waits for every model', async () => {
     const out = await example('comparison.ts');
     expect(out).toMatch(/^cmp_\w+: 3 models/m);
-    for (const model of ['flux-schnell', 'recraft-v3', 'imagen-4']) expect(out).toMatch(new RegExp(`^${model}\\s+succeeded`, 'm'));
+    for (const model of ['flux-schnell', 'recraft-v3', 'ideogram-v3-turbo']) expect(out).toMatch(new RegExp(`^${model}\\s+succeeded`, 'm'));
   });
 
   it('openai-chat.ts chats through the official OpenAI SDK, plain and streamed', async () => {

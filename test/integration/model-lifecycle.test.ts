@@ -12,12 +12,15 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  */
 describe('the catalog on a date', () => {
   it('leaves out a route past its upstream shutdown and keeps the others, in order', () => {
-    const before = new Catalog(CATALOG, recordedLifecycle('2026-08-16'));
-    const after = new Catalog(CATALOG, recordedLifecycle('2026-08-17'));
-    // imagen-4: Replicate, then fal's imagen4/preview, which fal shut down on 2026-08-17.
-    expect(before.find('imagen-4')!.routes.map((r) => r.provider)).toEqual(['replicate', 'fal']);
-    expect(after.find('imagen-4')!.routes.map((r) => r.provider)).toEqual(['replicate']);
-    expect(after.find('imagen-4')!.status).toBe('active');
+    // A model routed to a live upstream, then to fal's imagen4/preview, which shut down on 2026-08-17 (real records;
+    // the shipped imagen-4 lost both its routes that day, so it is delisted in the catalog itself).
+    const flux = CATALOG.find((m) => m.slug === 'flux-schnell')!;
+    const mixed = { ...flux, slug: 'mixed', routes: [flux.routes[0], { provider: 'fal', upstream: 'fal-ai/imagen4/preview' }] as typeof flux.routes };
+    const before = new Catalog([mixed], recordedLifecycle('2026-08-16'));
+    const after = new Catalog([mixed], recordedLifecycle('2026-08-17'));
+    expect(before.find('mixed')!.routes.map((r) => r.provider)).toEqual(['replicate', 'fal']);
+    expect(after.find('mixed')!.routes.map((r) => r.provider)).toEqual(['replicate']);
+    expect(after.find('mixed')!.status).toBe('active');
   });
 
   it('delists a model whose every route has shut down, naming the date, and keeps serving the others', () => {
@@ -26,9 +29,10 @@ describe('the catalog on a date', () => {
     expect(catalog.find('gpt-image-1')!.status).toBe('delisted');
     expect(catalog.view(catalog.find('gpt-image-1')!).status).toBe('delisted');
     expect(catalog.resolve('gpt-image-1-mini', 'image').slug).toBe('gpt-image-1-mini');
-    // Without a lifecycle (the catalog as shipped): the 14 delisted of release 1.1.1, and the three shut down upstream
-    // since and delisted in the shipped data (gpt-image-1, claude-sonnet-4, claude-opus-4.1).
-    expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(17);
+    // Without a lifecycle (the catalog as shipped): the 14 delisted of release 1.1.1, and the seven shut down or gone
+    // upstream since and delisted in the shipped data (gpt-image-1, claude-sonnet-4, claude-opus-4.1, imagen-4,
+    // nano-banana, sora-2, tripo-v2.5).
+    expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(21);
     expect(new Catalog().find('gpt-image-1')!.status).toBe('delisted');
   });
 

@@ -56,8 +56,8 @@ describeEachBackend('model parameters', (backend) => {
     // One route, shut down upstream on 2026-10-23 (OpenAI's deprecations).
     expect((await get('gpt-image-1')).deprecation).toMatchObject({ deprecated_on: '2026-04-22', shutdown_on: '2026-10-23' });
     expect((await get('claude-sonnet-4')).deprecation).toMatchObject({ shutdown_on: '2026-06-15', replacement: 'claude-sonnet-4-6' });
-    // Two routes, one with no announced end: the model is not shutting down, but it is deprecated where one route is.
-    expect((await get('imagen-4')).deprecation).toMatchObject({ deprecated_on: '2026-08-17', shutdown_on: null });
+    // Two routes, both shut down upstream (Google's Imagen 4), naming the successor the catalog serves.
+    expect((await get('imagen-4')).deprecation).toMatchObject({ deprecated_on: '2026-08-17', shutdown_on: '2026-08-17', replacement: 'nano-banana-2' });
     expect((await get('flux-schnell')).deprecation).toBeNull();
     const list = await api('GET', '/v1/models', { key: org.test });
     expect(list.body.data.every((m: { deprecation: unknown }) => m.deprecation === null || typeof m.deprecation === 'object')).toBe(true);

@@ -29,9 +29,10 @@ describe('catalog', () => {
     }
   });
 
-  it('has exactly 17 delisted models, spread over several modalities', () => {
-    // 14 delisted in release 1.1.1, and gpt-image-1, claude-sonnet-4 and claude-opus-4.1, shut down upstream since.
-    expect(delisted).toHaveLength(17);
+  it('has exactly 21 delisted models, spread over several modalities', () => {
+    // 14 delisted in release 1.1.1; gpt-image-1, claude-sonnet-4, claude-opus-4.1, imagen-4, nano-banana and sora-2
+    // (shut down upstream since) and tripo-v2.5 (its endpoint gone from fal's list).
+    expect(delisted).toHaveLength(21);
     expect(new Set(delisted.map((m) => m.modality)).size).toBeGreaterThanOrEqual(4);
   });
 

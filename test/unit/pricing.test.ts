@@ -32,8 +32,6 @@ const LEFT_ALONE: Record<string, { kind: 'unsent' | 'flat'; why: string }> = {
   'fal-ai/hunyuan3d-v3/text-to-3d:face_count': { kind: 'unsent', why: 'a custom face_count is +$0.15' },
   'fal-ai/hyper3d/rodin:addons': { kind: 'unsent', why: 'HighPack triples the price' },
   'fal-ai/hyper3d/rodin:quality': { kind: 'flat', why: '$0.40 per generation at any quality; only addons change it' },
-  'tripo3d/tripo/v2.5/text-to-3d:quad': { kind: 'unsent', why: 'quad is +$0.05' },
-  'tripo3d/tripo/v2.5/text-to-3d:style': { kind: 'unsent', why: 'a style is +$0.05' },
   'black-forest-labs/flux-schnell:megapixels': { kind: 'flat', why: 'Replicate prices FLUX per image' },
   'black-forest-labs/flux-dev:megapixels': { kind: 'flat', why: 'Replicate prices FLUX per image' },
   'fal-ai/bytedance/seedream/v4/text-to-image:image_size': { kind: 'flat', why: '$0.03 per image at any size' },
@@ -41,7 +39,6 @@ const LEFT_ALONE: Record<string, { kind: 'unsent' | 'flat'; why: string }> = {
   'fal-ai/stable-diffusion-v35-large:image_size': { kind: 'flat', why: 'fal documents no price; priced per image as on Replicate (≈)' },
   'ideogram-ai/ideogram-v3-turbo:resolution': { kind: 'flat', why: 'Ideogram 3.0 Turbo is one price per image' },
   'recraft-ai/recraft-v3:size': { kind: 'flat', why: 'Recraft V3 is one price per image' },
-  'fal-ai/sora-2/text-to-video:resolution': { kind: 'flat', why: '720p is the only value' },
   'recraft-ai/recraft-v3:style': { kind: 'flat', why: 'Recraft V3 is one price per image in any style' },
   'fal-ai/elevenlabs/tts/multilingual-v2:style': { kind: 'flat', why: 'a voice setting; priced per character' },
   'fal-ai/elevenlabs/tts/turbo-v2.5:style': { kind: 'flat', why: 'a voice setting; priced per character' },
@@ -121,7 +118,8 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
 function samples(model: CatalogModel): Array<Record<string, unknown>> {
   const byModality: Record<Modality, Array<Record<string, unknown>>> = {
     image: [[1024, 1024], [1536, 1024], [1024, 1536], [512, 512], [2048, 2048], [2048, 1024], [1216, 832]].flatMap(([width, height]) =>
-      [1, 4].map((num_outputs) => ({ prompt: 'p', width, height, num_outputs })),
+      // Nano Banana 2 on fal takes prompts of 3 characters or more.
+      [1, 4].map((num_outputs) => ({ prompt: 'a red fox', width, height, num_outputs })),
     ),
     video: [1, 4, 5, 6, 8, 10, 12, 16, 20].map((duration_s) => ({ prompt: 'p', duration_s, aspect_ratio: '16:9' })),
     // MiniMax Music takes a prompt and lyrics of 10 characters or more.

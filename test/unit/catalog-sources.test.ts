@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { CATALOG } from '../../src/catalog/models.js';
+import { recordedLifecycle } from '../../src/providers/lifecycle.js';
+import { upstreamModel } from '../../src/providers/upstream-models.js';
+
+/**
+ * Every fact of the shipped catalog about the outside world has a source (issue 28 item 3): for every active
+ * model, each route's record exists, says where its price was read (`price_source`: a first-party URL, or an
+ * estimate saying how it was made) and where its lifecycle was checked (`lifecycle.source`); and no active model
+ * is routed to an upstream past its shutdown date, as the lifecycle code reads the records on the date below.
+ * One case per provider, so that each provider's records are judged on their own.
+ */
+const CHECKED_ON = '2026-11-27';
+const PROVIDERS = ['openai', 'anthropic', 'elevenlabs', 'fal', 'replicate'] as const;
+const active = CATALOG.filter((m) => m.status === 'active');
+const lifecycle = recordedLifecycle(CHECKED_ON);
+
+describe('catalog sources', () => {
+  for (const provider of PROVIDERS) {
+    it(`${provider}: every active model's route has a record with a sourced price and lifecycle, and none is past its shutdown`, () => {
+      const problems: string[] = [];
+      let routes = 0;
+      for (const model of active) {
+        const served = new Set(lifecycle.liveRoutes(model, CHECKED_ON).routes.map((r) => r.upstream));
+        for (const [i, route] of model.routes.entries()) {
+          if (route.provider !== provider) continue;
+          routes++;
+          const where = `${model.slug} → ${route.upstream}${i === 0 ? ' (primary)' : ''}`;
+          const record = upstreamModel(route.provider, route.upstream);
+          if (!record) {
+            problems.push(`${where}: no record`);
+            continue;
+          }
+          if (!/^(https?:\/\/\S+|estimate: \S.*)/s.test(record.price_source ?? '')) problems.push(`${where}: price_source is neither a URL nor "estimate: …" (${record.price_source})`);
+          if (!record.lifecycle.source?.trim()) problems.push(`${where}: lifecycle.source is missing`);
+          if (!served.has(route.upstream)) problems.push(`${where}: shut down upstream on ${record.lifecycle.shutdown}, on or before ${CHECKED_ON}`);
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(routes, `${provider} routes checked`).toBeGreaterThan(0);
+    });
+  }
+});
