@@ -79,6 +79,9 @@ async function storeOutputs(
   const policy = await deps.policies.get(deps.db, g.organization_id);
   const forced = (g.params.simulate as SimulateOptions | undefined)?.moderation;
   const verdicts = await deps.moderator.judge(policy, files, { forced, shared: MODALITY_RULES[g.modality].outputs.oneWork === true });
+  for (const [position, v] of verdicts.entries()) {
+    if (v.overruled) deps.log.info({ generationId: g.id, model: g.model, position, scores: v.scores, wouldBe: v.overruled }, 'a simulator render scored at or above the moderation threshold; its declared verdict stands');
+  }
   const stored: OutputRow[] = [];
   try {
     for (const [position, out] of files.entries()) {

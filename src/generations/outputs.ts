@@ -33,6 +33,8 @@ export interface MaterializedOutput {
   height: number | null;
   duration_s: string | null;
   moderation: 'approved' | 'flagged' | 'blocked';
+  /** The adapter made it from the request's words alone (UpstreamOutput.synthetic); a thumbnail taken from such a video is too. */
+  synthetic: boolean;
 }
 
 const DATA_URI = /^data:([^;,]*)(;base64)?,(.*)$/is;
@@ -88,7 +90,7 @@ async function identify(deps: OutputPorts, out: UpstreamOutput): Promise<Materia
       height ??= av.height;
     }
   }
-  return { bytes, mime, type, width, height, duration_s: duration, moderation: out.moderation ?? 'approved' };
+  return { bytes, mime, type, width, height, duration_s: duration, moderation: out.moderation ?? 'approved', synthetic: out.synthetic === true };
 }
 
 /** An upscale's output as the contract promises it: JPEG, exactly input × scale. */
@@ -113,7 +115,7 @@ export async function materializeOutputs(deps: OutputPorts, req: UpstreamRequest
     if (video) {
       const bytes = await videoThumbnail(video.bytes).catch(() => null);
       const probed = bytes ? await probeImage(bytes, { decode: false }) : null;
-      if (bytes && probed) files.push({ bytes, mime: 'image/jpeg', type: 'thumbnail', width: probed.width, height: probed.height, duration_s: null, moderation: video.moderation });
+      if (bytes && probed) files.push({ bytes, mime: 'image/jpeg', type: 'thumbnail', width: probed.width, height: probed.height, duration_s: null, moderation: video.moderation, synthetic: video.synthetic });
     }
   }
   return files;

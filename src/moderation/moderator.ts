@@ -1,7 +1,7 @@
 import { probeAudioVideo, videoFrames } from '../media/index.js';
 import type { ModerationPolicy } from './policy.js';
 import type { ImageClassifier, Scores, TextClassifier } from './types.js';
-import { verdictOf, worst, type Verdict } from './verdict.js';
+import { verdictOf, verdictOfScores, worst, type Verdict } from './verdict.js';
 
 /** A generated file as moderation sees it. */
 export interface ModeratedFile {
@@ -11,12 +11,19 @@ export interface ModeratedFile {
   duration_s?: string | null;
   /** The provider's own safety signal, where it gives one (fal's has_nsfw_concepts). */
   moderation?: Verdict | undefined;
+  /** Drawn by the simulator from the request's words (UpstreamOutput.synthetic): scored, but the scores do not decide. */
+  synthetic?: boolean | undefined;
 }
 
 /** A file's verdict and the scores it came from (the highest per category over the classifiers and frames). */
 export interface FileVerdict {
   verdict: Verdict;
   scores: Scores;
+  /**
+   * A synthetic file the classifiers' scores alone would have blocked or flagged under the policy: the verdict the
+   * same bytes would get from a real provider, kept so that it is logged (a false positive seen in the wild).
+   */
+  overruled?: Verdict;
 }
 
 /** Stills of a video looked at: several, spread over it, not only its poster (a few seconds can hide anything). */
@@ -34,6 +41,8 @@ function merge(into: Scores, more: Scores): Scores {
  * over them; a 3D mesh is judged by its thumbnail; audio by the provider's
  * signal only (no classifier of sound). The outputs of one video, avatar or
  * mesh (the file and its thumbnail) share the strictest verdict of them.
+ * The simulator's own renders (`synthetic`) are classified too, but only a
+ * forced verdict or a provider signal can act on them.
  */
 export class Moderator {
   constructor(
@@ -79,12 +88,15 @@ export class Moderator {
     return undefined;
   }
 
-  /** The verdict of each file, in order. `forced` (simulate.moderation) decides alone. */
+  /** The verdict of each file, in order. `forced` (simulate.moderation) decides alone; a synthetic file's scores never decide. */
   async judge(policy: ModerationPolicy, files: readonly ModeratedFile[], opts: { forced?: Verdict | undefined; shared: boolean }): Promise<FileVerdict[]> {
     const judged: FileVerdict[] = [];
     for (const file of files) {
+      // A synthetic file is scored all the same: test mode runs the pipeline live traffic does, at its cost.
       const scores = opts.forced ? undefined : await this.scoresOf(file);
-      judged.push({ verdict: verdictOf(policy, { scores, provider: file.moderation, forced: opts.forced }), scores: scores ?? {} });
+      const verdict = verdictOf(policy, { scores, provider: file.moderation, forced: opts.forced, synthetic: file.synthetic });
+      const byScores = file.synthetic ? verdictOfScores(policy, scores) : 'approved';
+      judged.push({ verdict, scores: scores ?? {}, ...(byScores !== 'approved' ? { overruled: byScores } : {}) });
     }
     if (opts.shared && judged.length > 1) {
       const strictest = worst(...judged.map((j) => j.verdict));

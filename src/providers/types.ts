@@ -62,6 +62,13 @@ export interface UpstreamOutput {
   height?: number | null;
   duration_s?: string | null;
   moderation?: 'approved' | 'flagged' | 'blocked';
+  /**
+   * Made by the adapter itself from the request's words and seed (the simulator's renders), nothing of it drawn by a
+   * model or taken from the caller's files: what it shows is known, so classifiers score it as any other output but
+   * their scores do not decide its verdict (docs/contract-addenda.md, "Moderation": test mode never blocks its own
+   * renders). Never set for a file that carries the caller's pixels (an upscale of their image).
+   */
+  synthetic?: boolean;
 }
 
 /** Why a chat reply ended, in OpenAI's words (the shape mmgen speaks). */

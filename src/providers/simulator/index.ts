@@ -15,7 +15,10 @@ import {
 /**
  * The built-in simulator: an upstream provider that makes real, valid files
  * (deterministic for a seed) without any network. It serves test-mode keys
- * always, and live keys when MMGEN_SIMULATE_PROVIDERS=1.
+ * always, and live keys when MMGEN_SIMULATE_PROVIDERS=1. Its renders are
+ * marked `synthetic` (abstract shapes and the prompt as a caption: moderation
+ * does not let a classifier's guess block them; `simulate.moderation` does),
+ * its upscales are not (they are the caller's image).
  *
  * A job with a delay (or a simulated failure or loss) is a row of its own
  * table, so it outlives an mmgen crash the way a real provider's job does and
@@ -153,18 +156,18 @@ export class SimulatorProvider implements ProviderAdapter {
         const outputs: UpstreamOutput[] = [];
         for (let i = 0; i < n; i++) {
           const img = await renderImage({ prompt, seed: `${seed}:${i}`, width: p.width as number, height: p.height as number, format: 'png' });
-          outputs.push({ bytes: img.bytes, mime: img.mime, width: img.width, height: img.height });
+          outputs.push({ bytes: img.bytes, mime: img.mime, width: img.width, height: img.height, synthetic: true });
         }
         return { state: 'succeeded', outputs };
       }
       case 'voice': {
         const text = p.text as string;
         const audio = await renderAudio({ text, seed, durationS: speechDurationS(text) });
-        return { state: 'succeeded', outputs: [{ bytes: audio.bytes, mime: audio.mime, duration_s: audio.durationS }] };
+        return { state: 'succeeded', outputs: [{ bytes: audio.bytes, mime: audio.mime, duration_s: audio.durationS, synthetic: true }] };
       }
       case 'music': {
         const audio = await renderAudio({ prompt, seed, durationS: p.duration_s as number });
-        return { state: 'succeeded', outputs: [{ bytes: audio.bytes, mime: audio.mime, duration_s: audio.durationS }] };
+        return { state: 'succeeded', outputs: [{ bytes: audio.bytes, mime: audio.mime, duration_s: audio.durationS, synthetic: true }] };
       }
       case 'video':
       case 'avatar': {
@@ -172,8 +175,8 @@ export class SimulatorProvider implements ProviderAdapter {
         return {
           state: 'succeeded',
           outputs: [
-            { bytes: v.video.bytes, mime: v.video.mime, width: v.video.width, height: v.video.height, duration_s: v.video.durationS },
-            { bytes: v.thumbnail.bytes, mime: v.thumbnail.mime, type: 'thumbnail', width: v.thumbnail.width, height: v.thumbnail.height },
+            { bytes: v.video.bytes, mime: v.video.mime, width: v.video.width, height: v.video.height, duration_s: v.video.durationS, synthetic: true },
+            { bytes: v.thumbnail.bytes, mime: v.thumbnail.mime, type: 'thumbnail', width: v.thumbnail.width, height: v.thumbnail.height, synthetic: true },
           ],
         };
       }
@@ -182,14 +185,15 @@ export class SimulatorProvider implements ProviderAdapter {
         return {
           state: 'succeeded',
           outputs: [
-            { bytes: m.mesh.bytes, mime: m.mesh.mime, type: 'mesh' },
-            { bytes: m.thumbnail.bytes, mime: m.thumbnail.mime, type: 'thumbnail', width: m.thumbnail.width, height: m.thumbnail.height },
+            { bytes: m.mesh.bytes, mime: m.mesh.mime, type: 'mesh', synthetic: true },
+            { bytes: m.thumbnail.bytes, mime: m.thumbnail.mime, type: 'thumbnail', width: m.thumbnail.width, height: m.thumbnail.height, synthetic: true },
           ],
         };
       }
       case 'upscale': {
         if (!req.image) throw new ProviderError('upscale needs an input image', { kind: 'bad_request', retryable: false, accepted: false, origin: 'gateway' });
         const img = await upscaleImage({ input: req.image.bytes, scale: p.scale as 2 | 4, faceRestore: p.face_restore as boolean });
+        // Not synthetic: these are the caller's own pixels, enlarged, and the classifiers judge them as they would a provider's.
         return { state: 'succeeded', outputs: [{ bytes: img.bytes, mime: img.mime, width: img.width, height: img.height }] };
       }
       case 'chat': {
