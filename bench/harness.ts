@@ -24,9 +24,9 @@ export function freePort(): number {
 }
 
 /** `mmgen serve [args]` on a loopback port; resolves once /healthz answers. */
-export async function startServe(env: Record<string, string>, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
+export async function startServe(env: Record<string, string>, args: string[] = [], bin = BIN): Promise<{ proc: ChildProcess; url: string }> {
   const port = freePort();
-  const proc = spawn(BIN, ['serve', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(bin, ['serve', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -146,13 +146,12 @@ export async function rawPgliteRate(): Promise<number> {
   return Math.round(n / 3);
 }
 
-export async function createOrg(env: Record<string, string>): Promise<{ id: string; live: string }> {
-  const { stdout } = await run(BIN, ['org', 'create', '--name', 'bench', '--plan', 'team', '--credits', '1000000000000', '--json'], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+export async function createOrg(env: Record<string, string>, bin = BIN): Promise<{ id: string; live: string }> {
+  const { stdout } = await run(bin, ['org', 'create', '--name', 'bench', '--plan', 'team', '--credits', '1000000000000', '--json'], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
   const out = JSON.parse(stdout) as { organization: { id: string }; keys: { live: string } };
   return { id: out.organization.id, live: out.keys.live };
 }
 
-/** A database of its own on the PostgreSQL server, dropped by the returned function. */
 /** A new empty database on the bench's PostgreSQL (or `adminUrl`'s server); `drop` removes it. */
 export async function scratchDatabase(prefix: string, adminUrl = PG_ADMIN): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;

@@ -9,6 +9,10 @@ export const CATALOG_USAGE = `  mmgen catalog list [--json]           the effect
                                          disabled flag and margin
   mmgen catalog add --file model.json [--json]
                                          add a model: {"model": {...}, "records": [...]} as POST /v1/admin/models
+  mmgen catalog add --import --file import.json [--provider P --upstream U] [--json]
+                                         add a model with its input schema read from its provider (Replicate,
+                                         fal): {"provider", "upstream", "model": {...}, "record": {"map": {...}}}
+                                         as POST /v1/admin/models/import
   mmgen catalog edit SLUG [--file patch.json] [--price USD] [--name N] [--disable | --enable]
                       [--margin PCT | --no-margin] [--json]
   mmgen catalog margin PCT | --none [--json]   the global margin over upstream prices, in percent
@@ -34,7 +38,7 @@ function options(args: string[], spec: Record<string, { type: 'string' | 'boolea
   }
 }
 
-function jsonFile(path: string | boolean | undefined): unknown {
+export function jsonFile(path: string | boolean | undefined): unknown {
   if (typeof path !== 'string') return undefined;
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
@@ -50,7 +54,7 @@ function number(v: string, name: string): number {
 }
 
 /** Who runs the command, for the audit. */
-function actor(): string {
+export function actor(): string {
   let user = 'unknown';
   try {
     user = userInfo().username;
@@ -81,9 +85,18 @@ export function parseCatalogCommand(args: string[]): ParsedCatalogCommand {
       };
     }
     case 'add': {
-      const { values } = options(rest, { file: { type: 'string' } });
+      const { values } = options(rest, { file: { type: 'string' }, import: { type: 'boolean' }, provider: { type: 'string' }, upstream: { type: 'string' } });
+      const human = (r: unknown) => `Added: ${modelLine(r as AdminModelView)}`;
+      if (values.import) {
+        if (!values.file) throw new AdminCommandError('--file is required: {"provider", "upstream", "model": {...}, "record": {"map": {...}}}');
+        const body = { ...(jsonFile(values.file) as Record<string, unknown>) };
+        if (typeof values.provider === 'string') body.provider = values.provider;
+        if (typeof values.upstream === 'string') body.upstream = values.upstream;
+        return { command: { name: 'catalog.import', args: { actor: actor(), body } }, json: values.json === true, human };
+      }
+      if (values.provider !== undefined || values.upstream !== undefined) throw new AdminCommandError('--provider and --upstream go with --import');
       if (!values.file) throw new AdminCommandError('--file is required: {"model": {...}, "records": [...]}');
-      return { command: { name: 'catalog.add', args: { actor: actor(), body: jsonFile(values.file) } }, json: values.json === true, human: (r) => `Added: ${modelLine(r as AdminModelView)}` };
+      return { command: { name: 'catalog.add', args: { actor: actor(), body: jsonFile(values.file) } }, json: values.json === true, human };
     }
     case 'edit': {
       const { values, positionals } = options(rest, {

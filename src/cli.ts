@@ -13,7 +13,8 @@ import { isUserCommand, runUserCommand, USER_USAGE } from './user-cli/index.js';
 import { checkProviders, type CheckReport } from './providers/schema-check.js';
 import { syncCatalog, type SyncReport } from './providers/catalog-sync.js';
 import { ApprovalError, applyFindings, approvedFindings, writeDrafts, type Written } from './providers/catalog-sync-apply.js';
-import { CATALOG_USAGE, parseCatalogCommand } from './cli-catalog.js';
+import { actor, CATALOG_USAGE, jsonFile, parseCatalogCommand } from './cli-catalog.js';
+import type { SyncResult } from './domain/catalog-sync.js';
 import { Wakeup } from './wakeup.js';
 
 function providersReport(r: CheckReport): string {
@@ -26,7 +27,7 @@ function providersReport(r: CheckReport): string {
 /** How many new models a provider's part of the human report names before it counts the rest (--json has all). */
 const NEW_SHOWN = 20;
 
-function syncReport(r: SyncReport & { applied: Written[]; drafts: string[] }): string {
+function syncReport(r: SyncReport, taken: string[]): string {
   const lines: string[] = [];
   for (const p of r.providers) {
     if (p.skipped) lines.push(`${p.provider}: skipped (${p.skipped}).`);
@@ -41,9 +42,12 @@ function syncReport(r: SyncReport & { applied: Written[]; drafts: string[] }): s
     lines.push(`${f.id}${f.slugs.length > 0 ? ` (${f.slugs.join(', ')})` : ''}\n    ${f.details.join('\n    ')}`);
   }
   if (r.findings.length === 0) lines.push('The records agree with every list and schema read.');
-  for (const w of r.applied) lines.push(`wrote ${w.field} of ${w.file} (${w.id})`);
-  for (const d of r.drafts) lines.push(`wrote draft ${d}`);
-  if (r.findings.length > 0 && r.applied.length === 0) lines.push('Approve changes with --apply --only <id,…> (gone, deprecation, schema); --drafts DIR writes draft records of new models.');
+  lines.push(...taken);
+  if (r.findings.length > 0 && taken.length === 0) {
+    lines.push(
+      'Take findings into the running catalog with --apply --only <id,…> (a new model also needs its definition: --add FILE); --write-records --only <id,…> writes them into the repository\'s record files instead; --drafts DIR writes draft records of new models.',
+    );
+  }
   return lines.join('\n');
 }
 
@@ -62,11 +66,14 @@ Operator commands:
   mmgen providers check [--near-days N] [--json]
                                          each routed model's recorded schema against the one its provider
                                          publishes (Replicate, fal), and its shutdown date; exits 1 on a finding
-  mmgen catalog sync [--new-since DATE] [--apply --only ID,…] [--drafts DIR] [--json]
-                                         the providers' live model lists and schemas against the records: new,
-                                         gone, changed schemas, published deprecations; --apply writes the
-                                         named changes into the records, --drafts draft records of new models;
-                                         exits 1 while a finding is left
+  mmgen catalog sync [--new-since DATE] [--apply --only ID,… [--add FILE]] [--json]
+                                         the providers' live model lists and schemas against the catalog's records:
+                                         new, gone, changed schemas, published deprecations; --apply takes the named
+                                         ones into the running catalog (every node, no restart, audited); a new
+                                         model's definition comes from --add FILE; exits 1 while a finding is left
+  mmgen catalog sync --write-records --only ID,… | --drafts DIR [--only ID,…]
+                                         for the maintainers who ship the defaults: the record files instead
+                                         (src/providers/<name>/models/), read at the next start; draft records
 ${CATALOG_USAGE}
 
 Environment: DATABASE_URL (PostgreSQL; default: embedded PGlite in MMGEN_DATA_DIR=./data), PORT,
@@ -98,7 +105,7 @@ function intArg(v: unknown, name: string): number {
 /** Runs an admin command: through the running server's socket when it holds the embedded database, else directly. */
 async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
   validateCommand(cmd);
-  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup(), catalogFollower: undefined as never }, cmd);
+  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup(), catalogFollower: undefined as never, config }, cmd);
   if (!config.databaseUrl && lockHolder(config.dataDir) !== null) return sendAdminCommand(config.dataDir, cmd);
   const runtime = await openRuntime(config, silentLogger());
   try {
@@ -268,30 +275,50 @@ export async function main(argv: string[]): Promise<void> {
     }
     case 'catalog': {
       if (sub !== 'sync') throw new UsageError(`unknown command: catalog ${sub ?? ''}`);
-      const v = parse(rest, { 'new-since': { type: 'string' }, apply: { type: 'boolean' }, only: { type: 'string' }, drafts: { type: 'string' } });
+      const v = parse(rest, {
+        'new-since': { type: 'string' }, apply: { type: 'boolean' }, only: { type: 'string' }, add: { type: 'string' },
+        'write-records': { type: 'boolean' }, drafts: { type: 'string' },
+      });
       const newSince = str(v['new-since']);
       if (newSince !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(newSince)) throw new UsageError('--new-since must be a date, YYYY-MM-DD');
       const only = str(v.only)?.split(',').map((id) => id.trim()).filter(Boolean);
       const drafts = str(v.drafts);
-      // Nothing is written unless named: --apply takes exactly the findings --only lists.
-      if (v.apply === true && !only?.length) throw new UsageError('--apply needs --only ID,… naming the findings to write (ids as reported)');
-      if (only && v.apply !== true && drafts === undefined) throw new UsageError('--only needs --apply or --drafts');
-      const today = new Date().toISOString().slice(0, 10);
-      const report = await syncCatalog({ models: new Catalog().models, credentials: config.providers, today, ...(newSince ? { newSince } : {}) });
-      let approved: ReturnType<typeof approvedFindings> = [];
-      try {
-        if (only) approved = approvedFindings(report, only, { drafts: drafts !== undefined });
-      } catch (err) {
-        if (err instanceof ApprovalError) throw new UsageError(err.message);
-        throw err;
+      const apply = v.apply === true;
+      const writeRecords = v['write-records'] === true;
+      // Nothing is taken unless named: --apply and --write-records take exactly the findings --only lists.
+      if (apply && writeRecords) throw new UsageError('--apply (the running catalog) and --write-records (the record files) are two different targets: choose one');
+      if (apply && !only?.length) throw new UsageError('--apply needs --only ID,… naming the findings to take (ids as reported)');
+      if (writeRecords && !only?.length) throw new UsageError('--write-records needs --only ID,… naming the findings to write (ids as reported)');
+      if (only && !apply && !writeRecords && drafts === undefined) throw new UsageError('--only needs --apply, --write-records or --drafts');
+      if (v.add !== undefined && !apply) throw new UsageError('--add FILE defines the new models --apply takes: it needs --apply');
+      const today = config.catalogDate ?? new Date().toISOString().slice(0, 10);
+      let out: SyncReport & { applied: unknown[]; drafts?: string[] };
+      let lines: string[];
+      if (writeRecords || drafts !== undefined) {
+        // The repository's record files, for the maintainers who ship them: read and written here, no database.
+        const report = await syncCatalog({ models: new Catalog().models, credentials: config.providers, today, ...(newSince ? { newSince } : {}) });
+        let approved: ReturnType<typeof approvedFindings> = [];
+        try {
+          if (only) approved = approvedFindings(report, only, { drafts: drafts !== undefined });
+        } catch (err) {
+          if (err instanceof ApprovalError) throw new UsageError(err.message);
+          throw err;
+        }
+        const applied = writeRecords ? applyFindings(approved) : [];
+        const written = drafts === undefined ? [] : await writeDrafts(only ? approved : report.findings, drafts, { credentials: config.providers, today });
+        out = { ...report, applied, drafts: written };
+        lines = [...applied.map((w: Written) => `wrote ${w.field} of ${w.file} (${w.id})`), ...written.map((d) => `wrote draft ${d}`)];
+      } else {
+        // The running catalog: compared with the records it serves, changed through the admin use case, audited.
+        const add = v.add === undefined ? undefined : jsonFile(v.add);
+        const body = { ...(newSince ? { new_since: newSince } : {}), ...(apply ? { apply: only } : {}), ...(add === undefined ? {} : { add: Array.isArray(add) ? add : [add] }) };
+        const result = (await admin(config, { name: 'catalog.sync', args: { actor: actor(), body } })) as SyncResult;
+        out = result;
+        lines = result.applied.map((a) => `took ${a.id}: ${a.changed.join(', ')} of ${a.target}, in the running catalog`);
       }
-      const applied = v.apply === true ? applyFindings(approved) : [];
-      const draftsOf = only ? approved : report.findings;
-      const written = drafts === undefined ? [] : await writeDrafts(draftsOf, drafts, { credentials: config.providers, today });
-      const out = { ...report, applied, drafts: written };
-      print(out, v.json === true, () => syncReport(out));
-      const taken = new Set(applied.map((w) => w.id));
-      if (report.findings.some((f) => !taken.has(f.id))) process.exitCode = 1;
+      print(out, v.json === true, () => syncReport(out, lines));
+      const taken = new Set((out.applied as Array<{ id: string }>).map((w) => w.id));
+      if (out.findings.some((f) => !taken.has(f.id))) process.exitCode = 1;
       return;
     }
     case undefined:

@@ -53,6 +53,92 @@ export interface ImageModelParameters {
      */
     height?: number;
   };
+  /** GPT Image 2. */
+  "gpt-image-2": {
+    model: "gpt-image-2";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /**
+     * upl_… of a completed upload.
+     * At most 100 characters.
+     */
+    upload_id?: string;
+    /**
+     * An https URL mmgen fetches.
+     * At most 4096 characters; format: uri.
+     */
+    image_url?: string;
+    /** At most 4000 characters. */
+    prompt: string;
+    /**
+     * 1 to 4; an integer.
+     * @default 1
+     */
+    num_outputs?: number;
+    /**
+     * 256 to 2048; an integer; a multiple of 8.
+     * @default 1024
+     */
+    width?: number;
+    /**
+     * 256 to 2048; an integer; a multiple of 8.
+     * @default 1024
+     */
+    height?: number;
+  };
+  /** GPT Image 2.6 Sunburst. */
+  "gpt-image-2.6-sunburst": {
+    model: "gpt-image-2.6-sunburst";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /**
+     * upl_… of a completed upload.
+     * At most 100 characters.
+     */
+    upload_id?: string;
+    /**
+     * An https URL mmgen fetches.
+     * At most 4096 characters; format: uri.
+     */
+    image_url?: string;
+    /** At most 4000 characters. */
+    prompt: string;
+    /**
+     * 1 to 4; an integer.
+     * @default 1
+     */
+    num_outputs?: number;
+    /**
+     * 256 to 2048; an integer; a multiple of 8.
+     * @default 1024
+     */
+    width?: number;
+    /**
+     * 256 to 2048; an integer; a multiple of 8.
+     * @default 1024
+     */
+    height?: number;
+  };
   /** FLUX.1 [schnell]. */
   "flux-schnell": {
     model: "flux-schnell";
@@ -1064,6 +1150,31 @@ export interface MusicModelParameters {
     /** @default false */
     with_vocals?: boolean;
   };
+  /** ElevenLabs Eleven Music v2.5. */
+  "eleven-music-v2.5": {
+    model: "eleven-music-v2.5";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** At most 2000 characters. */
+    prompt: string;
+    /**
+     * 5 to 300; an integer.
+     * @default 30
+     */
+    duration_s?: number;
+    /** @default false */
+    with_vocals?: boolean;
+  };
   /** Google Lyria 2. */
   "lyria-2": {
     model: "lyria-2";
@@ -1577,6 +1688,166 @@ export interface ChatModelParameters {
      */
     max_tokens?: number;
   };
+  /** GPT-6.2 Astra. */
+  "gpt-6.2-astra": {
+    model: "gpt-6.2-astra";
+    /**
+     * Makes the result reproducible and cacheable.
+     * 0 to 4294967295; an integer.
+     */
+    seed?: number;
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
+  /** GPT-6.2 Sol. */
+  "gpt-6.2-sol": {
+    model: "gpt-6.2-sol";
+    /**
+     * Makes the result reproducible and cacheable.
+     * 0 to 4294967295; an integer.
+     */
+    seed?: number;
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
+  /** GPT-6.1 Sol. */
+  "gpt-6.1-sol": {
+    model: "gpt-6.1-sol";
+    /**
+     * Makes the result reproducible and cacheable.
+     * 0 to 4294967295; an integer.
+     */
+    seed?: number;
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
+  /** GPT-6.1 Terra. */
+  "gpt-6.1-terra": {
+    model: "gpt-6.1-terra";
+    /**
+     * Makes the result reproducible and cacheable.
+     * 0 to 4294967295; an integer.
+     */
+    seed?: number;
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
+  /** GPT-6 Luna. */
+  "gpt-6-luna": {
+    model: "gpt-6-luna";
+    /**
+     * Makes the result reproducible and cacheable.
+     * 0 to 4294967295; an integer.
+     */
+    seed?: number;
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
   /** Claude Sonnet 4.5. */
   "claude-sonnet-4.5": {
     model: "claude-sonnet-4.5";
@@ -1634,6 +1905,87 @@ export interface ChatModelParameters {
     max_tokens?: number;
     /** 0 to 2. */
     temperature?: number;
+  };
+  /** Claude Opus 5.5. */
+  "claude-opus-5.5": {
+    model: "claude-opus-5.5";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
+  /** Claude Sonnet 5.5. */
+  "claude-sonnet-5.5": {
+    model: "claude-sonnet-5.5";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
+  };
+  /** Claude Haiku 5.5. */
+  "claude-haiku-5.5": {
+    model: "claude-haiku-5.5";
+    /** false: never answer from the cache. */
+    cache?: boolean;
+    /** Steers the simulator (test keys, or MMGEN_SIMULATE_PROVIDERS=1): the first upstream submission only. */
+    simulate?: {
+      outcome?: "success" | "failure" | "lost";
+      /** 0 to 600000; an integer. */
+      delay_ms?: number;
+      /** 0 to 32768; an integer. */
+      output_tokens?: number;
+      /** The moderation verdict every output gets, whatever the classifiers say (to test how a client handles each). */
+      moderation?: "approved" | "flagged" | "blocked";
+    };
+    /** 1 to 500 items. */
+    messages: Array<{
+      role: "system" | "user" | "assistant";
+      /** At most 200000 characters. */
+      content: string;
+    }>;
+    /**
+     * 1 to 32768; an integer.
+     * @default 1024
+     */
+    max_tokens?: number;
   };
 }
 

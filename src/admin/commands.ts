@@ -3,6 +3,9 @@ import { PLANS, type Plan } from '../domain/access.js';
 import { topUp } from '../billing/credits.js';
 import { createOrganization, getOrganization, setPaused, setPlan } from '../domain/organizations.js';
 import { addModel, describeCatalog, editModel, modelAccessOf, readAudit, setGlobalMargin, setModelAccess } from '../domain/catalog-admin.js';
+import { importModel } from '../domain/catalog-import.js';
+import { syncPorts, syncRunningCatalog } from '../domain/catalog-sync.js';
+import { publishedSchemas } from '../providers/schema-import.js';
 import type { AppDeps } from '../deps.js';
 import { newId } from '../ids.js';
 
@@ -26,6 +29,8 @@ export type AdminCommand =
 export type CatalogCommand =
   | { name: 'catalog.list'; args: Record<string, never> }
   | { name: 'catalog.add'; args: { actor: string; body: unknown } }
+  | { name: 'catalog.import'; args: { actor: string; body: unknown } }
+  | { name: 'catalog.sync'; args: { actor: string; body: unknown } }
   | { name: 'catalog.edit'; args: { actor: string; slug: string; body: unknown } }
   | { name: 'catalog.margin'; args: { actor: string; body: unknown } }
   | { name: 'catalog.access'; args: { actor: string; org: string; body?: unknown } }
@@ -74,7 +79,7 @@ export function validateCommand(cmd: AdminCommand): void {
  * What the commands reach; `jobsAvailable` wakes the worker of the process that unpauses (a CLI process has none:
  * the nodes poll), `catalogFollower` reloads the catalog of the process that changed it (the others follow).
  */
-export type AdminPorts = Pick<AppDeps, 'db' | 'catalog' | 'jobsAvailable' | 'catalogFollower'>;
+export type AdminPorts = Pick<AppDeps, 'db' | 'catalog' | 'jobsAvailable' | 'catalogFollower'> & { config: Pick<AppDeps['config'], 'providers' | 'catalogDate'> };
 
 export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Promise<unknown> {
   const { db, catalog } = ports;
@@ -99,6 +104,10 @@ export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Pro
       return describeCatalog(ports);
     case 'catalog.add':
       return addModel(ports, cmd.args.actor, cmd.args.body);
+    case 'catalog.import':
+      return importModel({ ...ports, schemas: publishedSchemas(ports.config.providers) }, cmd.args.actor, cmd.args.body);
+    case 'catalog.sync':
+      return syncRunningCatalog(syncPorts(ports), cmd.args.actor, cmd.args.body);
     case 'catalog.edit':
       return editModel(ports, cmd.args.actor, cmd.args.slug, cmd.args.body);
     case 'catalog.margin':
@@ -113,4 +122,5 @@ export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Pro
       return readAudit(ports, { limit: cmd.args.limit, target: cmd.args.target });
   }
 }
+
 

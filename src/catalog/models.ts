@@ -36,7 +36,8 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'openai', upstream: 'gpt-image-1' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
     unit_cost_usd: '0.042', // medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 are $0.063 (the record's price tiers)
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-10-23', // OpenAI shut it down (its record's lifecycle)
   },
   {
     slug: 'gpt-image-1-mini',
@@ -45,6 +46,25 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'openai', upstream: 'gpt-image-1-mini' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
     unit_cost_usd: '0.011', // medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 are $0.015 (the record's price tiers)
+    status: 'active',
+  },
+  {
+    slug: 'gpt-image-2',
+    display_name: 'GPT Image 2',
+    modality: 'image',
+    routes: [{ provider: 'openai', upstream: 'gpt-image-2' }],
+    capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
+    unit_cost_usd: '0.032', // estimate (its record's price_source): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.047
+    status: 'active',
+    aliases: ['gpt-image-2-2026-04-21'],
+  },
+  {
+    slug: 'gpt-image-2.6-sunburst',
+    display_name: 'GPT Image 2.6 Sunburst',
+    modality: 'image',
+    routes: [{ provider: 'openai', upstream: 'gpt-image-2.6-sunburst' }],
+    capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
+    unit_cost_usd: '0.032', // estimate (its record's price_source): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.047
     status: 'active',
   },
   {
@@ -443,8 +463,18 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'music',
     routes: [{ provider: 'elevenlabs', upstream: 'music_v1' }],
     capabilities: ['text-to-music', 'vocals', 'instrumental'],
-    unit_cost_usd: '0.01', // ≈ $0.60 per minute
+    unit_cost_usd: '0.005', // $0.30 per minute (ElevenLabs' API pricing)
     status: 'active',
+  },
+  {
+    slug: 'eleven-music-v2.5',
+    display_name: 'ElevenLabs Eleven Music v2.5',
+    modality: 'music',
+    routes: [{ provider: 'elevenlabs', upstream: 'music_v2_5' }],
+    capabilities: ['text-to-music', 'vocals', 'instrumental'],
+    unit_cost_usd: '0.005', // $0.30 per minute (ElevenLabs' API pricing)
+    status: 'active',
+    aliases: ['music_v2_5'],
   },
   {
     slug: 'lyria-2',
@@ -637,13 +667,59 @@ export const CATALOG: readonly CatalogModel[] = [
     aliases: ['gpt-5-mini-2025-08-07'],
   },
   {
+    slug: 'gpt-6.2-astra',
+    display_name: 'GPT-6.2 Astra',
+    modality: 'chat',
+    routes: [{ provider: 'openai', upstream: 'gpt-6.2-astra' }],
+    capabilities: ['chat', 'streaming', 'vision', 'reasoning'],
+    unit_cost_usd: '0.00004', // $40 / 1M output tokens
+    status: 'active',
+  },
+  {
+    slug: 'gpt-6.2-sol',
+    display_name: 'GPT-6.2 Sol',
+    modality: 'chat',
+    routes: [{ provider: 'openai', upstream: 'gpt-6.2-sol' }],
+    capabilities: ['chat', 'streaming', 'vision', 'reasoning'],
+    unit_cost_usd: '0.00001', // $10 / 1M
+    status: 'active',
+  },
+  {
+    slug: 'gpt-6.1-sol',
+    display_name: 'GPT-6.1 Sol',
+    modality: 'chat',
+    routes: [{ provider: 'openai', upstream: 'gpt-6.1-sol' }],
+    capabilities: ['chat', 'streaming', 'vision', 'reasoning'],
+    unit_cost_usd: '0.00001', // $10 / 1M
+    status: 'active',
+  },
+  {
+    slug: 'gpt-6.1-terra',
+    display_name: 'GPT-6.1 Terra',
+    modality: 'chat',
+    routes: [{ provider: 'openai', upstream: 'gpt-6.1-terra' }],
+    capabilities: ['chat', 'streaming', 'vision', 'reasoning'],
+    unit_cost_usd: '0.000005', // $5 / 1M
+    status: 'active',
+  },
+  {
+    slug: 'gpt-6-luna',
+    display_name: 'GPT-6 Luna',
+    modality: 'chat',
+    routes: [{ provider: 'openai', upstream: 'gpt-6-luna' }],
+    capabilities: ['chat', 'streaming', 'vision', 'reasoning'],
+    unit_cost_usd: '0.0000005', // $0.50 / 1M
+    status: 'active',
+  },
+  {
     slug: 'claude-sonnet-4',
     display_name: 'Claude Sonnet 4',
     modality: 'chat',
     routes: [{ provider: 'anthropic', upstream: 'claude-sonnet-4-20250514' }],
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000015', // $15 / 1M
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-06-15', // Anthropic retired it (its record's lifecycle)
     aliases: ['claude-sonnet-4-20250514'],
   },
   {
@@ -673,8 +749,39 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'anthropic', upstream: 'claude-opus-4-1-20250805' }],
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000075', // $75 / 1M
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-08-05', // Anthropic retired it (its record's lifecycle)
     aliases: ['claude-opus-4-1', 'claude-opus-4-1-20250805'],
+  },
+  {
+    slug: 'claude-opus-5.5',
+    display_name: 'Claude Opus 5.5',
+    modality: 'chat',
+    routes: [{ provider: 'anthropic', upstream: 'claude-opus-5-5' }],
+    capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
+    unit_cost_usd: '0.00002', // $20 / 1M
+    status: 'active',
+    aliases: ['claude-opus-5-5'],
+  },
+  {
+    slug: 'claude-sonnet-5.5',
+    display_name: 'Claude Sonnet 5.5',
+    modality: 'chat',
+    routes: [{ provider: 'anthropic', upstream: 'claude-sonnet-5-5' }],
+    capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
+    unit_cost_usd: '0.00001', // $10 / 1M
+    status: 'active',
+    aliases: ['claude-sonnet-5-5'],
+  },
+  {
+    slug: 'claude-haiku-5.5',
+    display_name: 'Claude Haiku 5.5',
+    modality: 'chat',
+    routes: [{ provider: 'anthropic', upstream: 'claude-haiku-5-5' }],
+    capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
+    unit_cost_usd: '0.0000005', // $0.50 / 1M for prompts up to 100,000 tokens ($2.50 above: see its record)
+    status: 'active',
+    aliases: ['claude-haiku-5-5'],
   },
   {
     slug: 'claude-2.1',

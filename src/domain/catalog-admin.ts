@@ -88,7 +88,7 @@ const ajv = makeAjv(false);
 const checkers = new Map<object, ReturnType<typeof ajv.compile>>();
 
 /** The body held to its schema, as the admin API does before its handler (for callers that are not the API: the CLI). */
-function validated<T>(schema: object, body: unknown): T {
+export function validated<T>(schema: object, body: unknown): T {
   let check = checkers.get(schema);
   if (!check) {
     check = ajv.compile(schema);

@@ -52,6 +52,34 @@ export function deprecationHeaders(
   models: ReadonlyArray<CatalogModel | null>,
   scope: DeprecationScope,
   find: (name: string) => CatalogModel | undefined,
+): Readonly<Record<string, string>> {
+  const only = models.length === 1 ? models[0] : null;
+  const d = only ? modelDeprecation(only) : null;
+  if (only && d) return headersOfOne(only, d, scope, find);
+  return headersOf(models, scope, find);
+}
+
+/**
+ * One model's headers, kept with its deprecation (itself computed once per model and records version): every answer
+ * naming a deprecated model carries them, so they are not rebuilt (dates formatted, sources parsed) per answer. The
+ * successor's link depends on whether the catalog serves it now, so that is part of the key.
+ */
+const oneModelHeaders = new WeakMap<ModelDeprecation, Map<string, Readonly<Record<string, string>>>>();
+
+function headersOfOne(model: CatalogModel, d: ModelDeprecation, scope: DeprecationScope, find: (name: string) => CatalogModel | undefined) {
+  const successor = d.replacement ? find(d.replacement) : undefined;
+  const key = `${scope}\n${model.slug}\n${successor ? `${successor.slug}:${successor.status}` : ''}`;
+  let byKey = oneModelHeaders.get(d);
+  if (!byKey) oneModelHeaders.set(d, (byKey = new Map()));
+  let headers = byKey.get(key);
+  if (!headers) byKey.set(key, (headers = Object.freeze(headersOf([model], scope, find))));
+  return headers;
+}
+
+function headersOf(
+  models: ReadonlyArray<CatalogModel | null>,
+  scope: DeprecationScope,
+  find: (name: string) => CatalogModel | undefined,
 ): Record<string, string> {
   const deprecated = models.flatMap((m) => {
     const d = m ? modelDeprecation(m) : null;

@@ -8,10 +8,10 @@ import type { ProviderCredentials } from './types.js';
 import { recordFileName, type UpstreamModelRecord } from './upstream-record.js';
 
 /**
- * What `mmgen catalog sync --apply --only …` and `--drafts DIR` write. The catalog is not yet editable at run
- * time, so an approved change is written into the provider's record file (its lifecycle, its input) and reaches
- * the catalog at the next start; when the catalog moves into the database (issue 28), these writes become
- * catalog edits. Only what the operator names is written: nothing is approved by default.
+ * What `mmgen catalog sync --write-records --only …` and `--drafts DIR` write: for the maintainers who ship the
+ * default catalog, an approved change goes into the provider's record file in the repository (its lifecycle, its
+ * input) and reaches a catalog at its next start. An operator's `--apply` changes the running catalog instead
+ * (domain/catalog-sync.ts). Only what is named is written: nothing is approved by default.
  */
 export class ApprovalError extends Error {}
 
@@ -30,7 +30,7 @@ export function approvedFindings(report: SyncReport, ids: readonly string[], opt
   const approved = ids.map((id) => byId.get(id)!);
   const unwritable = approved.filter((f) => f.kind === 'unreachable' || (f.kind === 'new' && !opts.drafts));
   if (unwritable.length > 0) {
-    throw new ApprovalError(`nothing to write for ${unwritable.map((f) => f.id).join(', ')} (a new model gets a draft with --drafts DIR; an unreachable one nothing)`);
+    throw new ApprovalError(`nothing to write for ${unwritable.map((f) => f.id).join(', ')} (a new model gets a draft with --drafts DIR, or is added to the running catalog with --apply --add FILE; an unreachable one nothing)`);
   }
   return approved;
 }

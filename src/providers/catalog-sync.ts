@@ -13,8 +13,9 @@ import { readRecordFolder, type UpstreamModelRecord } from './upstream-record.js
  * - `gone`: recorded and still live by its record, but no longer listed (or its schema is a 404);
  * - `schema`: the recorded `input` differs from the published one (providers check's comparison);
  * - `deprecation`: a deprecation or shutdown the provider publishes that the record lacks or dates otherwise.
- * Each finding says what `--apply` would write (catalog-sync-apply.ts). A record already past its recorded
- * shutdown is no longer called, and is left out.
+ * Each finding says what taking it changes: `--apply` in the running catalog (domain/catalog-sync.ts), or
+ * `--write-records` in the record files (catalog-sync-apply.ts). A record already past its recorded shutdown is
+ * no longer called, and is left out.
  */
 export type SyncKind = 'new' | 'gone' | 'schema' | 'deprecation' | 'unreachable';
 
@@ -64,6 +65,11 @@ export interface SyncOptions {
   newSince?: string;
   /** The registered providers (src/providers/index.ts); a test names its own, with records in a copy. */
   providers?: readonly ProviderDeclaration[];
+  /**
+   * The records compared, by provider: the files on disk as they are now (the default: what `--write-records`
+   * changes), or the ones the running catalog serves, the operator's over the files (what `--apply` changes).
+   */
+  records?: (provider: ProviderDeclaration) => ReadonlyMap<string, UpstreamModelRecord>;
 }
 
 export function findingId(kind: SyncKind, provider: string, upstream: string): string {
@@ -136,7 +142,7 @@ export async function syncCatalog(opts: SyncOptions): Promise<SyncReport> {
 
 async function syncProvider(provider: ProviderDeclaration, credentials: ProviderCredentials, opts: SyncOptions, findings: SyncFinding[]): Promise<ProviderSync> {
   const name = provider.name;
-  const records = readRecordFolder(name, provider.records);
+  const records = opts.records ? opts.records(provider) : readRecordFolder(name, provider.records);
   const slugs = slugsByRecord(name, opts.models, records);
   const finding = (kind: SyncKind, upstream: string, details: string[], extra: Partial<SyncFinding> = {}) =>
     findings.push({ id: findingId(kind, name, upstream), kind, provider: name, upstream, slugs: slugs.get(upstream) ?? [], details, ...extra });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { FakeServer, type FakeRequest, type Reply } from './base.js';
-import { recordOf, violations, type Violation } from './schemas.js';
+import { recordOf, schemaViolations, type Violation } from './schemas.js';
 import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 import { JobTimeline, runLog, type JobStage, type ProgressSteps } from './progress.js';
@@ -129,11 +129,12 @@ export class FalFake extends FakeServer {
     }
     if (req.method !== 'POST') return detail(404, 'Not found');
     const endpoint = req.path.slice(1);
-    const record = recordOf('fal', endpoint);
-    if (!endpoint.includes('/') || !record) return detail(404, `Application '${endpoint}' not found`);
+    // An endpoint released upstream (listing.add) is fal's whatever mmgen records: its published schema judges.
+    const schema = this.listing.judgedBy(endpoint) ?? recordOf('fal', endpoint)?.input;
+    if (!endpoint.includes('/') || !schema) return detail(404, `Application '${endpoint}' not found`);
     if (typeof req.json !== 'object' || req.json === null) return detail(422, [{ loc: ['body'], msg: 'field required', type: 'value_error.missing' }]);
     // As fal does, the input is checked against the endpoint's schema (pydantic-style detail: one entry per fault).
-    const bad = violations(record, req.json);
+    const bad = schemaViolations(schema, req.json);
     if (bad.length > 0) {
       this.refused.push({ endpoint, input: req.json as Record<string, unknown>, violations: bad });
       return detail(422, bad.map((v) => ({ loc: ['body', ...(v.field ? v.field.split('.') : [])], msg: v.message, type: `value_error.${v.keyword}` })));
@@ -159,7 +160,7 @@ export class FalFake extends FakeServer {
     return {
       openapi: '3.0.4',
       paths: { [`/${endpoint}`]: { post: { requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Input' } } } } } } },
-      components: { schemas: { Input: input } },
+      components: { schemas: { ...(this.listing.get(endpoint)?.components ?? {}), Input: input } },
     };
   }
 

@@ -56,6 +56,8 @@ export async function startFakes(opts: { jobMs?: number } = {}): Promise<Fakes> 
       ANTHROPIC_API_KEY: anthropic.key, ANTHROPIC_BASE_URL: anthropic.baseUrl,
       REPLICATE_API_TOKEN: replicate.key, REPLICATE_BASE_URL: replicate.baseUrl,
       FAL_KEY: fal.key, FAL_BASE_URL: fal.baseUrl,
+      // fal publishes its schemas and its list on hosts of their own; the fake serves both beside its queue.
+      FAL_OPENAPI_URL: `${fal.url}/openapi/queue/openapi.json`, FAL_PLATFORM_URL: `${fal.url}/v1`,
       ELEVENLABS_API_KEY: elevenlabs.key, ELEVENLABS_BASE_URL: elevenlabs.baseUrl,
     },
     close: async () => {

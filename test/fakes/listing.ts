@@ -18,6 +18,8 @@ export interface ListedState {
   shutdown: string | null;
   /** The input schema published for a model added without a record. */
   input?: UpstreamModelRecord['input'];
+  /** The other schemas its OpenAPI document publishes beside the input (`components.schemas`), which it may `$ref`. */
+  components?: Record<string, unknown>;
 }
 
 const SEEDED_FROM = Date.UTC(2025, 0, 1) / 1000;
@@ -60,14 +62,27 @@ export class UpstreamListing {
     return this.state().get(id);
   }
 
+  /**
+   * The schema a model released upstream (`add`) is judged by: its input, its `$ref`s resolved against the document's
+   * components as the provider's own validation resolves them; undefined for a model without one, or removed.
+   */
+  judgedBy(id: string): object | undefined {
+    const m = this.state().get(id);
+    if (!m?.input) return undefined;
+    return m.components ? { ...m.input, components: { schemas: m.components } } : m.input;
+  }
+
   /** Whether a model the records know was removed upstream (its schema and its page then answer 404). */
   removed(id: string): boolean {
     return !this.state().has(id) && upstreamModelsOf(this.provider).has(id);
   }
 
   /** A model released upstream today, with the input schema it publishes. */
-  add(id: string, opts: { input?: UpstreamModelRecord['input']; status?: ListedState['status'] } = {}): void {
-    this.state().set(id, { id, created: Math.floor(Date.now() / 1000), status: opts.status ?? 'active', deprecated: null, shutdown: null, ...(opts.input ? { input: opts.input } : {}) });
+  add(id: string, opts: { input?: UpstreamModelRecord['input']; components?: Record<string, unknown>; status?: ListedState['status'] } = {}): void {
+    this.state().set(id, {
+      id, created: Math.floor(Date.now() / 1000), status: opts.status ?? 'active', deprecated: null, shutdown: null,
+      ...(opts.input ? { input: opts.input } : {}), ...(opts.components ? { components: opts.components } : {}),
+    });
   }
 
   remove(id: string): void {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { bearer, FakeServer, type FakeRequest, type Reply } from './base.js';
-import { recordOf, replicateRecordByVersion, violations, type Violation } from './schemas.js';
+import { recordOf, replicateRecordByVersion, schemaViolations, type Violation } from './schemas.js';
 import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import { blackPng, fakeGlb, fakeMp3, fakeMp4, fakePng, fakeUpscale, type FakeKind } from './media.js';
 import { JobTimeline, runLog, type ProgressSteps } from './progress.js';
@@ -91,16 +91,19 @@ export class ReplicateFake extends FakeServer {
     if (req.method === 'POST' && byModel) {
       const model = `${decodeURIComponent(byModel[1]!)}/${decodeURIComponent(byModel[2]!)}`;
       const record = recordOf('replicate', model);
+      // A model released upstream (listing.add) is Replicate's whatever mmgen records: its published schema judges.
+      const published = this.listing.judgedBy(model);
+      if (published) return this.create(req, model, null, published);
       // This endpoint serves official models only: a community model (or one Replicate does not have) is not found here.
       if (!record || record.call.official === false) return problem(404, 'Not found', 'The requested resource could not be found.');
-      return this.create(req, model, null, record);
+      return this.create(req, model, null, record.input);
     }
     if (req.method === 'POST' && req.path === '/v1/predictions') {
       const b = req.json as { version?: unknown } | undefined;
       if (typeof b?.version !== 'string') return problem(422, 'Input validation failed', '- version: version is required');
       const record = replicateRecordByVersion(b.version);
       if (!record) return problem(422, 'Invalid version or not permitted', 'The specified version does not exist (or perhaps you don\'t have permission to use it?)');
-      return this.create(req, record.upstream, b.version, record);
+      return this.create(req, record.upstream, b.version, record.input);
     }
     // The model's published schema, as Replicate serves it with the model (official) or the version (community).
     const published = /^\/v1\/models\/([^/]+)\/([^/]+)(?:\/versions\/([0-9a-f]{64}))?$/.exec(req.path);
@@ -110,7 +113,8 @@ export class ReplicateFake extends FakeServer {
       const schema = record?.input ?? this.listing.get(model)?.input;
       if (!schema || this.listing.removed(model) || (published[3] && record?.call.version !== published[3])) return problem(404, 'Not found', 'The requested resource could not be found.');
       const input = this.drifted.get(model)?.(structuredClone(schema)) ?? schema;
-      const version = { id: record?.call.version ?? 'a'.repeat(64), openapi_schema: { openapi: '3.0.2', components: { schemas: { Input: input } } } };
+      const components = this.listing.get(model)?.components ?? {};
+      const version = { id: record?.call.version ?? 'a'.repeat(64), openapi_schema: { openapi: '3.0.2', components: { schemas: { ...components, Input: input } } } };
       return { status: 200, body: published[3] ? version : { owner: published[1], name: published[2], latest_version: version } };
     }
     if (req.method === 'GET' && req.path === '/v1/predictions') return this.list(req);
@@ -131,12 +135,12 @@ export class ReplicateFake extends FakeServer {
     return problem(404, 'Not found', `No route for ${req.method} ${req.path}`);
   }
 
-  private create(req: FakeRequest, model: string, version: string | null, record: UpstreamModelRecord): Reply {
+  private create(req: FakeRequest, model: string, version: string | null, schema: object): Reply {
     const b = req.json as { input?: unknown } | undefined;
     if (!b || typeof b.input !== 'object' || b.input === null) return problem(422, 'Input validation failed', '- input: Invalid type. Expected: object, given: null');
     const input = b.input as Record<string, unknown>;
     // As Replicate does, the input is checked against the model's schema: every fault listed, nothing created.
-    const bad = violations(record, input);
+    const bad = schemaViolations(schema, input);
     if (bad.length > 0) {
       this.refused.push({ model, input, violations: bad });
       return {

@@ -42,6 +42,11 @@ function fieldOf(e: ErrorObject): string {
 
 /** The ways `input` breaks the record's documented schema (or another of its schemas); empty when it is a valid request. */
 export function violations(record: UpstreamModelRecord, input: unknown, schema: object = record.input): Violation[] {
+  return schemaViolations(schema, input);
+}
+
+/** The ways `input` breaks a published schema; empty when it is a valid request. */
+export function schemaViolations(schema: object, input: unknown): Violation[] {
   let validate = compiled.get(schema);
   if (!validate) {
     validate = ajv.compile(schema);

@@ -14,9 +14,9 @@ export interface CliResult {
 }
 
 /** Runs one `mmgen` command to completion. */
-export async function mmgen(args: string[], env: Record<string, string>): Promise<CliResult> {
+export async function mmgen(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(BIN, args, { env: { ...process.env, LOG_LEVEL: 'silent', MMGEN_CATALOG_DATE: TEST_CATALOG_DATE, MMGEN_MODERATION_LOCAL: 'off', ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(BIN, args, { env: { ...process.env, LOG_LEVEL: 'silent', MMGEN_CATALOG_DATE: TEST_CATALOG_DATE, MMGEN_MODERATION_LOCAL: 'off', ...env }, timeout: timeoutMs });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };

@@ -17,8 +17,9 @@ import { mmgen } from '../helpers/processes.js';
 /**
  * `mmgen catalog sync` (issue 28): the strict fakes' model lists and schemas against the records. Seeded from the
  * records they agree; then each provider changes upstream as a test tells it (a model added, one removed, a schema
- * drifted, a deprecation published), the sync reports exactly those, and `--apply` writes the approved ones into
- * a copy of the records (never the repository's), after which the sync finds only the new models left.
+ * drifted, a deprecation published), the sync reports exactly those, and `--write-records` writes the approved
+ * ones into a copy of the records (never the repository's), after which the sync finds only the new models left.
+ * `--apply`, into the running catalog, is test/integration/catalog-sync-running.test.ts.
  */
 const today = new Date().toISOString().slice(0, 10);
 const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
@@ -30,7 +31,7 @@ const FLUX_2_INPUT = {
 };
 
 const CHANGES = {
-  new: ['new:openai:gpt-image-2', 'new:fal:fal-ai/flux-2-pro'],
+  new: ['new:openai:gpt-image-2.6-flare', 'new:fal:fal-ai/flux-2-pro'],
   gone: ['gone:anthropic:claude-haiku-4-5-20251001', 'gone:replicate:google/imagen-4'],
   schema: ['schema:fal:fal-ai/flux/schnell'],
   deprecation: ['deprecation:openai:gpt-4o', 'deprecation:fal:fal-ai/flux/dev'],
@@ -95,7 +96,7 @@ describe('mmgen catalog sync', () => {
 
   describe('after upstream changes', () => {
     beforeAll(() => {
-      fakes.openai.listing.add('gpt-image-2');
+      fakes.openai.listing.add('gpt-image-2.6-flare');
       fakes.fal.listing.add('fal-ai/flux-2-pro', { input: FLUX_2_INPUT });
       fakes.anthropic.listing.remove('claude-haiku-4-5-20251001');
       fakes.replicate.listing.remove('google/imagen-4');
@@ -109,7 +110,8 @@ describe('mmgen catalog sync', () => {
     });
 
     it('the CLI reports a new, a removed, a drifted and a deprecated model on each kind of list, and exits 1', async () => {
-      const r = await mmgen(['catalog', 'sync', '--json'], env);
+      // Without --write-records it reads the running catalog: here a fresh embedded database, slow to open on a loaded machine.
+      const r = await mmgen(['catalog', 'sync', '--json'], env, 170_000);
       expect(r.stderr).toBe('');
       const report = JSON.parse(r.stdout) as SyncReport & { applied: unknown[] };
       expect(report.findings.map((f) => f.id).sort()).toEqual(Object.values(CHANGES).flat().sort());
@@ -119,12 +121,15 @@ describe('mmgen catalog sync', () => {
       expect(byId.get('gone:anthropic:claude-haiku-4-5-20251001')?.slugs).toEqual(['claude-haiku-4.5']);
       expect(report.applied).toEqual([]);
       expect(r.code).toBe(1);
-    }, 120_000);
+    }, 180_000);
 
-    it('the CLI writes nothing unless told which findings: --apply alone, or naming no finding, is a usage error', async () => {
+    it('the CLI writes nothing unless told which findings: --apply or --write-records alone, or naming no finding, is a usage error', async () => {
       const alone = await mmgen(['catalog', 'sync', '--apply'], env);
       expect(alone.code).toBe(2);
       expect(alone.stderr).toMatch(/--apply needs --only/);
+      const records = await mmgen(['catalog', 'sync', '--write-records'], env);
+      expect(records.code).toBe(2);
+      expect(records.stderr).toMatch(/--write-records needs --only/);
       const drafts = join(dir, 'drafts');
       const unknown = await mmgen(['catalog', 'sync', '--drafts', drafts, '--only', 'new:fal:fal-ai/not-listed'], env);
       expect(unknown.code).toBe(2);
@@ -138,7 +143,7 @@ describe('mmgen catalog sync', () => {
       expect(readdirSync(drafts)).toEqual(['fal']);
     }, 120_000);
 
-    it('--apply takes the approved changes into the records, after which only the new models are left', async () => {
+    it('--write-records writes the approved changes into the record files, after which only the new models are left', async () => {
       const report = await sync();
       const approved = approvedFindings(report, [...CHANGES.gone, ...CHANGES.schema, ...CHANGES.deprecation], { drafts: false });
       expect(() => approvedFindings(report, CHANGES.new, { drafts: false })).toThrow(/--drafts/);
@@ -155,7 +160,7 @@ describe('mmgen catalog sync', () => {
       const record = (provider: string, upstream: string) => readRecordFolder(provider, copied.find((d) => d.name === provider)!.records).get(upstream)!;
       const gpt4o = record('openai', 'gpt-4o');
       expect(gpt4o.lifecycle).toMatchObject({ deprecated: '2026-10-14', shutdown: '2027-02-14', replacement: 'gpt-6-luna' });
-      expect(gpt4o.lifecycle.source).toMatch(new RegExp(`^GET ${fakes.openai.baseUrl}/models on ${today} \\(mmgen catalog sync\\); before: https://dev.to/`));
+      expect(gpt4o.lifecycle.source).toMatch(new RegExp(`^GET ${fakes.openai.baseUrl}/models on ${today} \\(mmgen catalog sync\\); before: https://developers.openai.com/api/docs/deprecations`));
       expect(record('fal', 'fal-ai/flux/dev').lifecycle).toMatchObject({ deprecated: today, shutdown: null });
       expect(record('anthropic', 'claude-haiku-4-5-20251001').lifecycle.shutdown).toBe(today);
       expect(record('replicate', 'google/imagen-4').lifecycle.shutdown).toBe(today);

@@ -26,8 +26,10 @@ describe('the catalog on a date', () => {
     expect(catalog.find('gpt-image-1')!.status).toBe('delisted');
     expect(catalog.view(catalog.find('gpt-image-1')!).status).toBe('delisted');
     expect(catalog.resolve('gpt-image-1-mini', 'image').slug).toBe('gpt-image-1-mini');
-    // Without a lifecycle (the catalog as released): the 14 delisted of release 1.1.1 only.
-    expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(14);
+    // Without a lifecycle (the catalog as shipped): the 14 delisted of release 1.1.1, and the three shut down upstream
+    // since and delisted in the shipped data (gpt-image-1, claude-sonnet-4, claude-opus-4.1).
+    expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(17);
+    expect(new Catalog().find('gpt-image-1')!.status).toBe('delisted');
   });
 
   it('follows the clock: a shutdown takes effect on its date in a running process', () => {

@@ -188,8 +188,8 @@ describe('prices by tier and by route', () => {
   const charge = (slug: string, params: Record<string, unknown>, provider: string) =>
     actualCredits(model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, producedAsAsked(model(slug), params), demand(params));
 
-  it('gpt-image-1(-mini): square at the catalog price, 1536×1024 and 1024×1536 at their size tier', () => {
-    for (const [slug, upstream] of [['gpt-image-1', '0.063'], ['gpt-image-1-mini', '0.015']] as const) {
+  it('gpt-image-1-mini and gpt-image-2: square at the catalog price, 1536×1024 and 1024×1536 at their size tier', () => {
+    for (const [slug, upstream] of [['gpt-image-1-mini', '0.015'], ['gpt-image-2', '0.047']] as const) {
       const record = upstreamModel('openai', slug)!;
       expect(record.set.quality, 'the quality the catalog price is for').toBe('medium');
       const square = { prompt: 'p', width: 1024, height: 1024, num_outputs: 2 };
@@ -264,7 +264,7 @@ describe('prices by tier and by route', () => {
   });
 
   it('test keys pay nothing', () => {
-    expect(priceCredits(model('gpt-image-1'), 'test', demand({ prompt: 'p', width: 1536, height: 1024, num_outputs: 4 }))).toBe(0);
+    expect(priceCredits(model('gpt-image-2'), 'test', demand({ prompt: 'p', width: 1536, height: 1024, num_outputs: 4 }))).toBe(0);
   });
 });
 

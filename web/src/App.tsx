@@ -9,6 +9,7 @@ import { Generations } from './pages/Generations.js';
 import { Models } from './pages/Models.js';
 import { Moderation } from './pages/Moderation.js';
 import { NotFound } from './pages/NotFound.js';
+import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
 import { Playground } from './pages/Playground.js';
 import { SignIn } from './pages/SignIn.js';
@@ -47,6 +48,15 @@ function Routes() {
 }
 
 export function App() {
+  const { path } = useLocation();
+  // The instance operator's pages sign in with the operator credential, not an organization's key.
+  if (path === '/operator') {
+    return (
+      <ToastProvider>
+        <Operator />
+      </ToastProvider>
+    );
+  }
   return (
     <ToastProvider>
       <SessionProvider signIn={(props) => <SignIn {...props} />}>

@@ -13,7 +13,10 @@ import {
   setGlobalMargin,
   setModelAccess,
 } from '../../domain/catalog-admin.js';
+import { ImportModelBody, importModel } from '../../domain/catalog-import.js';
+import { SyncBody, syncPorts, syncRunningCatalog } from '../../domain/catalog-sync.js';
 import { getOrganization } from '../../domain/organizations.js';
+import { publishedSchemas } from '../../providers/schema-import.js';
 import { buildOpenApi } from '../openapi.js';
 import { operatorActor, requireOperator } from '../operator-auth.js';
 import { defineRoute, type RouteDef, type RouteSchema } from '../route.js';
@@ -55,7 +58,7 @@ const AuditEntry = Type.Object({
   id: Type.Integer(),
   at: Type.String({ format: 'date-time' }),
   actor: Type.String(),
-  action: Type.String({ description: 'model.add, model.edit, record.put, margin.set, access.set' }),
+  action: Type.String({ description: 'model.add, model.edit, record.put, record.sync, margin.set, access.set' }),
   target: Type.String({ description: 'A model slug, `provider:upstream` for a record, an organization id, or `*` for the global margin.' }),
   before: Type.Unknown(),
   after: Type.Unknown(),
@@ -65,8 +68,8 @@ const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 20
 const OrgParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
 /** An admin route: no API key, the operator's credential instead. */
-function adminRoute<S extends RouteSchema>(def: Omit<RouteDef<S>, 'auth' | 'tag' | 'gate' | 'errors'>): RouteDef<S> {
-  return defineRoute({ ...def, tag: TAG, auth: null, gate: requireOperator, errors: OPERATOR_ERRORS });
+function adminRoute<S extends RouteSchema>(def: Omit<RouteDef<S>, 'auth' | 'tag' | 'gate' | 'errors'>, moreErrors: number[] = []): RouteDef<S> {
+  return defineRoute({ ...def, tag: TAG, auth: null, gate: requireOperator, errors: [...OPERATOR_ERRORS, ...moreErrors] });
 }
 
 export const adminListModels = adminRoute({
@@ -91,6 +94,57 @@ export const adminAddModel = adminRoute({
   schema: { body: AddModelBody, response: { 201: AdminModel } },
   handler: async ({ deps, body, request }) => ({ status: 201, body: await addModel(deps, operatorActor(request), body) }),
 });
+
+export const adminImportModel = adminRoute({
+  method: 'POST',
+  path: '/v1/admin/models/import',
+  operationId: 'adminImportModel',
+  summary: "Add a model with its input schema imported from its provider",
+  description:
+    "For a provider that publishes a per-model input schema (Replicate's model versions, fal's endpoints): mmgen reads it with this installation's credentials and records it as the model's `input` (`additionalProperties: false`); the operator gives the definition (name, modality, price) and `record.map`, each of whose upstream fields the schema must have. A model the provider does not have is 400 on `upstream`; a provider that publishes no schema is 400 on `provider` (add such a model with its record, POST /v1/admin/models).",
+  schema: { body: ImportModelBody, response: { 201: AdminModel } },
+  handler: async ({ deps, body, request }) => ({
+    status: 201,
+    body: await importModel({ ...deps, schemas: publishedSchemas(deps.config.providers) }, operatorActor(request), body),
+  }),
+}, [502]);
+
+const SyncFinding = Type.Object(
+  {
+    id: Type.String({ description: '`<kind>:<provider>:<upstream>`: what `apply` names to take it.' }),
+    kind: Type.String({ enum: ['new', 'gone', 'schema', 'deprecation', 'unreachable'] }),
+    provider: Type.String(),
+    upstream: Type.String(),
+    slugs: Type.Array(Type.String(), { description: 'The catalog models routed to it.' }),
+    details: Type.Array(Type.String()),
+    proposed: Type.Optional(Type.Object({ lifecycle: Type.Optional(Type.Unknown()), input: Type.Optional(Type.Unknown()) }, { description: 'What taking it sets in its record.' })),
+    listed: Type.Optional(Type.Unknown()),
+    source: Type.Optional(Type.String()),
+  },
+  { title: 'SyncFinding' },
+);
+
+export const adminSyncCatalog = adminRoute({
+  method: 'POST',
+  path: '/v1/admin/catalog/sync',
+  operationId: 'adminSyncCatalog',
+  summary: "Compare the catalog with the providers' model lists and schemas; take the approved findings",
+  description:
+    "What `mmgen catalog sync` does: each configured provider's live model list (OpenAI, Anthropic, ElevenLabs, fal) and published schemas (Replicate, fal) against the records the running catalog serves: new upstream models, models gone upstream, changed schemas, published deprecations. Without `apply` nothing changes. The findings `apply` names are taken into the catalog's data (a record's lifecycle or input; a new model, imported from its provider with the definition `add` gives), audited, and served by every node within seconds.",
+  schema: {
+    body: SyncBody,
+    response: {
+      200: Type.Object({
+        date: Type.String(),
+        providers: Type.Array(Type.Object({ provider: Type.String(), listed: Nullable(Type.Integer()), schemas: Nullable(Type.Integer()), skipped: Type.Optional(Type.String()) })),
+        findings: Type.Array(SyncFinding),
+        applied: Type.Array(Type.Object({ id: Type.String(), kind: Type.String(), target: Type.String(), changed: Type.Array(Type.String()) })),
+        added: Type.Array(AdminModel),
+      }),
+    },
+  },
+  handler: async ({ deps, body, request }) => ({ status: 200, body: await syncRunningCatalog(syncPorts(deps), operatorActor(request), body) }),
+}, [502]);
 
 export const adminEditModel = adminRoute({
   method: 'PATCH',
@@ -156,7 +210,7 @@ export const adminAudit = adminRoute({
   },
 });
 
-const OPERATIONS: RouteDef[] = [adminListModels, adminAddModel, adminEditModel, adminSetMargin, adminGetModelAccess, adminSetModelAccess, adminAudit] as RouteDef[];
+const OPERATIONS: RouteDef[] = [adminListModels, adminAddModel, adminImportModel, adminSyncCatalog, adminEditModel, adminSetMargin, adminGetModelAccess, adminSetModelAccess, adminAudit] as RouteDef[];
 
 /** The admin routes, and their own OpenAPI document (the operator credential as its one security scheme). */
 export function adminRoutes(): RouteDef[] {

@@ -1,4 +1,5 @@
 import { getPublishedJson, publishedDate, type ListedModel, type ProviderDeclaration } from '../declaration.js';
+import { inlineReferences } from '../schema-references.js';
 import { FalAdapter } from './index.js';
 
 /**
@@ -22,7 +23,7 @@ export const fal: ProviderDeclaration = {
       const post = doc.paths?.[`/${record.upstream}`]?.post;
       const ref = post?.requestBody?.content?.['application/json']?.schema?.$ref;
       const name = ref?.split('/').at(-1);
-      return name ? doc.components?.schemas?.[name] : undefined;
+      return name ? inlineReferences(doc.components?.schemas?.[name], doc) : undefined;
     },
   },
   modelList: {

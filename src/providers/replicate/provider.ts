@@ -1,4 +1,5 @@
 import { getPublishedJson, type ProviderDeclaration } from '../declaration.js';
+import { inlineReferences } from '../schema-references.js';
 import { ReplicateAdapter } from './index.js';
 
 /**
@@ -21,7 +22,8 @@ export const replicate: ProviderDeclaration = {
         openapi_schema?: unknown;
       };
       const openapi = (record.call.version ? body.openapi_schema : body.latest_version?.openapi_schema) as { components?: { schemas?: { Input?: unknown } } } | undefined;
-      return openapi?.components?.schemas?.Input;
+      // Cog points each enum at a component (`allOf: [{$ref}]`): the schema is read with them in place.
+      return inlineReferences(openapi?.components?.schemas?.Input, openapi);
     },
   },
   modelList: null,

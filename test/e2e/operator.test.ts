@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDashboardBuilt } from '../../web/build.js';
+import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
+import { ADMIN_TOKEN } from '../helpers/operator-catalog.js';
+import { ARTIFACTS_DIR } from '../helpers/paths.js';
+import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/**
+ * The operator's pages of the built dashboard (/dashboard/operator) in headless Chromium against a real mmgen:
+ * signed in with the operator credential (kept in memory, never in the browser's storage), a price edited in the
+ * dashboard is what GET /v1/models then publishes, and the audit shows the change.
+ */
+const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
+
+describe("the operator's dashboard in a browser [pglite]", () => {
+  let s: TestServer;
+  let org: TestOrg;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    expect(await ensureDashboardBuilt({ quiet: true })).not.toBe('unavailable');
+    s = await startTestServer('pglite', { MMGEN_ADMIN_TOKEN: ADMIN_TOKEN });
+    org = await s.createOrg({ credits: 1000 });
+    const found = await resolveChromium();
+    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it("signs in with the operator token, edits a price, and GET /v1/models publishes it", async () => {
+    await page.goto(`${s.url}/dashboard/operator`);
+    await expect.poll(() => page.locator('#page-title').textContent(), { timeout: 15_000 }).toBe('Operator sign-in');
+    // An organization's key does not open it.
+    await page.locator('#operator-token').fill(org.live);
+    await page.keyboard.press('Enter');
+    await page.getByText('MMGEN_ADMIN_TOKEN').nth(1).waitFor();
+    await page.locator('#operator-token').fill(ADMIN_TOKEN);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#page-title').textContent(), { timeout: 15_000 }).toBe('Operator');
+    expect(await page.evaluate('JSON.stringify([Object.keys(localStorage), Object.keys(sessionStorage)])')).toBe('[[],[]]');
+
+    const row = page.locator('tr[data-slug="flux-schnell"]');
+    await row.getByRole('button', { name: 'Edit flux-schnell' }).click();
+    await page.locator('#op-price').fill('0.0045');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('$0.0045');
+    await expect.poll(() => row.textContent()).toContain('operator');
+    await page.screenshot({ path: join(SHOTS, 'operator.png'), fullPage: true });
+
+    const published = await client(s.url)('GET', '/v1/models/flux-schnell', { key: org.live });
+    expect(published.body.pricing.unit_cost_usd).toBe(0.0045);
+    await expect.poll(() => page.getByTestId('operator-audit').textContent()).toContain('model.edit');
+    expect(await page.getByTestId('operator-audit').textContent()).toContain('flux-schnell');
+
+    // A bad price is the server's 400, shown in the form, naming the field.
+    await row.getByRole('button', { name: 'Edit flux-schnell' }).click();
+    await page.locator('#op-price').fill('ten cents');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('dialog .notice-error', { hasText: 'unit_cost_usd' }).waitFor();
+    expect((await client(s.url)('GET', '/v1/models/flux-schnell', { key: org.live })).body.pricing.unit_cost_usd).toBe(0.0045);
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
