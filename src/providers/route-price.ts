@@ -123,7 +123,8 @@ export function routePriceData(route: ModelRoute): unknown[] {
  */
 export function priceSourceOf(model: CatalogModel): { source: string | null; estimate: boolean } {
   const said = upstreamModel(model.routes[0].provider, model.routes[0].upstream)?.price_source;
-  return { source: said && /^https?:\/\//.test(said) ? said : null, estimate: said === undefined || said.startsWith('estimate:') };
+  // The URL alone: a record may note after it where on the page the price is ("… (model page, per-image table)").
+  return { source: said?.match(/^https?:\/\/\S+/)?.[0] ?? null, estimate: said === undefined || said.startsWith('estimate:') };
 }
 
 /**

@@ -251,7 +251,8 @@ describeEachBackend('compatible chat clients', (backend) => {
     const gens = await expectChargedExactly(org, 2);
     const streamed = gens.find((g) => g.id === last!.id)!;
     expect(streamed.message.content).toBe(text);
-    expect(last!.usage).toEqual({ prompt_tokens: streamed.usage.input_tokens, completion_tokens: 30, total_tokens: streamed.usage.input_tokens + 30 });
+    // With OpenRouter's usage.cost: what the completion was charged, in US dollars.
+    expect(last!.usage).toEqual({ prompt_tokens: streamed.usage.input_tokens, completion_tokens: 30, total_tokens: streamed.usage.input_tokens + 30, cost: streamed.charged_credits / 1000 });
     const first = gens.find((g) => g.id === plain.id)!;
     expect(plain.usage).toMatchObject({ prompt_tokens: first.usage.input_tokens, completion_tokens: first.usage.output_tokens });
 

@@ -80,7 +80,7 @@ describeEachBackend('published prices = quote = reservation, for every active mo
       expect(p.tiers[0]!.when, m.slug).toEqual({});
       expect(p.version, m.slug).toMatch(/^pv_[0-9a-f]{16}$/);
       expect(typeof p.unit_description).toBe('string');
-      if (p.source !== null) expect(p.source, m.slug).toMatch(/^https?:\/\//);
+      if (p.source !== null) expect(p.source, m.slug).toMatch(/^https?:\/\/\S+$/);
       if (p.source !== null) expect(p.estimate, m.slug).toBe(false);
       for (const t of p.tiers) {
         // The example is the request the tier stands for: its selecting fields are in it as published.
