@@ -110,6 +110,8 @@ export const chatCompletions = defineRoute({
   path: '/v1/chat/completions',
   operationId: 'createChatCompletion',
   summary: 'Chat completion in the OpenAI shape (stream: true for server-sent events)',
+  description:
+    "One chat generation in OpenAI's Chat Completions shape, for every chat model of the catalog: reserved at `max_tokens`, charged by output tokens, rate-limited, idempotent, prompt-screened and listed in GET /v1/generations. The completion's `id` is the generation's. Text only: fields that would change the reply and that mmgen does not honor are 400 naming them.",
   compatible: { api: 'openai', reference: 'https://platform.openai.com/docs/api-reference/chat/create' },
   schema: { body: Body, response: { 200: Completion } },
   handler: async (ctx) => {

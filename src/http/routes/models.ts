@@ -89,6 +89,8 @@ export const getModel = defineRoute({
   path: '/v1/models/{id}',
   operationId: 'getModel',
   summary: 'Get one model by slug or id',
+  description:
+    'The model\'s modality, provider, price, parameters and announced end of life, by its slug, `mdl_` id or one of its aliases. A deprecated model\'s answer carries Deprecation, Sunset and Link headers.',
   tag: 'Models',
   auth: { role: 'viewer' },
   schema: { params: IdParams, response: { 200: Model } },

@@ -293,6 +293,8 @@ export const createResponse = defineRoute({
   path: '/v1/responses',
   operationId: 'createResponse',
   summary: "Model response in OpenAI's Responses shape, text only (stream: true for its server-sent events)",
+  description:
+    "One chat generation in OpenAI's Responses shape, for every chat model of the catalog: reserved at `max_output_tokens`, charged by output tokens. mmgen keeps no conversation state (send earlier turns in `input`; an `item_reference` to an earlier reply is read from its generation). Tools, structured output and background runs are 400 naming the field.",
   compatible: { api: 'openai', reference: 'https://platform.openai.com/docs/api-reference/responses/create' },
   schema: { body: Body, response: { 200: ResponseObject } },
   handler: async (ctx) => {
