@@ -985,6 +985,10 @@ export interface operations {
                             id: string;
                             /** @constant */
                             object: "model";
+                            /** @description Unix seconds: the day mmgen's catalog was first published, the same for every model (OpenAI's Model requires it); not the model's age upstream. */
+                            created: number;
+                            /** @description The provider of its primary route, as `provider`. */
+                            owned_by: string;
                             slug: string;
                             provider: string;
                             display_name: string;
@@ -1084,6 +1088,10 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "model";
+                        /** @description Unix seconds: the day mmgen's catalog was first published, the same for every model (OpenAI's Model requires it); not the model's age upstream. */
+                        created: number;
+                        /** @description The provider of its primary route, as `provider`. */
+                        owned_by: string;
                         slug: string;
                         provider: string;
                         display_name: string;
@@ -3756,6 +3764,7 @@ export interface operations {
                                 /** @constant */
                                 role: "assistant";
                                 content: string;
+                                refusal: null;
                             };
                             finish_reason: string;
                             logprobs: null;
@@ -4878,19 +4887,21 @@ export interface operations {
                                 type: "output_text";
                                 text: string;
                                 annotations: unknown[];
+                                logprobs: unknown[];
                             }[];
                         }[];
-                        usage: {
+                        usage?: {
                             input_tokens: number;
                             output_tokens: number;
                             total_tokens: number;
                             input_tokens_details: {
                                 cached_tokens: number;
+                                cache_write_tokens: number;
                             };
                             output_tokens_details: {
                                 reasoning_tokens: number;
                             };
-                        } | null;
+                        };
                         error: {
                             code: string;
                             message: string;
@@ -4918,7 +4929,8 @@ export interface operations {
                         reasoning: null;
                         store: boolean;
                         truncation: string;
-                        user: string | null;
+                        /** @description Echoed when the request gave one. */
+                        user?: string;
                     };
                 };
             };

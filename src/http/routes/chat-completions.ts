@@ -57,7 +57,8 @@ const Completion = Type.Object(
     choices: Type.Array(
       Type.Object({
         index: Type.Integer(),
-        message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+        // OpenAI's schema requires `refusal`, null when the model did not refuse: mmgen's chat never reports one.
+        message: Type.Object({ role: Type.Literal('assistant'), content: Type.String(), refusal: Type.Null() }),
         finish_reason: Type.String(),
         logprobs: Type.Null(),
       }),
@@ -100,7 +101,7 @@ function toCompletion(g: GenerationRow) {
     object: 'chat.completion' as const,
     created: created(g),
     model: g.model,
-    choices: [{ index: 0, message: g.result?.message ?? { role: 'assistant', content: '' }, finish_reason: g.result?.finish_reason ?? 'stop', logprobs: null }],
+    choices: [{ index: 0, message: { role: 'assistant' as const, content: g.result?.message?.content ?? '', refusal: null }, finish_reason: g.result?.finish_reason ?? 'stop', logprobs: null }],
     usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens },
   };
 }
@@ -122,7 +123,7 @@ export const chatCompletions = defineRoute({
       choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
     const stream: StreamShape = {
-      start: (g) => sendEvent(reply, chunk(g, { role: 'assistant', content: '' }, null)),
+      start: (g) => sendEvent(reply, chunk(g, { role: 'assistant', content: '', refusal: null }, null)),
       delta: (g, text) => sendEvent(reply, chunk(g, { content: text }, null)),
       end: (g, done) => {
         sendEvent(reply, chunk(g, {}, done.result?.finish_reason ?? 'stop'));

@@ -12,6 +12,8 @@ export const Model = Type.Object(
   {
     id: Type.String({ description: 'mdl_…' }),
     object: Type.Literal('model'),
+    created: Type.Integer({ description: "Unix seconds: the day mmgen's catalog was first published, the same for every model (OpenAI's Model requires it); not the model's age upstream." }),
+    owned_by: Type.String({ description: 'The provider of its primary route, as `provider`.' }),
     slug: Type.String(),
     provider: Type.String(),
     display_name: Type.String(),
