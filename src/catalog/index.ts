@@ -12,6 +12,10 @@ export { definitionOf, fromDefinition, withMargin } from './overlay.js';
 export interface ModelView {
   id: string;
   object: 'model';
+  /** Unix seconds: when mmgen's catalog first listed models (CATALOG_FIRST_LISTED), OpenAI's `Model.created`. */
+  created: number;
+  /** The provider of its primary route, OpenAI's `Model.owned_by`. */
+  owned_by: ProviderName;
   slug: string;
   provider: ProviderName;
   display_name: string;
@@ -26,6 +30,14 @@ export interface ModelView {
 export function speaksFirst(model: CatalogModel, params: Record<string, unknown>): model is CatalogModel & { speech: CatalogModel } {
   return model.speech !== undefined && typeof params.text === 'string' && params.audio_url === undefined;
 }
+
+/**
+ * The day mmgen's catalog was first published (the repository's first commit). The catalog keeps no date per model, so every model's `created`
+ * (which OpenAI's Model object requires) is this day, the operator's additions too: it says when mmgen began
+ * listing, never how old a model is upstream.
+ */
+export const CATALOG_FIRST_LISTED = '2026-11-21';
+const CATALOG_FIRST_LISTED_S = Date.parse(`${CATALOG_FIRST_LISTED}T00:00:00Z`) / 1000;
 
 /** A model id is derived from its slug, so it is the same on every installation. */
 export function modelId(slug: string): string {
@@ -122,6 +134,8 @@ export class Catalog {
       day.views.set(m.slug, {
         id,
         object: 'model',
+        created: CATALOG_FIRST_LISTED_S,
+        owned_by: m.routes[0].provider,
         slug: m.slug,
         provider: m.routes[0].provider,
         display_name: m.display_name,

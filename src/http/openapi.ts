@@ -1,9 +1,13 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ERROR_TABLE, type ErrorCode } from '../errors.js';
+import { tagsOf } from './openapi-tags.js';
 import type { RouteDef } from './route.js';
 import { ErrorEnvelope } from './schemas.js';
 
 export const API_VERSION = '1.1.1';
+
+/** The project's licence, as package.json declares it (test/integration/openapi-lint.test.ts holds the two together). */
+export const LICENSE = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' } as const;
 
 /** /v1/api-keys/{id} → /v1/api-keys/:id */
 export function toFastifyPath(path: string): string {
@@ -76,7 +80,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     const op: Record<string, unknown> = {
       operationId: def.operationId,
       summary: def.summary,
-      ...(def.description ? { description: def.description } : {}),
+      description: def.description,
       tags: [def.tag],
       security: def.auth ? KEY_SCHEMES : [],
       parameters: [...parametersOf(def.schema.params, 'path'), ...parametersOf(def.schema.querystring, 'query')],
@@ -109,9 +113,13 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       title: 'mmgen API',
       version: API_VERSION,
       description: 'One API key and one credit wallet in front of image, video, voice, music, avatar, chat, 3D and upscale models.',
+      // Self-hosted: whoever runs this deployment answers for it, at the address it is served from.
+      contact: { name: 'The operator of this mmgen deployment', url: serverUrl },
+      license: LICENSE,
     },
     servers: [{ url: serverUrl }],
     security: KEY_SCHEMES,
+    tags: tagsOf(routes.map((r) => r.tag)),
     paths,
     components: {
       securitySchemes: {

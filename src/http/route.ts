@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal, Role, Scope } from '../domain/access.js';
 import type { AppDeps } from '../deps.js';
+import type { Tag } from './openapi-tags.js';
 
 /**
  * One operation = one RouteDef: its schemas are the single source for request
@@ -62,8 +63,10 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   path: string;
   operationId: string;
   summary: string;
-  description?: string;
-  tag: string;
+  /** What the operation does, for readers of the OpenAPI document (and its linters): required, so none is forgotten. */
+  description: string;
+  /** One of the document's described tags (openapi-tags.ts). */
+  tag: Tag;
   /** null: public (no API key). */
   auth: AuthSpec | null;
   schema: S;

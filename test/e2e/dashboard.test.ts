@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -525,6 +526,132 @@ describe('the dashboard in a browser [pglite]', () => {
       await p.close();
     }, 60_000);
   });
+
+  it('passes axe-core (WCAG 2 A and AA) on every page, with data on each, and signed out: nothing serious or critical', async () => {
+    // What each page shows when it has something to show, made here so that this test stands on its own: a chat and
+    // a voice generation (their thumbnails are letter glyphs on the modality's colour), an image, a comparison, and
+    // a webhook whose receiver fails, so that its delivery ends exhausted (the red badge).
+    const failing = await startReceiver();
+    try {
+      const hook = await api()('POST', '/v1/webhooks', { key: org.test, body: { url: failing.url, events: ['*'] } });
+      expect(hook.status).toBe(201);
+      expect((await api()('POST', `/v1/webhooks/${hook.body.id}/test`, { key: org.test })).status).toBeLessThan(300);
+      const chat = await api()('POST', '/v1/chat', { key: org.test, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Name a river' }] } });
+      const voiceModel = (await api()('GET', '/v1/models?modality=voice', { key: org.test })).body.data[0].slug as string;
+      const voice = await api()('POST', '/v1/voice', { key: org.test, body: { model: voiceModel, text: 'The river runs to the sea.' } });
+      const image = await api()('POST', '/v1/images', { key: org.test, body: { model: 'flux-schnell', prompt: 'a kite over the dunes', width: 256, height: 256 } });
+      const cmp = await api()('POST', '/v1/comparisons', { key: org.test, body: { models: ['flux-schnell', 'flux-dev'], prompt: 'a boat on a lake', params: { width: 256, height: 256 } } });
+      const made = [chat, voice, image, cmp];
+      for (const r of made) expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+      for (const id of [chat.body.id, voice.body.id, image.body.id]) {
+        await expect.poll(async () => (await api()('GET', `/v1/generations/${id}`, { key: org.test })).body.status, { timeout: 20_000 }).toBe('succeeded');
+      }
+      await expect.poll(async () => (await api()('GET', `/v1/comparisons/${cmp.body.id}`, { key: org.test })).body.status, { timeout: 20_000 }).toBe('completed');
+      await expect
+        .poll(async () => (await api()('GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key: org.test })).body.data.map((d: { status: string }) => d.status), { timeout: 20_000 })
+        .toContain('exhausted');
+
+      // A browser of its own, signed in, so that the pass needs no earlier test.
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const p = watch(await ctx.newPage(), 'axe');
+      await signIn(p, org.test);
+      // Each page once its data is in: no spinner left, and what marks it as filled where it has such a mark.
+      const pages: [path: string, filled?: string][] = [
+        ['/', '[data-testid=recent-generations] .glyph'],
+        ['/playground'],
+        ['/generations', '.gallery-item .glyph'],
+        [`/generations/${chat.body.id}`],
+        [`/generations/${voice.body.id}`, '[data-testid=output-audio]'],
+        [`/generations/${image.body.id}`, '[data-testid=output-image] img'],
+        ['/compare'],
+        [`/compare/${cmp.body.id}`, '[data-testid=compare-child][data-status=succeeded] img'],
+        ['/models', '[data-testid=models-table] tbody tr'],
+        ['/api-keys', 'tbody tr'],
+        ['/webhooks', 'tbody tr'],
+        [`/webhooks/${hook.body.id}`, '[data-testid=deliveries-table] tbody tr[data-status=exhausted] .badge'],
+        ['/usage', '[data-testid=usage-table]'],
+        ['/moderation', '#mod-threshold'],
+        ['/no-such-page'],
+      ];
+      const found: string[] = [];
+      for (const [path, filled] of pages) {
+        await p.goto(`${s.url}/dashboard${path}`);
+        await p.locator('#page-title').waitFor();
+        if (filled) await p.locator(filled).first().waitFor({ timeout: 15_000 });
+        await expect.poll(() => p.locator('.loading').count()).toBe(0);
+        found.push(...(await seriousViolations(p)).map((v) => `${path} ${v}`));
+      }
+      // A delivery's attempts, in their dialog over the webhook's page.
+      await p.goto(`${s.url}/dashboard/webhooks/${hook.body.id}`);
+      await p.locator('[data-testid=deliveries-table] tbody tr[data-status=exhausted]').first().getByRole('button', { name: /^Open delivery/ }).click();
+      await p.locator('dialog[open] [data-testid=attempts-table] tbody tr').first().waitFor();
+      found.push(...(await seriousViolations(p)).map((v) => `delivery dialog ${v}`));
+      await ctx.close();
+
+      // Signed out: the sign-in page, with its error shown.
+      const signedOut = watch(await (await browser.newContext()).newPage(), 'signed-out');
+      await signedOut.goto(`${s.url}/dashboard/`);
+      await signedOut.locator('#api-key').fill('sk_test_not-a-real-key');
+      await signedOut.keyboard.press('Enter');
+      await signedOut.getByText('An API key looks like').waitFor();
+      found.push(...(await seriousViolations(signedOut)).map((v) => `sign-in ${v}`));
+      await signedOut.context().close();
+
+      expect(found).toEqual([]);
+    } finally {
+      await failing.close();
+    }
+  }, 120_000);
+
+  it('keeps the signed-in Overview still while it loads: cumulative layout shift at most 0.1, on a desktop and on a phone', async () => {
+    // The API answers late, each part later than the one before, as on a slow network: whatever has not reserved its
+    // space moves what is below it when its answer comes.
+    const parts = [/\/v1\/wallet\b/, /\/v1\/generations\b/, /\/v1\/usage\b/];
+    const runs = [];
+    for (const [name, options] of [
+      ['desktop', { viewport: { width: 1280, height: 800 } }],
+      ['phone', { viewport: { width: 412, height: 823 }, isMobile: true, hasTouch: true }],
+    ] as const) {
+      // Top to bottom, and bottom to top: the later an upper part comes, the more it moves.
+      for (const order of ['top first', 'bottom first'] as const) runs.push({ name: `${name}, ${order}`, options, order });
+    }
+    const measured: string[] = [];
+    for (const { name, options, order } of runs) {
+      const delays = (order === 'top first' ? parts : [...parts].reverse()).map((re, i): [RegExp, number] => [re, 300 * (i + 1)]);
+      const ctx = await browser.newContext(options);
+      const p = watch(await ctx.newPage(), `cls ${name}`);
+      await signIn(p, org.test);
+      // Every layout shift from the document's start (buffered), less those right after an input, as CLS counts them.
+      await p.addInitScript(`
+        window.__cls = 0;
+        window.__shifts = [];
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) {
+            if (e.hadRecentInput) continue;
+            window.__cls += e.value;
+            window.__shifts.push(e.value.toFixed(4) + ' ' + e.sources.map((s) => (s.node ? (s.node.className || s.node.nodeName) + ' "' + (s.node.textContent || '').slice(0, 30) + '"' : '?') + ' y ' + Math.round(s.previousRect.y) + '→' + Math.round(s.currentRect.y) + ' h ' + Math.round(s.previousRect.height) + '→' + Math.round(s.currentRect.height)).join(', '));
+          }
+        }).observe({ type: 'layout-shift', buffered: true });
+      `);
+      await p.route('**/v1/**', async (route) => {
+        const delay = delays.find(([re]) => re.test(route.request().url()))?.[1] ?? 0;
+        if (delay) await new Promise((r) => setTimeout(r, delay));
+        await route.continue();
+      });
+      await p.reload();
+      await p.getByTestId('wallet').waitFor();
+      await p.getByTestId('recent-generations').waitFor();
+      await p.locator('.chart canvas').waitFor();
+      await expect.poll(() => p.locator('.loading').count()).toBe(0);
+      // A last frame for anything laid out after the answers (the chart sizes itself to its box).
+      await p.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+      const cls = await p.evaluate<number>('window.__cls');
+      if (cls > 0.1) measured.push(`${name}: ${cls.toFixed(3)} (the shifts and what moved: ${await p.evaluate<string>('window.__shifts.join("; ")')})`);
+      await ctx.close();
+    }
+    // At most 0.1 ("good" in Lighthouse and Core Web Vitals), in every one of them.
+    expect(measured).toEqual([]);
+  }, 60_000);
 
   it('logged no console errors on any page', () => {
     expect(consoleErrors).toEqual([]);

@@ -82,7 +82,7 @@ describeEachBackend('POST /v1/responses', (backend) => {
     expect(r.id).toMatch(/^gen_/);
     expect(r).toMatchObject({ object: 'response', status: 'completed', model: 'claude-haiku-4.5', error: null, incomplete_details: null, instructions: 'You are terse.', max_output_tokens: 300, metadata: { run: 'a' }, tools: [], parallel_tool_calls: false });
     expect(r.output_text.length).toBeGreaterThan(20);
-    expect(r.output).toEqual([{ type: 'message', id: expect.any(String), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: r.output_text, annotations: [] }] }]);
+    expect(r.output).toEqual([{ type: 'message', id: expect.any(String), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: r.output_text, annotations: [], logprobs: [] }] }]);
     const items = await oa.responses.create({
       model: 'gpt-4o-mini',
       input: [
@@ -102,7 +102,7 @@ describeEachBackend('POST /v1/responses', (backend) => {
       input_tokens: g.usage.input_tokens,
       output_tokens: g.usage.output_tokens,
       total_tokens: g.usage.input_tokens + g.usage.output_tokens,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       output_tokens_details: { reasoning_tokens: 0 },
     });
     expect(g.params.messages).toEqual([{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Tell me about tides' }]);
@@ -170,7 +170,7 @@ describeEachBackend('POST /v1/responses', (backend) => {
       input_tokens: g.usage.input_tokens,
       output_tokens: 50,
       total_tokens: g.usage.input_tokens + 50,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       output_tokens_details: { reasoning_tokens: 0 },
     });
     const g2 = gens.get(incomplete.id)!;
@@ -193,13 +193,15 @@ describeEachBackend('POST /v1/responses', (backend) => {
       return data;
     });
     const [g] = [...(await expectChargedExactly(org, 1)).values()];
-    expect(events[0].response).toMatchObject({ id: g.id, status: 'in_progress', output: [], usage: null });
+    expect(events[0].response).toMatchObject({ id: g.id, status: 'in_progress', output: [] });
+    // No usage until the response is done: OpenAI's schema has none that is null.
+    expect(events[0].response).not.toHaveProperty('usage');
     const item = events.find((e) => e.type === 'response.output_item.added').item;
     expect(item).toMatchObject({ type: 'message', status: 'in_progress', role: 'assistant', content: [] });
     for (const e of events.filter((e) => e.type.startsWith('response.output_text') || e.type.startsWith('response.content_part'))) {
       expect(e).toMatchObject({ item_id: item.id, output_index: 0, content_index: 0 });
     }
-    expect(events.at(-1).response.output).toEqual([{ type: 'message', id: item.id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: g.message.content, annotations: [] }] }]);
+    expect(events.at(-1).response.output).toEqual([{ type: 'message', id: item.id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: g.message.content, annotations: [], logprobs: [] }] }]);
     expect(events.at(-1).response.usage).toMatchObject({ input_tokens: g.usage.input_tokens, output_tokens: 12 });
   });
 

@@ -29,7 +29,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one model by slug or id */
+        /**
+         * Get one model by slug or id
+         * @description The model's modality, provider, price, parameters and announced end of life, by its slug, `mdl_` id or one of its aliases. A deprecated model's answer carries Deprecation, Sunset and Link headers.
+         */
         get: operations["getModel"];
         put?: never;
         post?: never;
@@ -46,7 +49,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization of the calling key */
+        /**
+         * The organization of the calling key
+         * @description Its name, plan and the plan's limits, whether it is paused and why, and its monthly budget.
+         */
         get: operations["getOrganization"];
         put?: never;
         post?: never;
@@ -67,7 +73,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's moderation policy */
+        /**
+         * The organization's moderation policy
+         * @description What happens to an output a classifier scores above `threshold` (`flag`: served and marked; `block`: never served, not charged), and the words that refuse a prompt before anything is reserved.
+         */
         get: operations["getModerationPolicy"];
         put?: never;
         post?: never;
@@ -108,7 +117,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization's API keys of the caller's mode */
+        /**
+         * List the organization's API keys of the caller's mode
+         * @description A live key lists live keys, a test key test keys. Paged with `limit` and `starting_after`; secrets are never listed.
+         */
         get: operations["listApiKeys"];
         put?: never;
         /**
@@ -149,15 +161,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an API key (never its secret) */
+        /**
+         * Get an API key (never its secret)
+         * @description The key's name, mode, role, scopes, IP allowlist, monthly budget and when it was last used. Only the key's creation answer carries its secret.
+         */
         get: operations["getApiKey"];
         put?: never;
         post?: never;
-        /** Revoke an API key, effective on the next request */
+        /**
+         * Revoke an API key, effective on the next request
+         * @description The key answers 401 from its next request on, on every node. Its generations, usage and ledger entries stay.
+         */
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
-        /** Update a key's name, scopes, IP allowlist or monthly budget and its action */
+        /**
+         * Update a key's name, scopes, IP allowlist or monthly budget and its action
+         * @description Fields left out keep their value. A change takes effect on the next request, on every node; a key cannot be given more than the caller has.
+         */
         patch: operations["updateApiKey"];
         trace?: never;
     };
@@ -290,7 +311,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Chat completion in the OpenAI shape (stream: true for server-sent events) */
+        /**
+         * Chat completion in the OpenAI shape (stream: true for server-sent events)
+         * @description One chat generation in OpenAI's Chat Completions shape, for every chat model of the catalog: reserved at `max_tokens`, charged by output tokens, rate-limited, idempotent, prompt-screened and listed in GET /v1/generations. The completion's `id` is the generation's. Text only: fields that would change the reply and that mmgen does not honor are 400 naming them.
+         */
         post: operations["createChatCompletion"];
         delete?: never;
         options?: never;
@@ -367,7 +391,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Chat message in Anthropic's Messages shape (stream: true for its server-sent events) */
+        /**
+         * Chat message in Anthropic's Messages shape (stream: true for its server-sent events)
+         * @description One chat generation in Anthropic's Messages shape, for every chat model of the catalog (OpenAI's too): reserved at `max_tokens`, charged by output tokens, rate-limited, idempotent and moderated. The message's `id` is the generation's. Text blocks only; `tools`, `tool_choice` and `thinking` are 400 naming the field.
+         */
         post: operations["createMessage"];
         delete?: never;
         options?: never;
@@ -384,7 +411,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Model response in OpenAI's Responses shape, text only (stream: true for its server-sent events) */
+        /**
+         * Model response in OpenAI's Responses shape, text only (stream: true for its server-sent events)
+         * @description One chat generation in OpenAI's Responses shape, for every chat model of the catalog: reserved at `max_output_tokens`, charged by output tokens. mmgen keeps no conversation state (send earlier turns in `input`; an `item_reference` to an earlier reply is read from its generation). Tools, structured output and background runs are 400 naming the field.
+         */
         post: operations["createResponse"];
         delete?: never;
         options?: never;
@@ -459,7 +489,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List generations, newest first */
+        /**
+         * List generations, newest first
+         * @description The organization's generations of the caller's mode, filtered by `status` and `modality`, paged with `limit` and `starting_after`. Output URLs are signed afresh.
+         */
         get: operations["listGenerations"];
         put?: never;
         post?: never;
@@ -478,7 +511,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a queued or running generation; its reservation is refunded in full */
+        /**
+         * Cancel a queued or running generation; its reservation is refunded in full
+         * @description The generation ends canceled in the statement that refunds it, then its provider is told to stop (best effort). One that has already ended answers 409 generation_not_cancelable.
+         */
         post: operations["cancelGeneration"];
         delete?: never;
         options?: never;
@@ -553,7 +589,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A comparison with all its child generations */
+        /**
+         * A comparison with all its child generations
+         * @description Its status and each child generation as GET /v1/generations/{id} shows it, with its cost and time; poll it until the comparison completes.
+         */
         get: operations["getComparison"];
         put?: never;
         post?: never;
@@ -610,7 +649,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization's webhooks of the caller's mode */
+        /**
+         * List the organization's webhooks of the caller's mode
+         * @description A live key lists live webhooks, a test key test webhooks. Paged with `limit` and `starting_after`; signing secrets are never listed.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -631,11 +673,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook (never its secret) */
+        /**
+         * Get a webhook (never its secret)
+         * @description Its URL, the events it subscribes to, whether it is enabled, and its mode.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook; deliveries not yet made are dropped */
+        /**
+         * Delete a webhook; deliveries not yet made are dropped
+         * @description The log of its past deliveries goes with it.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -653,7 +701,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a webhook's deliveries, newest first */
+        /**
+         * List a webhook's deliveries, newest first
+         * @description Each delivery's event, status, attempts so far and next attempt; filtered by `status`, paged with `limit` and `starting_after`.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -670,7 +721,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a delivery with the log of its attempts */
+        /**
+         * Get a delivery with the log of its attempts
+         * @description Every attempt, oldest first: when it started, how long it took, and the receiver's HTTP status or the network error.
+         */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -747,7 +801,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an upload: its status, and width and height once uploaded */
+        /**
+         * Get an upload: its status, and width and height once uploaded
+         * @description Poll this after sending the file: an image's width and height are read once it has arrived, and the upload's id is then accepted by generation requests.
+         */
         get: operations["getUpload"];
         put?: never;
         post?: never;
@@ -864,7 +921,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document */
+        /**
+         * This OpenAPI 3.1 document
+         * @description Every operation of the organizations' API with its schemas, roles and scopes (`x-mmgen-role`, `x-mmgen-scope`) and modality facts (`x-mmgen-modality`): the source the SDK's types and the dashboard are built from. Public, no key needed.
+         */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -925,6 +985,10 @@ export interface operations {
                             id: string;
                             /** @constant */
                             object: "model";
+                            /** @description Unix seconds: the day mmgen's catalog was first published, the same for every model (OpenAI's Model requires it); not the model's age upstream. */
+                            created: number;
+                            /** @description The provider of its primary route, as `provider`. */
+                            owned_by: string;
                             slug: string;
                             provider: string;
                             display_name: string;
@@ -1062,6 +1126,10 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "model";
+                        /** @description Unix seconds: the day mmgen's catalog was first published, the same for every model (OpenAI's Model requires it); not the model's age upstream. */
+                        created: number;
+                        /** @description The provider of its primary route, as `provider`. */
+                        owned_by: string;
                         slug: string;
                         provider: string;
                         display_name: string;
@@ -3778,6 +3846,7 @@ export interface operations {
                                 /** @constant */
                                 role: "assistant";
                                 content: string;
+                                refusal: null;
                             };
                             finish_reason: string;
                             logprobs: null;
@@ -4902,19 +4971,21 @@ export interface operations {
                                 type: "output_text";
                                 text: string;
                                 annotations: unknown[];
+                                logprobs: unknown[];
                             }[];
                         }[];
-                        usage: {
+                        usage?: {
                             input_tokens: number;
                             output_tokens: number;
                             total_tokens: number;
                             input_tokens_details: {
                                 cached_tokens: number;
+                                cache_write_tokens: number;
                             };
                             output_tokens_details: {
                                 reasoning_tokens: number;
                             };
-                        } | null;
+                        };
                         error: {
                             code: string;
                             message: string;
@@ -4942,7 +5013,8 @@ export interface operations {
                         reasoning: null;
                         store: boolean;
                         truncation: string;
-                        user: string | null;
+                        /** @description Echoed when the request gave one. */
+                        user?: string;
                     };
                 };
             };

@@ -171,6 +171,8 @@ export const adminGetModelAccess = adminRoute({
   path: '/v1/admin/organizations/{id}/model-access',
   operationId: 'adminGetModelAccess',
   summary: "An organization's model access",
+  description:
+    'Its allowlist or denylist of models, as set by the operator; with neither, the organization may use every listed model.',
   schema: { params: OrgParams, response: { 200: ModelAccess } },
   handler: async ({ deps, params }) => {
     await getOrganization(deps.db, params.id);
@@ -193,6 +195,8 @@ export const adminAudit = adminRoute({
   path: '/v1/admin/audit',
   operationId: 'adminAudit',
   summary: "The catalog's audit: who changed what, when, before and after",
+  description:
+    'Newest first, paged back with `before`; `target` narrows it to one model (its slug), organization (its id) or provider record. Every catalog change writes its entry in the same transaction.',
   schema: {
     querystring: Type.Object(
       {
@@ -220,6 +224,8 @@ export function adminRoutes(): RouteDef[] {
     path: '/v1/admin/openapi.json',
     operationId: 'adminOpenApi',
     summary: "The admin API's OpenAPI 3.1 document",
+    description:
+      'The operator\'s operations only, kept out of the organizations\' document (/v1/openapi.json) and its SDK. Behind the operator credential.',
     schema: { response: { 200: Type.Object({}, { additionalProperties: true }) as TSchema } },
     handler: async ({ deps }) => {
       doc ??= adminDocument(buildOpenApi([...OPERATIONS, openapi as RouteDef], deps.config.publicUrl));

@@ -65,6 +65,8 @@ export const listKeys = defineRoute({
   path: '/v1/api-keys',
   operationId: 'listApiKeys',
   summary: "List the organization's API keys of the caller's mode",
+  description:
+    'A live key lists live keys, a test key test keys. Paged with `limit` and `starting_after`; secrets are never listed.',
   tag: 'API keys',
   auth: readAuth,
   schema: {
@@ -95,6 +97,8 @@ export const getKey = defineRoute({
   path: '/v1/api-keys/{id}',
   operationId: 'getApiKey',
   summary: 'Get an API key (never its secret)',
+  description:
+    'The key\'s name, mode, role, scopes, IP allowlist, monthly budget and when it was last used. Only the key\'s creation answer carries its secret.',
   tag: 'API keys',
   auth: readAuth,
   schema: { params: IdParams, response: { 200: ApiKey } },
@@ -106,6 +110,8 @@ export const updateKey = defineRoute({
   path: '/v1/api-keys/{id}',
   operationId: 'updateApiKey',
   summary: "Update a key's name, scopes, IP allowlist or monthly budget and its action",
+  description:
+    'Fields left out keep their value. A change takes effect on the next request, on every node; a key cannot be given more than the caller has.',
   tag: 'API keys',
   auth,
   schema: {
@@ -133,6 +139,8 @@ export const deleteKey = defineRoute({
   path: '/v1/api-keys/{id}',
   operationId: 'deleteApiKey',
   summary: 'Revoke an API key, effective on the next request',
+  description:
+    'The key answers 401 from its next request on, on every node. Its generations, usage and ledger entries stay.',
   tag: 'API keys',
   auth,
   schema: { params: IdParams, response: { 200: Deleted('api_key') } },

@@ -63,7 +63,8 @@ const Completion = Type.Object(
     choices: Type.Array(
       Type.Object({
         index: Type.Integer(),
-        message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+        // OpenAI's schema requires `refusal`, null when the model did not refuse: mmgen's chat never reports one.
+        message: Type.Object({ role: Type.Literal('assistant'), content: Type.String(), refusal: Type.Null() }),
         finish_reason: Type.String(),
         logprobs: Type.Null(),
       }),
@@ -106,7 +107,7 @@ function toCompletion(g: GenerationRow) {
     object: 'chat.completion' as const,
     created: created(g),
     model: g.model,
-    choices: [{ index: 0, message: g.result?.message ?? { role: 'assistant', content: '' }, finish_reason: g.result?.finish_reason ?? 'stop', logprobs: null }],
+    choices: [{ index: 0, message: { role: 'assistant' as const, content: g.result?.message?.content ?? '', refusal: null }, finish_reason: g.result?.finish_reason ?? 'stop', logprobs: null }],
     usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens, cost: costUsd(g) },
   };
 }
@@ -116,6 +117,8 @@ export const chatCompletions = defineRoute({
   path: '/v1/chat/completions',
   operationId: 'createChatCompletion',
   summary: 'Chat completion in the OpenAI shape (stream: true for server-sent events)',
+  description:
+    "One chat generation in OpenAI's Chat Completions shape, for every chat model of the catalog: reserved at `max_tokens`, charged by output tokens, rate-limited, idempotent, prompt-screened and listed in GET /v1/generations. The completion's `id` is the generation's. Text only: fields that would change the reply and that mmgen does not honor are 400 naming them.",
   compatible: { api: 'openai', reference: 'https://platform.openai.com/docs/api-reference/chat/create' },
   schema: { body: Body, response: { 200: Completion } },
   handler: async (ctx) => {
@@ -126,7 +129,7 @@ export const chatCompletions = defineRoute({
       choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
     const stream: StreamShape = {
-      start: (g) => sendEvent(reply, chunk(g, { role: 'assistant', content: '' }, null)),
+      start: (g) => sendEvent(reply, chunk(g, { role: 'assistant', content: '', refusal: null }, null)),
       delta: (g, text) => sendEvent(reply, chunk(g, { content: text }, null)),
       end: (g, done) => {
         sendEvent(reply, chunk(g, {}, done.result?.finish_reason ?? 'stop'));

@@ -64,6 +64,8 @@ export const getComparisonRoute = defineRoute({
   path: '/v1/comparisons/{id}',
   operationId: 'getComparison',
   summary: 'A comparison with all its child generations',
+  description:
+    'Its status and each child generation as GET /v1/generations/{id} shows it, with its cost and time; poll it until the comparison completes.',
   tag: 'Comparisons',
   auth: { role: 'viewer', scope: 'generations:read' },
   schema: { params: IdParams, response: { 200: Comparison } },

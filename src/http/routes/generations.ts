@@ -32,6 +32,8 @@ export const listGenerationsRoute = defineRoute({
   path: '/v1/generations',
   operationId: 'listGenerations',
   summary: 'List generations, newest first',
+  description:
+    'The organization\'s generations of the caller\'s mode, filtered by `status` and `modality`, paged with `limit` and `starting_after`. Output URLs are signed afresh.',
   tag: 'Generations',
   auth: { role: 'viewer', scope: 'generations:read' },
   schema: {
@@ -62,6 +64,8 @@ export const cancelGenerationRoute = defineRoute({
   path: '/v1/generations/{id}/cancel',
   operationId: 'cancelGeneration',
   summary: 'Cancel a queued or running generation; its reservation is refunded in full',
+  description:
+    'The generation ends canceled in the statement that refunds it, then its provider is told to stop (best effort). One that has already ended answers 409 generation_not_cancelable.',
   tag: 'Generations',
   auth: { role: 'developer', scope: 'generations:write' },
   errors: [409],

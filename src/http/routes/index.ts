@@ -81,6 +81,8 @@ export function allRoutes(): RouteDef[] {
       path: '/v1/openapi.json',
       operationId: 'getOpenApi',
       summary: 'This OpenAPI 3.1 document',
+      description:
+        'Every operation of the organizations\' API with its schemas, roles and scopes (`x-mmgen-role`, `x-mmgen-scope`) and modality facts (`x-mmgen-modality`): the source the SDK\'s types and the dashboard are built from. Public, no key needed.',
       tag: 'Meta',
       auth: null,
       schema: { response: { 200: Type.Object({}, { additionalProperties: true }) } },

@@ -137,6 +137,8 @@ export const createMessage = defineRoute({
   path: '/v1/messages',
   operationId: 'createMessage',
   summary: "Chat message in Anthropic's Messages shape (stream: true for its server-sent events)",
+  description:
+    "One chat generation in Anthropic's Messages shape, for every chat model of the catalog (OpenAI's too): reserved at `max_tokens`, charged by output tokens, rate-limited, idempotent and moderated. The message's `id` is the generation's. Text blocks only; `tools`, `tool_choice` and `thinking` are 400 naming the field.",
   compatible: { api: 'anthropic', reference: 'https://docs.anthropic.com/en/api/messages' },
   schema: { body: Body, response: { 200: AnthropicMessage } },
   handler: async (ctx) => {

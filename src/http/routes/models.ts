@@ -32,6 +32,8 @@ export const Model = Type.Object(
   {
     id: Type.String({ description: 'mdl_…' }),
     object: Type.Literal('model'),
+    created: Type.Integer({ description: "Unix seconds: the day mmgen's catalog was first published, the same for every model (OpenAI's Model requires it); not the model's age upstream." }),
+    owned_by: Type.String({ description: 'The provider of its primary route, as `provider`.' }),
     slug: Type.String(),
     provider: Type.String(),
     display_name: Type.String(),
@@ -126,6 +128,8 @@ export const getModel = defineRoute({
   path: '/v1/models/{id}',
   operationId: 'getModel',
   summary: 'Get one model by slug or id',
+  description:
+    'The model\'s modality, provider, price, parameters and announced end of life, by its slug, `mdl_` id or one of its aliases. A deprecated model\'s answer carries Deprecation, Sunset and Link headers.',
   tag: 'Models',
   auth: { role: 'viewer' },
   schema: { params: IdParams, response: { 200: Model } },

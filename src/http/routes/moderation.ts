@@ -17,6 +17,8 @@ export const getModerationPolicy = defineRoute({
   path: '/v1/organization/moderation',
   operationId: 'getModerationPolicy',
   summary: "The organization's moderation policy",
+  description:
+    'What happens to an output a classifier scores above `threshold` (`flag`: served and marked; `block`: never served, not charged), and the words that refuse a prompt before anything is reserved.',
   tag: 'Organization',
   auth: { role: 'viewer' },
   schema: { response: { 200: Policy } },

@@ -47,6 +47,8 @@ export const retrieveOrganization = defineRoute({
   path: '/v1/organization',
   operationId: 'getOrganization',
   summary: 'The organization of the calling key',
+  description:
+    'Its name, plan and the plan\'s limits, whether it is paused and why, and its monthly budget.',
   tag: 'Organization',
   auth: { role: 'viewer' },
   schema: { response: { 200: Organization } },

@@ -82,7 +82,8 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-const OutputText = Type.Object({ type: Type.Literal('output_text'), text: Type.String(), annotations: Type.Array(Type.Unknown()) });
+// OpenAI's output text part requires `logprobs`: always empty, as mmgen asks for none.
+const OutputText = Type.Object({ type: Type.Literal('output_text'), text: Type.String(), annotations: Type.Array(Type.Unknown()), logprobs: Type.Array(Type.Unknown()) });
 const OutputMessage = Type.Object({
   type: Type.Literal('message'),
   id: Type.String(),
@@ -94,7 +95,8 @@ const Usage = Type.Object({
   input_tokens: Type.Integer(),
   output_tokens: Type.Integer(),
   total_tokens: Type.Integer(),
-  input_tokens_details: Type.Object({ cached_tokens: Type.Integer() }),
+  // Both required by OpenAI's ResponseUsage; mmgen's providers report no prompt caching through it, so 0.
+  input_tokens_details: Type.Object({ cached_tokens: Type.Integer(), cache_write_tokens: Type.Integer() }),
   output_tokens_details: Type.Object({ reasoning_tokens: Type.Integer() }),
 });
 const ResponseObject = Type.Object(
@@ -105,7 +107,8 @@ const ResponseObject = Type.Object(
     status: Type.String({ enum: ['completed', 'incomplete', 'in_progress', 'failed'] }),
     model: Type.String(),
     output: Type.Array(OutputMessage),
-    usage: Nullable(Usage),
+    // Absent until the response is done (OpenAI's schema has no null usage).
+    usage: Type.Optional(Usage),
     error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
     incomplete_details: Nullable(Type.Object({ reason: Type.String() })),
     instructions: Nullable(Type.String()),
@@ -121,7 +124,7 @@ const ResponseObject = Type.Object(
     reasoning: Type.Null(),
     store: Type.Boolean(),
     truncation: Type.String(),
-    user: Nullable(Type.String()),
+    user: Type.Optional(Type.String({ description: 'Echoed when the request gave one.' })),
   },
   { title: 'Response' },
 );
@@ -250,15 +253,17 @@ function toResponse(b: ResponsesBody, g: GenerationRow, done: boolean) {
     status: !done ? 'in_progress' : incomplete ? 'incomplete' : 'completed',
     model: g.model,
     output: done ? [outputMessage(g, incomplete ? 'incomplete' : 'completed', g.result?.message?.content ?? '')] : [],
-    usage: done && usage
+    ...(done && usage
       ? {
-          input_tokens: usage.input_tokens,
-          output_tokens: usage.output_tokens,
-          total_tokens: usage.input_tokens + usage.output_tokens,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens_details: { reasoning_tokens: 0 },
+          usage: {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            total_tokens: usage.input_tokens + usage.output_tokens,
+            input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+            output_tokens_details: { reasoning_tokens: 0 },
+          },
         }
-      : null,
+      : {}),
     error: null,
     incomplete_details: incomplete,
     instructions: b.instructions ?? null,
@@ -274,7 +279,7 @@ function toResponse(b: ResponsesBody, g: GenerationRow, done: boolean) {
     reasoning: null,
     store: true,
     truncation: 'disabled',
-    user: b.user ?? null,
+    ...(b.user !== undefined ? { user: b.user } : {}),
   };
 }
 
@@ -284,7 +289,7 @@ function outputMessage(g: GenerationRow, status: 'in_progress' | 'completed' | '
     id: itemId(g),
     status,
     role: 'assistant' as const,
-    content: text === null ? [] : [{ type: 'output_text' as const, text, annotations: [] }],
+    content: text === null ? [] : [{ type: 'output_text' as const, text, annotations: [], logprobs: [] }],
   };
 }
 
@@ -293,6 +298,8 @@ export const createResponse = defineRoute({
   path: '/v1/responses',
   operationId: 'createResponse',
   summary: "Model response in OpenAI's Responses shape, text only (stream: true for its server-sent events)",
+  description:
+    "One chat generation in OpenAI's Responses shape, for every chat model of the catalog: reserved at `max_output_tokens`, charged by output tokens. mmgen keeps no conversation state (send earlier turns in `input`; an `item_reference` to an earlier reply is read from its generation). Tools, structured output and background runs are 400 naming the field.",
   compatible: { api: 'openai', reference: 'https://platform.openai.com/docs/api-reference/responses/create' },
   schema: { body: Body, response: { 200: ResponseObject } },
   handler: async (ctx) => {
@@ -307,7 +314,7 @@ export const createResponse = defineRoute({
         send('response.created', { response: toResponse(b, g, false) });
         send('response.in_progress', { response: toResponse(b, g, false) });
         send('response.output_item.added', { output_index: 0, item: outputMessage(g, 'in_progress', null) });
-        send('response.content_part.added', { ...at(g), part: { type: 'output_text', text: '', annotations: [] } });
+        send('response.content_part.added', { ...at(g), part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
       },
       delta: (g, piece) => send('response.output_text.delta', { ...at(g), delta: piece, logprobs: [] }),
       end: (g, done) => {

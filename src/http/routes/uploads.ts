@@ -70,6 +70,8 @@ export const getUploadRoute = defineRoute({
   path: '/v1/uploads/{id}',
   operationId: 'getUpload',
   summary: 'Get an upload: its status, and width and height once uploaded',
+  description:
+    'Poll this after sending the file: an image\'s width and height are read once it has arrived, and the upload\'s id is then accepted by generation requests.',
   tag: 'Uploads',
   auth: readAuth,
   schema: { params: IdParams, response: { 200: Upload } },

@@ -97,6 +97,8 @@ export const listWebhooksRoute = defineRoute({
   path: '/v1/webhooks',
   operationId: 'listWebhooks',
   summary: "List the organization's webhooks of the caller's mode",
+  description:
+    'A live key lists live webhooks, a test key test webhooks. Paged with `limit` and `starting_after`; signing secrets are never listed.',
   tag,
   auth: readAuth,
   schema: { querystring: Type.Object(PageQuery, { additionalProperties: false }), response: { 200: ListOf(Webhook) } },
@@ -111,6 +113,8 @@ export const getWebhookRoute = defineRoute({
   path: '/v1/webhooks/{id}',
   operationId: 'getWebhook',
   summary: 'Get a webhook (never its secret)',
+  description:
+    'Its URL, the events it subscribes to, whether it is enabled, and its mode.',
   tag,
   auth: readAuth,
   schema: { params: IdParams, response: { 200: Webhook } },
@@ -138,6 +142,8 @@ export const deleteWebhookRoute = defineRoute({
   path: '/v1/webhooks/{id}',
   operationId: 'deleteWebhook',
   summary: 'Delete a webhook; deliveries not yet made are dropped',
+  description:
+    'The log of its past deliveries goes with it.',
   tag,
   auth: writeAuth,
   schema: { params: IdParams, response: { 200: Deleted('webhook') } },
@@ -149,6 +155,8 @@ export const listDeliveriesRoute = defineRoute({
   path: '/v1/webhooks/{id}/deliveries',
   operationId: 'listWebhookDeliveries',
   summary: "List a webhook's deliveries, newest first",
+  description:
+    'Each delivery\'s event, status, attempts so far and next attempt; filtered by `status`, paged with `limit` and `starting_after`.',
   tag,
   auth: readAuth,
   schema: {
@@ -174,6 +182,8 @@ export const getDeliveryRoute = defineRoute({
   path: '/v1/webhooks/{id}/deliveries/{delivery_id}',
   operationId: 'getWebhookDelivery',
   summary: 'Get a delivery with the log of its attempts',
+  description:
+    'Every attempt, oldest first: when it started, how long it took, and the receiver\'s HTTP status or the network error.',
   tag,
   auth: readAuth,
   schema: { params: DeliveryParams, response: { 200: DeliveryWithAttempts } },

@@ -21,7 +21,7 @@ export function GenerationRow({ generation: g }: { generation: Generation }) {
         <Link to={`/generations/${g.id}`} className="gen-row-title">
           {g.prompt ? g.prompt : <span className="muted">{modalityInfo(g.modality).label} without a prompt</span>}
         </Link>
-        <div className="muted small">
+        <div className="muted small gen-row-meta">
           {modalityInfo(g.modality).label} · <span className="mono">{g.model}</span> · {relativeTime(g.created_at)}
         </div>
       </div>

@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import type { Generation, GenerationOutput } from '../api/types.js';
 import { modalityInfo } from '../lib/modalities.js';
+import { ON_PALETTE } from '../lib/palette.js';
 
 /** The 3D viewer is big (three.js): it is fetched the first time a mesh is shown. */
 let modelViewerLoad: Promise<unknown> | null = null;
@@ -119,7 +120,7 @@ export function GenerationMedia({ generation: g }: { generation: Generation }) {
 function ModalityGlyph({ modality }: { modality: string }) {
   const info = modalityInfo(modality);
   return (
-    <span className="glyph" style={{ background: info.color }} aria-hidden="true">
+    <span className="glyph" style={{ background: info.color, color: ON_PALETTE }} aria-hidden="true">
       {info.label.slice(0, 2)}
     </span>
   );

@@ -3,11 +3,11 @@ import type { Usage, UsageLine } from '../api/types.js';
 import { dayLabel, daysBetween } from '../lib/dates.js';
 import { formatInt, formatUsd } from '../lib/format.js';
 import { MODALITY_INFO } from '../lib/modalities.js';
+import { PALETTE } from '../lib/palette.js';
 import { BarChart, type Series } from './BarChart.js';
 
 export type Metric = 'cost_usd' | 'generations';
 
-const PALETTE = ['#6366f1', '#ec4899', '#14b8a6', '#f59e0b', '#8b5cf6', '#0ea5e9', '#22c55e', '#ef4444', '#64748b', '#a855f7', '#84cc16', '#f97316'];
 
 export function metricFormat(metric: Metric): (n: number) => string {
   return metric === 'cost_usd' ? (n) => formatUsd(n) : (n) => formatInt(n);

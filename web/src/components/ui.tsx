@@ -56,6 +56,26 @@ export function Spinner({ small, label }: { small?: boolean; label?: string }) {
   );
 }
 
+/**
+ * A value still on its way, holding the place it will take: a box of the surrounding text's line height, so that the
+ * value's arrival moves nothing (layout shift). `Pending` says, to screen readers only, what is loading.
+ */
+export function Placeholder({ width = '5em' }: { width?: string }) {
+  return (
+    <span className="placeholder" style={{ width }} aria-hidden="true">
+      {'\u00a0'}
+    </span>
+  );
+}
+
+export function Pending({ what }: { what: string }) {
+  return (
+    <span className="visually-hidden" role="status">
+      {what}…
+    </span>
+  );
+}
+
 export function Loading({ what = 'Loading' }: { what?: string }) {
   return (
     <div className="loading" role="status">

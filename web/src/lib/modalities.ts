@@ -1,4 +1,5 @@
 import type { Modality } from '../api/types.js';
+import { PALETTE } from './palette.js';
 
 /**
  * How the dashboard shows a modality: its label and colour. What it is (its endpoint, sync or not, prompt field,
@@ -11,14 +12,14 @@ export interface ModalityInfo {
 }
 
 export const MODALITY_INFO: ModalityInfo[] = [
-  { id: 'image', label: 'Image', color: '#6366f1' },
-  { id: 'video', label: 'Video', color: '#ec4899' },
-  { id: 'voice', label: 'Voice', color: '#14b8a6' },
-  { id: 'music', label: 'Music', color: '#f59e0b' },
-  { id: 'avatar', label: 'Avatar', color: '#8b5cf6' },
-  { id: 'chat', label: 'Chat', color: '#0ea5e9' },
-  { id: '3d', label: '3D', color: '#22c55e' },
-  { id: 'upscale', label: 'Upscale', color: '#ef4444' },
+  { id: 'image', label: 'Image', color: PALETTE[0] },
+  { id: 'video', label: 'Video', color: PALETTE[1] },
+  { id: 'voice', label: 'Voice', color: PALETTE[2] },
+  { id: 'music', label: 'Music', color: PALETTE[3] },
+  { id: 'avatar', label: 'Avatar', color: PALETTE[4] },
+  { id: 'chat', label: 'Chat', color: PALETTE[5] },
+  { id: '3d', label: '3D', color: PALETTE[6] },
+  { id: 'upscale', label: 'Upscale', color: PALETTE[7] },
 ];
 
 export function modalityInfo(id: string): ModalityInfo {

@@ -128,9 +128,11 @@ export function Generations() {
             <ul className="gallery" data-testid="gallery">
               {items.map((g) => (
                 <li key={g.id} className="gallery-item">
-                  <Link to={`/generations/${g.id}`} className="gallery-link" aria-label={`${modalityInfo(g.modality).label} ${g.status}: ${g.prompt ?? g.id}`}>
+                  {/* Named by what it shows (WCAG 2.5.3, label in name), the modality first for screen readers. */}
+                  <Link to={`/generations/${g.id}`} className="gallery-link">
                     <Thumb generation={g} />
                     <span className="gallery-meta">
+                      {g.prompt ? <span className="visually-hidden">{modalityInfo(g.modality).label}: </span> : null}
                       <span className="gallery-prompt">{g.prompt ?? modalityInfo(g.modality).label}</span>
                       <span className="gallery-sub">
                         <StatusBadge status={g.status} />
