@@ -64,8 +64,8 @@ describe('the SDK against a real mmgen', () => {
     expect(images.data.length).toBeGreaterThan(3);
     expect(images.data.every((m) => m.modality === 'image')).toBe(true);
     const withDelisted = await test.models.list({ include_delisted: true });
-    // The 14 of release 1.1.1, and the 4 whose every upstream shut down by the tests' catalog date (contract addenda, "Model lifecycle").
-    expect(withDelisted.data.filter((m) => m.status === 'delisted')).toHaveLength(18);
+    // The 14 of release 1.1.1, and the 7 shut down or gone upstream since, delisted in the shipped data (contract addenda, "Model lifecycle").
+    expect(withDelisted.data.filter((m) => m.status === 'delisted')).toHaveLength(21);
     const one = await test.models.get('flux-schnell');
     expect(one).toMatchObject({ slug: 'flux-schnell', modality: 'image', pricing: { unit: 'image' } });
     expect((await test.models.get(one.id)).slug).toBe('flux-schnell');

@@ -26,7 +26,7 @@ describeEachBackend('blocking budgets', (backend) => {
     expect(credits).toBeGreaterThan(10); // more than a cent: k images fit and k + 1 do not
     return Math.ceil((k * credits) / 10) / 100;
   };
-  const generate = (key: string, prompt = 'p') => api('POST', '/v1/images', { key, body: { model: image().slug, prompt, width: 256, height: 256 } });
+  const generate = (key: string, prompt = 'a lighthouse') => api('POST', '/v1/images', { key, body: { model: image().slug, prompt } }); // its default size: the price above
   const generationsOf = async (orgId: string) =>
     Number((await s.db.query<{ n: string }>("SELECT count(*) AS n FROM generations WHERE organization_id = $1 AND mode = 'live'", [orgId])).rows[0]!.n);
   const wallet = async (key: string) => (await api('GET', '/v1/wallet', { key })).body;
@@ -38,7 +38,8 @@ describeEachBackend('blocking budgets', (backend) => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ monthly_budget_usd: budget, budget_action: 'block', spent_usd: 0 });
     const key = created.body;
-    expect((await generate(key.key)).status).toBe(200);
+    const first = await generate(key.key);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect((await generate(key.key)).status).toBe(200);
     const before = await wallet(org.live);
     const refused = await generate(key.key);
@@ -188,7 +189,7 @@ describeEachBackend('blocking budgets', (backend) => {
     const key = (await api('POST', '/v1/api-keys', { key: org.live, body: { name: 'notify', monthly_budget_usd: budget } })).body;
     expect(key.budget_action).toBe('notify');
     expect((await api('PATCH', '/v1/organization', { key: org.live, body: { monthly_budget_usd: budget } })).body.budget_action).toBe('notify');
-    for (let i = 0; i < 3; i++) expect((await generate(key.key, `n${i}`)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await generate(key.key, `a lighthouse, ${i}`)).status).toBe(200);
     await checkBudgets(s.runtime.deps);
     await checkBudgets(s.runtime.deps);
     const events = (await s.db.query<{ data: any }>("SELECT data FROM events WHERE organization_id = $1 AND type = 'usage.budget_threshold' ORDER BY seq", [org.id])).rows.map((r) => r.data);

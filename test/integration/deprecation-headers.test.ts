@@ -58,7 +58,15 @@ function expectAnnounced(h: { get(name: string): string | null }, m: ModelEntry,
   const own = links.filter((l) => l.target === `/v1/models/${m.slug}`);
   // A generation's answer points at the model's description; the description itself does not point at itself.
   expect(own).toEqual(scope === 'generation' ? [{ target: `/v1/models/${m.slug}`, params: { rel: 'deprecation', type: 'application/json' } }] : []);
-  const cited = links.filter((l) => l.target !== `/v1/models/${m.slug}`);
+  // The replacement, when the catalog serves it, is the successor (RFC 8288's successor-version).
+  const successor = links.filter((l) => l.params.rel === 'successor-version');
+  expect(successor.length).toBeLessThanOrEqual(1);
+  for (const l of successor) {
+    expect(d.replacement).not.toBeNull();
+    expect(l.target).toMatch(/^\/v1\/models\/[a-z0-9.-]+$/);
+    expect(l.target).not.toBe(`/v1/models/${m.slug}`);
+  }
+  const cited = links.filter((l) => l.target !== `/v1/models/${m.slug}` && l.params.rel !== 'successor-version');
   expect(cited.length).toBeGreaterThan(0);
   for (const l of cited) {
     expect(l.params).toEqual({ rel: 'deprecation' });
@@ -214,7 +222,7 @@ describeEachBackend('deprecation headers', (backend) => {
     const links = parseLinks(r.headers.get('link')!);
     expect(links.length).toBeGreaterThan(1);
     for (const l of links) expect(l.params.anchor).toBe(`/v1/models/${image.slug}`);
-    expect(links[0]).toEqual({ target: `/v1/models/${image.slug}`, params: { rel: 'deprecation', type: 'application/json', anchor: `/v1/models/${image.slug}` } });
+    expect(links.filter((l) => l.params.rel === 'deprecation')[0]).toEqual({ target: `/v1/models/${image.slug}`, params: { rel: 'deprecation', type: 'application/json', anchor: `/v1/models/${image.slug}` } });
 
     const none = await post('/v1/comparisons', { models: [currentImage.slug, models.find((m) => m.modality === 'image' && !m.deprecation && m.slug !== currentImage.slug)!.slug], prompt: 'x' });
     expect(none.status).toBe(202);
@@ -228,7 +236,7 @@ describeEachBackend('deprecation headers', (backend) => {
     const dep = await run(bin, ['generate', 'chat', '--model', chat.slug, '--prompt', 'hello', '--json'], { env, timeout: 90_000 });
     const lines = dep.stderr.split('\n').filter((l) => l.startsWith('mmgen: warning:'));
     expect(lines).toEqual([
-      `mmgen: warning: ${chat.slug} is deprecated (since ${chat.deprecation!.deprecated_on}); shuts down ${chat.deprecation!.shutdown_on}; see: mmgen models show ${chat.slug}`,
+      `mmgen: warning: ${chat.slug} is deprecated (since ${chat.deprecation!.deprecated_on}); shuts down ${chat.deprecation!.shutdown_on}${chat.deprecation!.replacement ? `; successor: ${chat.deprecation!.replacement}` : ''}; see: mmgen models show ${chat.slug}`,
     ]);
     expect(JSON.parse(dep.stdout)).toMatchObject({ model: chat.slug, status: 'succeeded' });
     const current = await run(bin, ['generate', 'chat', '--model', currentChat.slug, '--prompt', 'hello'], { env, timeout: 90_000 });

@@ -300,7 +300,7 @@ describe('test mode never blocks its own renders (issue 29)', () => {
     for (const model of ['flux-schnell', 'flux-dev', 'flux-kontext-pro', 'stable-diffusion-3.5-large', 'seedream-4']) {
       for (const seed of [1137, 1140, 1311, 1375]) requests.push({ model, seed });
     }
-    for (const model of ['recraft-v3', 'imagen-4']) requests.push({ model }, { model });
+    for (const model of ['recraft-v3', 'nano-banana-2']) requests.push({ model }, { model });
     let misjudged = 0;
     for (const { model, seed } of requests) {
       const res = await api('POST', '/v1/images', { key: org.test, body: { model, prompt: MISJUDGED.prompt, seed, cache: false } });

@@ -12,7 +12,7 @@ import { IdParams, Nullable } from '../schemas.js';
 
 const PublishedTier = Type.Object(
   {
-    when: Type.Object({}, { additionalProperties: true, description: 'The request fields (mmgen names, GET /v1/models parameters) that select this price; {} for the default variant.' }),
+    when: Type.Object({}, { additionalProperties: true, description: 'The request fields (mmgen names, GET /v1/models parameters) that choose this price; {} for the default variant.' }),
     input_image: Nullable(
       Type.Object({ width: Type.Integer(), height: Type.Integer() }, { description: 'The size of the input image this price is for, where the model takes one.' }),
     ),
