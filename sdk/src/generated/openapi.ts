@@ -1010,7 +1010,7 @@ export interface operations {
                                 version: string;
                                 /** @description What requests reserve on this installation, priced by the function that prices every reservation: tiers[0] is the default variant (`when` is {}), then one per differently priced tier a request selects. POST /v1/quotes with a tier's `example` (and an input image of `input_image`'s size) answers its `credits`. */
                                 tiers: {
-                                    /** @description The request fields (mmgen names, GET /v1/models parameters) that select this price; {} for the default variant. */
+                                    /** @description The request fields (mmgen names, GET /v1/models parameters) that choose this price; {} for the default variant. */
                                     when: {
                                         [key: string]: unknown;
                                     };
@@ -1151,7 +1151,7 @@ export interface operations {
                             version: string;
                             /** @description What requests reserve on this installation, priced by the function that prices every reservation: tiers[0] is the default variant (`when` is {}), then one per differently priced tier a request selects. POST /v1/quotes with a tier's `example` (and an input image of `input_image`'s size) answers its `credits`. */
                             tiers: {
-                                /** @description The request fields (mmgen names, GET /v1/models parameters) that select this price; {} for the default variant. */
+                                /** @description The request fields (mmgen names, GET /v1/models parameters) that choose this price; {} for the default variant. */
                                 when: {
                                     [key: string]: unknown;
                                 };
