@@ -527,7 +527,7 @@ describe('the dashboard in a browser [pglite]', () => {
     }, 60_000);
   });
 
-  it('passes axe-core (WCAG 2 A and AA) on every page, with data on each, and signed out: nothing serious or critical', async () => {
+  it('passes axe-core (WCAG 2 A and AA) on every page, with data on each, and signed out, light and dark: nothing serious or critical', async () => {
     // What each page shows when it has something to show, made here so that this test stands on its own: a chat and
     // a voice generation (their thumbnails are letter glyphs on the modality's colour), an image, a comparison, and
     // a webhook whose receiver fails, so that its delivery ends exhausted (the red badge).
@@ -551,51 +551,56 @@ describe('the dashboard in a browser [pglite]', () => {
         .poll(async () => (await api()('GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key: org.test })).body.data.map((d: { status: string }) => d.status), { timeout: 20_000 })
         .toContain('exhausted');
 
-      // A browser of its own, signed in, so that the pass needs no earlier test.
-      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const p = watch(await ctx.newPage(), 'axe');
-      await signIn(p, org.test);
-      // Each page once its data is in: no spinner left, and what marks it as filled where it has such a mark.
-      const pages: [path: string, filled?: string][] = [
-        ['/', '[data-testid=recent-generations] .glyph'],
-        ['/playground'],
-        ['/generations', '.gallery-item .glyph'],
-        [`/generations/${chat.body.id}`],
-        [`/generations/${voice.body.id}`, '[data-testid=output-audio]'],
-        [`/generations/${image.body.id}`, '[data-testid=output-image] img'],
-        ['/compare'],
-        [`/compare/${cmp.body.id}`, '[data-testid=compare-child][data-status=succeeded] img'],
-        ['/models', '[data-testid=models-table] tbody tr'],
-        ['/api-keys', 'tbody tr'],
-        ['/webhooks', 'tbody tr'],
-        [`/webhooks/${hook.body.id}`, '[data-testid=deliveries-table] tbody tr[data-status=exhausted] .badge'],
-        ['/usage', '[data-testid=usage-table]'],
-        ['/moderation', '#mod-threshold'],
-        ['/no-such-page'],
-      ];
       const found: string[] = [];
-      for (const [path, filled] of pages) {
-        await p.goto(`${s.url}/dashboard${path}`);
-        await p.locator('#page-title').waitFor();
-        if (filled) await p.locator(filled).first().waitFor({ timeout: 15_000 });
-        await expect.poll(() => p.locator('.loading').count()).toBe(0);
-        found.push(...(await seriousViolations(p)).map((v) => `${path} ${v}`));
+      // Both colour schemes the stylesheet has (prefers-color-scheme), each in a browser of its own, signed in, so
+      // that the pass needs no earlier test.
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
+        const p = watch(await ctx.newPage(), `axe ${colorScheme}`);
+        await signIn(p, org.test);
+        // Each page once its data is in: no spinner left, and what marks it as filled where it has such a mark.
+        const pages: [path: string, filled?: string][] = [
+          ['/', '[data-testid=recent-generations] .glyph'],
+          ['/playground'],
+          ['/generations', '.gallery-item .glyph'],
+          [`/generations/${chat.body.id}`],
+          [`/generations/${voice.body.id}`, '[data-testid=output-audio]'],
+          [`/generations/${image.body.id}`, '[data-testid=output-image] img'],
+          ['/compare'],
+          [`/compare/${cmp.body.id}`, '[data-testid=compare-child][data-status=succeeded] img'],
+          ['/models', '[data-testid=models-table] tbody tr'],
+          ['/api-keys', 'tbody tr'],
+          ['/webhooks', 'tbody tr'],
+          [`/webhooks/${hook.body.id}`, '[data-testid=deliveries-table] tbody tr[data-status=exhausted] .badge'],
+          ['/usage', '[data-testid=usage-table]'],
+          ['/moderation', '#mod-threshold'],
+          ['/no-such-page'],
+        ];
+        for (const [path, filled] of pages) {
+          await p.goto(`${s.url}/dashboard${path}`);
+          await p.locator('#page-title').waitFor();
+          if (filled) await p.locator(filled).first().waitFor({ timeout: 15_000 });
+          await expect.poll(() => p.locator('.loading').count()).toBe(0);
+          found.push(...(await seriousViolations(p)).map((v) => `${colorScheme} ${path} ${v}`));
+        }
+        // A delivery's attempts, in their dialog over the webhook's page.
+        await p.goto(`${s.url}/dashboard/webhooks/${hook.body.id}`);
+        await p.locator('[data-testid=deliveries-table] tbody tr[data-status=exhausted]').first().getByRole('button', { name: /^Open delivery/ }).click();
+        await p.locator('dialog[open] [data-testid=attempts-table] tbody tr').first().waitFor();
+        found.push(...(await seriousViolations(p)).map((v) => `${colorScheme} delivery dialog ${v}`));
+        await ctx.close();
       }
-      // A delivery's attempts, in their dialog over the webhook's page.
-      await p.goto(`${s.url}/dashboard/webhooks/${hook.body.id}`);
-      await p.locator('[data-testid=deliveries-table] tbody tr[data-status=exhausted]').first().getByRole('button', { name: /^Open delivery/ }).click();
-      await p.locator('dialog[open] [data-testid=attempts-table] tbody tr').first().waitFor();
-      found.push(...(await seriousViolations(p)).map((v) => `delivery dialog ${v}`));
-      await ctx.close();
 
       // Signed out: the sign-in page, with its error shown.
-      const signedOut = watch(await (await browser.newContext()).newPage(), 'signed-out');
-      await signedOut.goto(`${s.url}/dashboard/`);
-      await signedOut.locator('#api-key').fill('sk_test_not-a-real-key');
-      await signedOut.keyboard.press('Enter');
-      await signedOut.getByText('An API key looks like').waitFor();
-      found.push(...(await seriousViolations(signedOut)).map((v) => `sign-in ${v}`));
-      await signedOut.context().close();
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const signedOut = watch(await (await browser.newContext({ colorScheme })).newPage(), `signed-out ${colorScheme}`);
+        await signedOut.goto(`${s.url}/dashboard/`);
+        await signedOut.locator('#api-key').fill('sk_test_not-a-real-key');
+        await signedOut.keyboard.press('Enter');
+        await signedOut.getByText('An API key looks like').waitFor();
+        found.push(...(await seriousViolations(signedOut)).map((v) => `${colorScheme} sign-in ${v}`));
+        await signedOut.context().close();
+      }
 
       expect(found).toEqual([]);
     } finally {

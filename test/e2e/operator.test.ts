@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
 import { ADMIN_TOKEN } from '../helpers/operator-catalog.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
@@ -44,13 +45,17 @@ describe("the operator's dashboard in a browser [pglite]", () => {
     await page.locator('#operator-token').fill(org.live);
     await page.keyboard.press('Enter');
     await page.getByText('MMGEN_ADMIN_TOKEN').nth(1).waitFor();
+    const found = (await seriousViolations(page)).map((v) => `sign-in ${v}`);
     await page.locator('#operator-token').fill(ADMIN_TOKEN);
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#page-title').textContent(), { timeout: 15_000 }).toBe('Operator');
     expect(await page.evaluate('JSON.stringify([Object.keys(localStorage), Object.keys(sessionStorage)])')).toBe('[[],[]]');
 
     const row = page.locator('tr[data-slug="flux-schnell"]');
+    found.push(...(await seriousViolations(page)).map((v) => `catalog ${v}`));
     await row.getByRole('button', { name: 'Edit flux-schnell' }).click();
+    await page.locator('#op-price').waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `edit dialog ${v}`));
     await page.locator('#op-price').fill('0.0045');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('$0.0045');
@@ -67,7 +72,33 @@ describe("the operator's dashboard in a browser [pglite]", () => {
     await page.locator('#op-price').fill('ten cents');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('dialog .notice-error', { hasText: 'unit_cost_usd' }).waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `edit dialog with its error ${v}`));
     expect((await client(s.url)('GET', '/v1/models/flux-schnell', { key: org.live })).body.pricing.unit_cost_usd).toBe(0.0045);
+    expect(errors).toEqual([]);
+    // axe-core (WCAG 2 A and AA), as on the organization's pages: nothing serious or critical.
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it('passes axe-core in the dark colour scheme too: sign-in, catalog and the edit dialog', async () => {
+    const dark = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' })).newPage();
+    dark.on('pageerror', (e) => errors.push(e.message));
+    await dark.goto(`${s.url}/dashboard/operator`);
+    await expect.poll(() => dark.locator('#page-title').textContent(), { timeout: 15_000 }).toBe('Operator sign-in');
+    await dark.locator('#operator-token').fill(org.live);
+    await dark.keyboard.press('Enter');
+    await dark.getByText('MMGEN_ADMIN_TOKEN').nth(1).waitFor();
+    const found = (await seriousViolations(dark)).map((v) => `sign-in ${v}`);
+    await dark.locator('#operator-token').fill(ADMIN_TOKEN);
+    await dark.keyboard.press('Enter');
+    await expect.poll(() => dark.locator('#page-title').textContent(), { timeout: 15_000 }).toBe('Operator');
+    const row = dark.locator('tr[data-slug="flux-schnell"]');
+    await row.waitFor();
+    found.push(...(await seriousViolations(dark)).map((v) => `catalog ${v}`));
+    await row.getByRole('button', { name: 'Edit flux-schnell' }).click();
+    await dark.locator('#op-price').waitFor();
+    found.push(...(await seriousViolations(dark)).map((v) => `edit dialog ${v}`));
+    await dark.context().close();
+    expect(found).toEqual([]);
     expect(errors).toEqual([]);
   }, 120_000);
 });
