@@ -1,3 +1,4 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { CatalogModel, Modality } from '../catalog/index.js';
 import { priceRequest, priceVersion, type PricedRequest } from '../billing/pricing.js';
 import { UPSCALE_MAX_OUTPUT_PIXELS } from '../media/index.js';
@@ -18,26 +19,26 @@ import { requestValidator } from './quote.js';
  * that request is priced by that tier and its price differs from the default's. So a published price, the quote of
  * its example and the reservation of that request are one number (test/integration/published-prices.test.ts).
  */
-export interface PublishedTier {
-  /** The request fields that select this price ({} for the default variant); every other field at its default. */
-  when: Record<string, unknown>;
-  /** The input image's size this price is for, where the model takes one (sent as upload_id or image_url); else null. */
-  input_image: { width: number; height: number } | null;
-  /** A tier for output images of at most this many megapixels (2^20 pixels): the input image's size × `scale`. */
-  output_megapixels_at_most?: number;
-  /** The request priced: the model, the fields a request must carry, and `when` (plus an input image of `input_image`). */
-  example: Record<string, unknown>;
-  /** US dollars per unit of the modality (per output with `per_output`; per started megapixel with `per_megapixel`), margin included. */
-  unit_cost_usd: number;
-  per_output: boolean;
-  per_megapixel: boolean;
-  /** The units of the example: the modality's, or its outputs with `per_output` (a decimal string). */
-  units: string;
-  /** The credits `example` reserves here with a live key (what POST /v1/quotes answers for it), a speech step included. */
-  credits: number;
-  /** The provider whose route prices it: the dearest this installation would serve the example with. */
-  provider: string;
-}
+/** A tier as GET /v1/models publishes it: the schema the route serves and the type this module builds are one. */
+export const PublishedTierSchema = Type.Object(
+  {
+    when: Type.Object({}, { additionalProperties: true, description: 'The request fields (mmgen names, GET /v1/models parameters) that choose this price; {} for the default variant.' }),
+    input_image: Type.Union([
+      Type.Object({ width: Type.Integer(), height: Type.Integer() }, { description: 'The size of the input image this price is for, where the model takes one.' }),
+      Type.Null(),
+    ]),
+    output_megapixels_at_most: Type.Optional(Type.Number({ description: 'A tier for outputs of at most this many megapixels (2^20 pixels): the input image × scale.' })),
+    example: Type.Object({}, { additionalProperties: true, description: 'The request priced (an input image of `input_image` besides): send it to POST /v1/quotes.' }),
+    unit_cost_usd: Type.Number({ description: 'US dollars per unit (per output with per_output; per started megapixel with per_megapixel), margin included.' }),
+    per_output: Type.Boolean({ description: 'Priced per output (a track, an image), whatever its length.' }),
+    per_megapixel: Type.Boolean({ description: 'Priced per started megapixel of the image: the price grows with width × height.' }),
+    units: Type.String({ description: 'The units of the example (outputs, with per_output), a decimal string.' }),
+    credits: Type.Integer({ minimum: 0, description: 'The credits the example reserves here with a live key (1 credit = US$0.001).' }),
+    provider: Type.String({ description: 'The provider whose route prices it: the dearest this installation would serve it with.' }),
+  },
+  { title: 'PublishedTier' },
+);
+export type PublishedTier = Static<typeof PublishedTierSchema>;
 
 export interface PublishedPricing {
   version: string;

@@ -1,4 +1,4 @@
-import { Catalog, type CatalogModel } from '../../src/catalog/index.js';
+import { Catalog, MODALITIES, type CatalogModel, type Modality } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
 import { recordedLifecycle } from '../../src/providers/lifecycle.js';
 
@@ -13,3 +13,18 @@ export const SERVED_CATALOG = new Catalog(CATALOG, recordedLifecycle(TEST_CATALO
 
 /** The models test servers serve (active on the tests' date), with the routes they serve them by. */
 export const servedModels = (): readonly CatalogModel[] => SERVED_CATALOG.models.filter((m) => m.status === 'active');
+
+/**
+ * Each modality's endpoint as the served OpenAPI document declares it (the operation carrying `x-mmgen-modality`),
+ * read the way the dashboard and the SDK read it, so that no test keeps its own list of paths.
+ */
+export function modalityPaths(openapi: { paths: Record<string, Record<string, { 'x-mmgen-modality'?: { modality: string } }>> }): Record<Modality, string> {
+  const found: Partial<Record<Modality, string>> = {};
+  for (const [path, methods] of Object.entries(openapi.paths)) {
+    const modality = methods.post?.['x-mmgen-modality']?.modality as Modality | undefined;
+    if (modality) found[modality] = path;
+  }
+  const missing = MODALITIES.filter((m) => !found[m]);
+  if (missing.length) throw new Error(`the OpenAPI document declares no endpoint for ${missing.join(', ')}`);
+  return found as Record<Modality, string>;
+}

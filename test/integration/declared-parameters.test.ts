@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Modality } from '../../src/catalog/index.js';
 import { fakePng } from '../fakes/media.js';
+import { modalityPaths } from '../helpers/catalog.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -21,16 +22,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * synchronous one is failed by the simulator at once (`simulate.outcome: "failure"`: 502 naming the generation that
  * was accepted).
  */
-const PATHS: Record<Modality, string> = {
-  image: '/v1/images',
-  video: '/v1/videos',
-  voice: '/v1/voice',
-  music: '/v1/music',
-  avatar: '/v1/avatars',
-  chat: '/v1/chat',
-  '3d': '/v1/three-d',
-  upscale: '/v1/upscale',
-};
+let PATHS: Record<Modality, string>;
 
 interface FieldSchema {
   type?: string | string[];
@@ -253,6 +245,7 @@ describeEachBackend('declared parameters are exactly what is accepted', (backend
     inputs = { upload_id: await upload(png, 'image/png'), image_url: `${base}/a.png`, audio_upload_id: await upload(wav, 'audio/wav'), audio_url: `${base}/a.wav` };
     models = (await api('GET', '/v1/models', { key: org.test })).body.data;
     const openapi = (await api('GET', '/v1/openapi.json')).body;
+    PATHS = modalityPaths(openapi);
     modalitySchemas = Object.fromEntries(
       Object.entries(PATHS).map(([modality, path]) => [modality, openapi.paths[path].post.requestBody.content['application/json'].schema as Parameters]),
     );

@@ -3,6 +3,8 @@ import { Decimal } from 'decimal.js';
 import type { Modality } from '../../src/catalog/index.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakePng } from '../fakes/media.js';
+import { modalityPaths } from '../helpers/catalog.js';
+import type { PublishedTier } from '../../src/generations/published-prices.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -14,33 +16,11 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * reserved_credits and its reserve row in the ledger must all agree. No worker runs, so an asynchronous request
  * stays queued with its hold; a synchronous one runs against the fakes.
  */
-const PATHS: Record<Modality, string> = {
-  image: '/v1/images',
-  video: '/v1/videos',
-  voice: '/v1/voice',
-  music: '/v1/music',
-  avatar: '/v1/avatars',
-  chat: '/v1/chat',
-  '3d': '/v1/three-d',
-  upscale: '/v1/upscale',
-};
 
-interface Tier {
-  when: Record<string, unknown>;
-  input_image: { width: number; height: number } | null;
-  output_megapixels_at_most?: number;
-  example: Record<string, unknown>;
-  unit_cost_usd: number;
-  per_output: boolean;
-  per_megapixel: boolean;
-  units: string;
-  credits: number;
-  provider: string;
-}
 interface ModelEntry {
   slug: string;
   modality: Modality;
-  pricing: { unit_cost_usd: number; unit: string; unit_description: string; source: string | null; estimate: boolean; version: string; tiers: Tier[] };
+  pricing: { unit_cost_usd: number; unit: string; unit_description: string; source: string | null; estimate: boolean; version: string; tiers: PublishedTier[] };
 }
 
 describeEachBackend('published prices = quote = reservation, for every active model and tier', (backend) => {
@@ -49,6 +29,7 @@ describeEachBackend('published prices = quote = reservation, for every active mo
   let api: ReturnType<typeof client>;
   let org: TestOrg;
   let models: ModelEntry[];
+  let PATHS: Record<Modality, string>;
   const images = new Map<string, string>();
 
   beforeAll(async () => {
@@ -59,6 +40,7 @@ describeEachBackend('published prices = quote = reservation, for every active mo
     const list = await api('GET', '/v1/models', { key: org.live });
     expect(list.status).toBe(200);
     models = list.body.data as ModelEntry[];
+    PATHS = modalityPaths((await api('GET', '/v1/openapi.json')).body);
   });
   afterAll(async () => {
     await s?.close();

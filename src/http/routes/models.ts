@@ -6,27 +6,10 @@ import { defineRoute } from '../route.js';
 import { parametersOf } from '../../generations/hold-to-model.js';
 import { modelDeprecation } from '../../providers/parameters.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
-import { publishedPricing } from '../../generations/published-prices.js';
+import { publishedPricing, PublishedTierSchema } from '../../generations/published-prices.js';
 import type { CatalogModel, ModelView } from '../../catalog/index.js';
 import { IdParams, Nullable } from '../schemas.js';
 
-const PublishedTier = Type.Object(
-  {
-    when: Type.Object({}, { additionalProperties: true, description: 'The request fields (mmgen names, GET /v1/models parameters) that choose this price; {} for the default variant.' }),
-    input_image: Nullable(
-      Type.Object({ width: Type.Integer(), height: Type.Integer() }, { description: 'The size of the input image this price is for, where the model takes one.' }),
-    ),
-    output_megapixels_at_most: Type.Optional(Type.Number({ description: 'A tier for outputs of at most this many megapixels (2^20 pixels): the input image × scale.' })),
-    example: Type.Object({}, { additionalProperties: true, description: 'The request priced (an input image of `input_image` besides): send it to POST /v1/quotes.' }),
-    unit_cost_usd: Type.Number({ description: 'US dollars per unit (per output with per_output; per started megapixel with per_megapixel), margin included.' }),
-    per_output: Type.Boolean({ description: 'Priced per output (a track, an image), whatever its length.' }),
-    per_megapixel: Type.Boolean({ description: "Priced per started megapixel of the image: the price grows with width × height." }),
-    units: Type.String({ description: 'The units of the example (outputs, with per_output), a decimal string.' }),
-    credits: Type.Integer({ minimum: 0, description: 'The credits the example reserves here with a live key (1 credit = US$0.001).' }),
-    provider: Type.String({ description: "The provider whose route prices it: the dearest this installation would serve it with." }),
-  },
-  { title: 'PublishedTier' },
-);
 
 export const Model = Type.Object(
   {
@@ -47,7 +30,7 @@ export const Model = Type.Object(
         source: Nullable(Type.String({ description: "Where the primary route's price was read: a first-party URL; null when none is recorded or it is an estimate." })),
         estimate: Type.Boolean({ description: 'The price is an estimate (no first-party source publishes it, or none is recorded).' }),
         version: Type.String({ description: "The price version (pv_…): a digest of everything the model's prices are made from. Each generation records the version that priced it." }),
-        tiers: Type.Array(PublishedTier, {
+        tiers: Type.Array(PublishedTierSchema, {
           description:
             "What requests reserve on this installation, priced by the function that prices every reservation: tiers[0] is the default variant (`when` is {}), then one per differently priced tier a request selects. POST /v1/quotes with a tier's `example` (and an input image of `input_image`'s size) answers its `credits`.",
         }),
