@@ -91,7 +91,7 @@ async function runOne(config: Config, dir: string): Promise<Result> {
   let close = async (): Promise<void> => undefined;
   if (config.inProcess) {
     const { loadNsfwModel } = await import('../src/moderation/nsfw-model.mjs');
-    const m = await loadNsfwModel(config.model, config.backend);
+    const m = await loadNsfwModel(config.model, config.backend === 'onnx' ? 'auto' : config.backend);
     classify = async (b) => scoresFromProbabilities(await m.infer(await decodeToRgb(b, m.size)));
     backend = m.backend;
     modelLoadMs = m.loadMs;
