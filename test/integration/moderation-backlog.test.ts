@@ -21,7 +21,7 @@ describeEachBackend('the classifiers\' backlog bound', (backend) => {
     org = await s.createOrg({ credits: 5_000_000 });
     // Loaded before the test: the first image would otherwise wait for the model, not for the backlog.
     expect((await api('POST', '/v1/images', { key: org.live, body: { model: 'flux-schnell', prompt: 'a warm-up', width: 256, height: 256 } })).status).toBe(200);
-  });
+  }, 180_000); // the model loads here: seconds on a loaded machine
   afterAll(async () => s?.close());
 
   it('a synchronous image request beyond the backlog gets 503 with Retry-After, nothing reserved; served again once it drains', async () => {
