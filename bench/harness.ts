@@ -17,7 +17,7 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 export const ASYNC_JOBS = Number(process.env.BENCH_ASYNC_JOBS ?? 3000);
 export const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-export interface HttpResult { rps: number; p50: number; p99: number; non2xx: number; errors: number; requests: number }
+export interface HttpResult { rps: number; p50: number; p99: number; non2xx: number; errors: number; requests: number; /** Answers 2xx, in all (autocannon runs only). */ ok2xx?: number }
 
 export function freePort(): number {
   return 20000 + Math.floor(Math.random() * 20000);
@@ -88,6 +88,7 @@ export async function cannon(url: string, path: string, key: string | string[], 
     non2xx: r.non2xx,
     errors: r.errors,
     requests: r.requests.total,
+    ok2xx: r['2xx'],
   };
 }
 

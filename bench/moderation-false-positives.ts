@@ -61,6 +61,8 @@ interface Judged {
   top: number;
   /** The verdict under the default policy, as a provider's file. */
   verdict: string;
+  /** The same bytes judged by the classifier as it was before issue 30 (tfjs's WASM backend): accuracy kept or not. */
+  before: { top: number; verdict: string };
 }
 
 const r2 = (n: number): number => Math.round(n * 100) / 100;
@@ -87,9 +89,25 @@ function upper95(k: number, n: number): number {
   return hi;
 }
 
-async function judge(moderator: Moderator, label: string, bytes: Buffer): Promise<Judged> {
-  const [v] = await moderator.judge(DEFAULT_POLICY, [{ bytes, mime: 'application/octet-stream', type: 'image' }], { shared: false });
-  return { label, scores: v!.scores, top: topScore(v!.scores), verdict: v!.verdict };
+/** The moderator of record (ONNX Runtime) and the one before issue 30 (tfjs WASM), both on the same model's weights. */
+interface Judges {
+  now: Moderator;
+  before: Moderator;
+}
+
+async function judge(judges: Judges, label: string, bytes: Buffer): Promise<Judged> {
+  const file = [{ bytes, mime: 'application/octet-stream', type: 'image' }];
+  const [[v], [b]] = await Promise.all([judges.now.judge(DEFAULT_POLICY, file, { shared: false }), judges.before.judge(DEFAULT_POLICY, file, { shared: false })]);
+  return { label, scores: v!.scores, top: topScore(v!.scores), verdict: v!.verdict, before: { top: topScore(b!.scores), verdict: b!.verdict } };
+}
+
+/** Before vs now on the same images: the largest score difference and the verdicts that differ at each threshold. */
+function agreement(judged: Judged[]): { images: number; maxScoreDifference: number; differingAt: Record<string, number> } {
+  return {
+    images: judged.length,
+    maxScoreDifference: Math.max(0, ...judged.map((j) => Math.abs(j.top - j.before.top))),
+    differingAt: Object.fromEntries(THRESHOLDS.map((t) => [String(t), judged.filter((j) => (j.top >= t) !== (j.before.top >= t)).length])),
+  };
 }
 
 async function createTestKey(env: Record<string, string>): Promise<string> {
@@ -103,7 +121,7 @@ interface RenderRequest {
   seed?: number;
 }
 
-async function renders(moderator: Moderator): Promise<{ requests: number; answers: Record<string, number>; verdicts: Record<string, number>; overruledLogged: number; judged: Array<Judged & { request: RenderRequest }>; models: string[] }> {
+async function renders(moderator: Judges): Promise<{ requests: number; answers: Record<string, number>; verdicts: Record<string, number>; overruledLogged: number; judged: Array<Judged & { request: RenderRequest }>; models: string[] }> {
   const db = await scratchDatabase('bench_fp');
   const env = { DATABASE_URL: db.url, MMGEN_MODERATION_LOCAL: 'on', LOG_LEVEL: 'info', MMGEN_DATA_DIR: join(tmpdir(), `mmgen-bench-fp-${process.pid}`) };
   const serve = await startServe(env);
@@ -191,8 +209,10 @@ function rates(judged: Judged[]): Array<{ threshold: number; acted: number; rate
 async function main(): Promise<void> {
   console.log(`# moderation false positives — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
   const classifier = new LocalImageClassifier();
-  const moderator = new Moderator([classifier]);
-  await classifier.load();
+  const beforeClassifier = new LocalImageClassifier({ backend: 'wasm' });
+  const moderator: Judges = { now: new Moderator([classifier]), before: new Moderator([beforeClassifier]) };
+  await Promise.all([classifier.load(), beforeClassifier.load()]);
+  console.log(`classifier: ${classifier.name} on ${classifier.backend}; before issue 30: on ${beforeClassifier.backend}`);
   try {
     const images = await packaged();
     const benign = [];
@@ -227,12 +247,16 @@ async function main(): Promise<void> {
     const everything = [...r.judged, ...benign];
     const allActed = everything.filter((j) => j.verdict !== 'approved').length;
     console.log(`\nall benign images (renders and packaged): ${allActed} of ${everything.length} blocked = ${pct(allActed, everything.length)} (95 % upper bound ${pct(upper95(allActed, everything.length) * everything.length, everything.length)})`);
+    const beforeActed = everything.filter((j) => j.before.verdict !== 'approved').length;
+    console.log(`\n## Before (tfjs WASM) vs now (ONNX Runtime), the same images: blocked at 0.8 before ${beforeActed}, now ${allActed}`);
+    console.log(`renders: ${JSON.stringify(agreement(r.judged))}`);
+    console.log(`packaged: ${JSON.stringify(agreement(benign))}`);
 
     if (process.env.BENCH_OUT) {
-      writeFileSync(process.env.BENCH_OUT, JSON.stringify({ at: new Date().toISOString(), testMode: { requests: r.requests, answers: r.answers, verdicts: r.verdicts, overruledLogged: r.overruledLogged, models: r.models }, renders: { judged: r.judged.length, blocked: blocked.length, rates: rates(r.judged), perModel, worst }, benign: { images: benign, rates: rates(benign) } }, null, 2));
+      writeFileSync(process.env.BENCH_OUT, JSON.stringify({ at: new Date().toISOString(), testMode: { requests: r.requests, answers: r.answers, verdicts: r.verdicts, overruledLogged: r.overruledLogged, models: r.models }, renders: { judged: r.judged.length, blocked: blocked.length, rates: rates(r.judged), perModel, worst }, benign: { images: benign, rates: rates(benign) }, agreement: { renders: agreement(r.judged), packaged: agreement(benign) } }, null, 2));
     }
   } finally {
-    await classifier.close();
+    await Promise.all([classifier.close(), beforeClassifier.close()]);
   }
 }
 

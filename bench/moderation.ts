@@ -13,12 +13,14 @@
  *
  * Per image: wall time of classify() (decode + inference + the thread hop), and the process's CPU
  * time over it (process.cpuUsage: every thread, so sharp's pool and the worker are counted). The
+ * `pool-N` rows submit every image of a size at once to N threads (batches form): their figures
+ * are the run's totals ÷ images, so wall is the pool's throughput, not one image's latency. The
  * `in-process` row runs the same model on the main thread without the worker (nsfw-model.mjs
  * directly), to show what the worker costs and what it spares the event loop.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -34,15 +36,20 @@ interface Config {
   model: NsfwModelName;
   backend: NsfwBackendChoice;
   inProcess?: boolean;
+  /** A pool of this many threads, every image of a size submitted at once (batches form): CPU and wall per image are the run's totals ÷ images. */
+  pool?: number;
 }
 const ALL: Config[] = [
+  { model: 'MobileNetV2', backend: 'onnx' },
+  { model: 'MobileNetV2', backend: 'onnx', pool: availableParallelism() },
   { model: 'MobileNetV2', backend: 'wasm' },
+  { model: 'MobileNetV2', backend: 'wasm', pool: availableParallelism() },
   { model: 'MobileNetV2', backend: 'wasm', inProcess: true },
   { model: 'MobileNetV2', backend: 'cpu' },
   { model: 'InceptionV3', backend: 'wasm' },
   { model: 'InceptionV3', backend: 'cpu' },
 ];
-const label = (c: Config): string => `${c.model}/${c.backend}${c.inProcess ? '/in-process' : ''}`;
+const label = (c: Config): string => `${c.model}/${c.backend}${c.inProcess ? '/in-process' : ''}${c.pool ? `/pool-${c.pool}` : ''}`;
 
 interface SizeResult {
   side: number;
@@ -91,12 +98,12 @@ async function runOne(config: Config, dir: string): Promise<Result> {
   let close = async (): Promise<void> => undefined;
   if (config.inProcess) {
     const { loadNsfwModel } = await import('../src/moderation/nsfw-model.mjs');
-    const m = await loadNsfwModel(config.model, config.backend);
+    const m = await loadNsfwModel(config.model, config.backend === 'onnx' ? 'auto' : config.backend);
     classify = async (b) => scoresFromProbabilities(await m.infer(await decodeToRgb(b, m.size)));
     backend = m.backend;
     modelLoadMs = m.loadMs;
   } else {
-    const c = new LocalImageClassifier({ model: config.model, backend: config.backend });
+    const c = new LocalImageClassifier({ model: config.model, backend: config.backend, threads: config.pool ?? 1 });
     await c.load();
     classify = (b) => c.classify(b);
     backend = c.backend ?? '?';
@@ -119,7 +126,19 @@ async function runOne(config: Config, dir: string): Promise<Result> {
     const decode: number[] = [];
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();
-    for (const img of images) {
+    if (config.pool) {
+      // All at once: the pool's threads share them and batch what waits; per image is the run's total ÷ images.
+      const c0 = process.cpuUsage();
+      const w0 = performance.now();
+      await Promise.all(images.map((img) => classify(img)));
+      const per = performance.now() - w0;
+      const c = process.cpuUsage(c0);
+      for (let i = 0; i < images.length; i++) {
+        wall.push(per / images.length);
+        cpu.push((c.user + c.system) / 1000 / images.length);
+      }
+    }
+    for (const img of config.pool ? [] : images) {
       const c0 = process.cpuUsage();
       const w0 = performance.now();
       await classify(img);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { DEFAULT_RETRY_POLICY, parseRetryDelays, type RetryPolicy } from './domain/webhooks/retry-policy.js';
@@ -91,6 +92,13 @@ export interface Config {
      * unless MMGEN_MODERATION_LOCAL=off (then only the hosted classifier, provider signals and forced verdicts judge).
      */
     local: boolean;
+    /** Worker threads of the local classifier's pool (MMGEN_MODERATION_THREADS; default: the cores Node sees). */
+    threads: number;
+    /**
+     * Images that may wait for a free classifier thread (MMGEN_MODERATION_BACKLOG; default 32 per thread): at it, new
+     * synchronous image requests get 503 with Retry-After, nothing reserved (docs/contract-addenda.md, "Moderation").
+     */
+    backlog: number;
     /** A hosted classifier the operator configured (OpenAI's moderation endpoint); undefined: none, only local checks. */
     hosted: HostedModerationConfig | undefined;
   };
@@ -182,6 +190,16 @@ function isoDate(env: Env, name: string): string | undefined {
   if (!raw) return undefined;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || Number.isNaN(Date.parse(`${raw}T00:00:00Z`))) throw new ConfigError(`${name} must be a date as YYYY-MM-DD, got "${raw}"`);
   return raw;
+}
+
+function moderationConfig(env: Env): Config['moderation'] {
+  const threads = int(env, 'MMGEN_MODERATION_THREADS', availableParallelism(), 1, 256);
+  return {
+    local: onOff(env, 'MMGEN_MODERATION_LOCAL', true),
+    threads,
+    backlog: int(env, 'MMGEN_MODERATION_BACKLOG', 32 * threads, 1, 1_000_000),
+    hosted: hostedModeration(env),
+  };
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -330,7 +348,7 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
       },
       providers,
     ),
-    moderation: { local: onOff(env, 'MMGEN_MODERATION_LOCAL', true), hosted: hostedModeration(env) },
+    moderation: moderationConfig(env),
     upstream: {
       timeoutMs: int(env, 'MMGEN_PROVIDER_TIMEOUT_MS', 120_000, 100, 3_600_000),
       readTimeoutMs: int(env, 'MMGEN_PROVIDER_READ_TIMEOUT_MS', 30_000, 100, 600_000),

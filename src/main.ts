@@ -71,7 +71,7 @@ export async function openRuntime(config: Config, log: Logger = createLogger(con
 
 function moderatorFor(config: Config): Moderator {
   const c = classifiersFor(config);
-  return new Moderator(c.image, { text: c.text, close: c.close });
+  return new Moderator(c.image, { text: c.text, close: c.close, saturated: c.saturated });
 }
 
 /** Files on S3 when MMGEN_S3_BUCKET is set (required with several nodes unless they share a disk), else under the data directory. */

@@ -96,6 +96,20 @@ async function screenRequestPrompt(deps: ScreenPorts, principal: Principal, text
 }
 
 /**
+ * A synchronous request whose outputs the image classifiers judge is refused while their backlog is full, before its
+ * prompt is screened or anything reserved (docs/contract-addenda.md, "Moderation"): the request would otherwise wait
+ * behind every image already waiting, with no bound. An asynchronous one waits in its queue instead: the worker takes
+ * a bounded number of jobs at a time.
+ */
+function refuseWhileClassifiersBehind(deps: ScreenPorts, modality: Modality): void {
+  const rules = MODALITY_RULES[modality];
+  if (!rules.sync || !rules.outputs.classified) return;
+  const retryAfterS = deps.moderator.saturated();
+  if (retryAfterS === null) return;
+  throw new ApiError('service_unavailable', `This node's image moderation is at its backlog; nothing was reserved. Try again in ${retryAfterS} s.`).withHeader('Retry-After', String(retryAfterS));
+}
+
+/**
  * A generation's request checked and held to its model (resolved here, once), ready to screen and submit; a quote
  * (quote.ts) stops after it and prices.
  */
@@ -145,6 +159,7 @@ export async function acceptRequest(
     return { g, resume, model: deps.catalog.find(g.model) ?? null };
   }
   const checked = checkGeneration(deps, principal, ask);
+  refuseWhileClassifiersBehind(deps, ask.modality);
   await screenRequestPrompt(deps, principal, checked.screened, checked.screenParam);
   await ask.beforeSubmit?.();
   const body = ask.extra ? { ...ask.body, ...ask.extra } : ask.body;

@@ -9,8 +9,10 @@ export interface Classifiers {
   image: ImageClassifier[];
   /** Prompts, after the blocklist and the profanity filter (moderation/prompt-screen.ts). */
   text: TextClassifier | undefined;
-  /** Stops what they run (the local model's worker thread). */
+  /** Stops what they run (the local model's worker threads), once the images they already took are judged. */
   close(): Promise<void>;
+  /** While the local classifier's backlog is full: seconds until it is likely through (a Retry-After); else null. */
+  saturated(): number | null;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface Classifiers {
  * its key is set. The local model loads on its first image, so a process that makes none never pays for it.
  */
 export function classifiersFor(config: Config): Classifiers {
-  const local = config.moderation.local ? new LocalImageClassifier() : undefined;
+  const local = config.moderation.local ? new LocalImageClassifier({ threads: config.moderation.threads, maxBacklog: config.moderation.backlog }) : undefined;
   const h = config.moderation.hosted;
   const hosted = h ? new OpenAiModerationClassifier({ apiKey: h.apiKey, baseUrl: h.baseUrl, model: h.model }) : undefined;
   return {
@@ -27,5 +29,6 @@ export function classifiersFor(config: Config): Classifiers {
     close: async () => {
       await local?.close();
     },
+    saturated: () => (local?.saturated ? local.drainSeconds : null),
   };
 }

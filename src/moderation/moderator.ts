@@ -47,10 +47,24 @@ function merge(into: Scores, more: Scores): Scores {
 export class Moderator {
   constructor(
     private readonly classifiers: readonly ImageClassifier[],
-    private readonly opts: { videoFrames?: number; text?: TextClassifier | undefined; close?: () => Promise<void> } = {},
+    private readonly opts: {
+      videoFrames?: number;
+      text?: TextClassifier | undefined;
+      close?: () => Promise<void>;
+      /** Seconds until the classifiers' backlog is likely through while it is full; null while it is not. */
+      saturated?: () => number | null;
+    } = {},
   ) {}
 
-  /** Stops the classifiers' work (the local model's worker thread), on shutdown. */
+  /**
+   * While the image classifiers' backlog is full, the seconds a new synchronous image request should wait before it
+   * tries again (it is refused with 503 before anything is reserved: accept-request.ts); null while it is not full.
+   */
+  saturated(): number | null {
+    return this.opts.saturated?.() ?? null;
+  }
+
+  /** Stops the classifiers' work (the local model's worker threads, once the images they took are judged), on shutdown. */
   close(): Promise<void> {
     return this.opts.close?.() ?? Promise.resolve();
   }

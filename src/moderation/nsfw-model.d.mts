@@ -1,8 +1,12 @@
 /** Types of nsfw-model.mjs (plain JavaScript so that a worker thread loads it without tsx). */
 export type NsfwModelName = 'MobileNetV2' | 'InceptionV3';
-/** `auto`: WASM when it initializes here, else the pure JavaScript CPU backend. */
-export type NsfwBackendChoice = 'auto' | 'wasm' | 'cpu';
-export type NsfwBackend = 'wasm' | 'cpu';
+/**
+ * `auto`: ONNX Runtime (MobileNetV2 only), else tfjs's WASM backend when it initializes here, else tfjs's pure
+ * JavaScript CPU backend. `onnx`, `wasm`, `cpu`: that one or a failed load. (loadNsfwModel, tfjs only, takes all but
+ * `onnx`.)
+ */
+export type NsfwBackendChoice = 'auto' | 'onnx' | 'wasm' | 'cpu';
+export type NsfwBackend = 'onnx' | 'wasm' | 'cpu';
 
 export declare const NSFW_INPUT_SIZE: Readonly<Record<NsfwModelName, number>>;
 export declare const NSFW_CLASSES: readonly ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy'];
@@ -18,4 +22,4 @@ export interface LoadedNsfwModel {
   infer(rgb: Uint8Array): Promise<Float32Array>;
 }
 
-export declare function loadNsfwModel(name?: NsfwModelName, backend?: NsfwBackendChoice): Promise<LoadedNsfwModel>;
+export declare function loadNsfwModel(name?: NsfwModelName, backend?: Exclude<NsfwBackendChoice, 'onnx'>): Promise<LoadedNsfwModel>;

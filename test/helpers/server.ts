@@ -107,8 +107,8 @@ export async function startTestServer(
     HOST: '127.0.0.1',
     MMGEN_PUBLIC_URL: `http://127.0.0.1:${port}`,
     MMGEN_CATALOG_DATE: TEST_CATALOG_DATE,
-    // The local classifier costs ~70 ms of CPU an image: the suite's thousands of simulated images would take minutes
-    // longer. Off by default here; the moderation tests turn it on and judge real generated images with it.
+    // The local classifier costs ~15 ms of CPU an image and loads a model per thread: the suite's thousands of simulated
+    // images would take longer. Off by default here; the moderation tests turn it on and judge real generated images with it.
     MMGEN_MODERATION_LOCAL: 'off',
     ...env,
   });

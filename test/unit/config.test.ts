@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/webhooks/retry-policy.js';
@@ -36,6 +37,21 @@ describe('hosted moderation (MMGEN_MODERATION_OPENAI_*)', () => {
     expect(() => loadConfig({ ...key, MMGEN_MODERATION_OPENAI_MODEL: 'text-moderation-latest' })).toThrow(/takes text only/);
     expect(() => loadConfig({ MMGEN_MODERATION_OPENAI_MODEL: 'omni-moderation-latest' })).toThrow(/MMGEN_MODERATION_OPENAI_KEY is not/);
     expect(() => loadConfig({ MMGEN_MODERATION_OPENAI_BASE_URL: 'https://example.test/v1' })).toThrow(/MMGEN_MODERATION_OPENAI_BASE_URL is set/);
+  });
+});
+
+describe("the local classifier's pool (MMGEN_MODERATION_THREADS, MMGEN_MODERATION_BACKLOG)", () => {
+  it('a thread per core and 32 waiting images per thread by default; set, taken as given', () => {
+    const d = loadConfig({}).moderation;
+    expect(d.threads).toBe(availableParallelism());
+    expect(d.backlog).toBe(32 * availableParallelism());
+    expect(loadConfig({ MMGEN_MODERATION_THREADS: '3' }).moderation).toMatchObject({ threads: 3, backlog: 96 });
+    expect(loadConfig({ MMGEN_MODERATION_THREADS: '3', MMGEN_MODERATION_BACKLOG: '10' }).moderation).toMatchObject({ threads: 3, backlog: 10 });
+  });
+
+  it('anything but a positive integer in range is a ConfigError that names the variable', () => {
+    for (const v of ['0', '-1', '1.5', 'two', '257']) expect(() => loadConfig({ MMGEN_MODERATION_THREADS: v }), v).toThrow(/MMGEN_MODERATION_THREADS must be an integer from 1 to 256/);
+    for (const v of ['0', 'many', '2.5']) expect(() => loadConfig({ MMGEN_MODERATION_BACKLOG: v }), v).toThrow(/MMGEN_MODERATION_BACKLOG must be an integer/);
   });
 });
 

@@ -38,5 +38,5 @@ export const avatar: ModalityDeclaration<typeof AvatarRequest> = {
   // Speech length when the text is known; an audio-driven avatar is reserved at its upper bound.
   requestedUnits: (p) => (typeof p.text === 'string' ? new Decimal(speechDurationS(p.text)).ceil() : new Decimal(AVATAR_AUDIO_MAX_S)),
   producedUnits: producedSeconds,
-  outputs: { thumbnailFromVideo: true, oneWork: true },
+  outputs: { thumbnailFromVideo: true, oneWork: true, classified: true },
 };

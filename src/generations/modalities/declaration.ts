@@ -54,6 +54,11 @@ export interface ModalityDeclaration<S extends TObject = TObject> {
     thumbnailFromVideo?: boolean;
     /** The outputs are one work (a file and its thumbnail): they share one moderation verdict, the strictest. */
     oneWork?: boolean;
+    /**
+     * Images or videos (or a thumbnail) the image classifiers judge. A synchronous request of such a modality is
+     * refused (503, Retry-After) while the classifiers' backlog is full; an asynchronous one waits in its queue.
+     */
+    classified?: boolean;
   };
   /** The reply (message, usage) is part of the generation's view. */
   replyInView?: boolean;

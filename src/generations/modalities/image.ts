@@ -24,5 +24,5 @@ export const image: ModalityDeclaration<typeof ImageRequest> = {
   sync: true,
   requestedUnits: (p) => new Decimal(p.num_outputs as number),
   producedUnits: (w) => new Decimal(w.outputs.filter((o) => o.type === 'image').length),
-  outputs: {},
+  outputs: { classified: true },
 };

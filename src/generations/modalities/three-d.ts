@@ -29,5 +29,5 @@ export const threeD: ModalityDeclaration<typeof ThreeDRequest> = {
   },
   sync: false,
   requestedUnits: () => new Decimal(1),
-  outputs: { oneWork: true },
+  outputs: { oneWork: true, classified: true },
 };

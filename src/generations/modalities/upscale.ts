@@ -18,5 +18,5 @@ export const upscale: ModalityDeclaration<typeof UpscaleRequest> = {
   request: { schema: UpscaleRequest, scope: 'upscale:write', image: 'required', prompt: null },
   sync: false,
   requestedUnits: (p) => new Decimal(p.scale === 4 ? 2 : 1),
-  outputs: { fitToScale: true },
+  outputs: { fitToScale: true, classified: true },
 };

@@ -21,5 +21,5 @@ export const video: ModalityDeclaration<typeof VideoRequest> = {
   sync: false,
   requestedUnits: (p) => new Decimal(p.duration_s as number),
   producedUnits: producedSeconds,
-  outputs: { thumbnailFromVideo: true, oneWork: true },
+  outputs: { thumbnailFromVideo: true, oneWork: true, classified: true },
 };
