@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db, Queryable } from '../store/db.js';
 import {
-  addPaymentRefund, claimAutoTopup, closeDispute, insertAdjustment, insertBillingAccount, insertPayment, isBillingPaused, markPaymentCredited,
+  addPaymentRefund, claimAutoTopup, lockBillingAccount, closeDispute, insertAdjustment, insertBillingAccount, insertPayment, isBillingPaused, markPaymentCredited,
   markPaymentUnpaid, recordAutoTopupFailure, resetAutoTopupFailures, selectAutoTopupCandidates, selectBillingAccount, selectBillingHistory,
   selectPayment, selectPaymentByCharge, selectPaymentForUpdate, selectPaymentByCheckoutSession, updateAutoTopup, updatePaymentCheckoutSession, updateSavedPaymentMethod,
   type BillingAccountRow, type PaymentRow,
@@ -151,18 +151,18 @@ const idOf = (x: string | { id: string } | null | undefined): string | null => (
  */
 export async function syncCheckoutSession(p: StripePorts, organizationId: string, sessionId: string): Promise<{ status: string; payment: PaymentRow | null; wallet: Wallet }> {
   const s = ready(p);
-  const known = await selectPaymentByCheckoutSession(p.db, organizationId, sessionId);
-  const acct = await selectBillingAccount(p.db, organizationId);
-  if (!known && !acct) throw new ApiError('resource_not_found', `No checkout session ${sessionId} in this organization.`);
-  let status = 'open';
+  // Another organization's session answers exactly as one that never existed.
+  const notFound = () => new ApiError('resource_not_found', `No checkout session ${sessionId} in this organization.`);
+  let status: string;
   try {
     status = await applySession(p, s, sessionId, organizationId);
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) throw new ApiError('resource_not_found', `No checkout session ${sessionId} in this organization.`);
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) throw notFound();
     if (err instanceof Stripe.errors.StripeError) throw new ApiError('upstream_error', `Stripe could not be read: ${err.message}`);
     throw err;
   }
-  const payment = known ? ((await selectPayment(p.db, known.id)) ?? null) : null;
+  if (status === 'not ours') throw notFound();
+  const payment = (await selectPaymentByCheckoutSession(p.db, organizationId, sessionId)) ?? null;
   return { status, payment, wallet: await getWallet(p.db, organizationId) };
 }
 
@@ -258,6 +258,7 @@ async function credit(p: StripePorts, payment: PaymentRow, pi: Stripe.PaymentInt
   if (pi.status !== 'succeeded' || pi.amount_received < payment.amount || pi.currency !== payment.currency) return `unpaid (${pi.status})`;
   const charge = pi.latest_charge && typeof pi.latest_charge !== 'string' ? pi.latest_charge : null;
   const done = await p.db.tx(async (q) => {
+    await lockBillingAccount(q, payment.organization_id);
     const row = await markPaymentCredited(q, payment.id, { paymentIntentId: pi.id, chargeId: idOf(pi.latest_charge), receiptUrl: charge?.receipt_url ?? null });
     if (!row) return false;
     // audit: billing.payment_credited
@@ -363,6 +364,7 @@ async function autoTopupFailed(p: StripePorts, payment: PaymentRow, paymentInten
   const c = p.config.stripe!;
   const needsAction = code === 'authentication_required' || code === 'requires_action';
   return p.db.tx(async (q) => {
+    await lockBillingAccount(q, payment.organization_id);
     const row = await markPaymentUnpaid(q, payment.id, needsAction ? 'requires_action' : 'failed', { paymentIntentId, message });
     if (!row) return false;
     const after = await recordAutoTopupFailure(q, row.organization_id, message, c.autoTopupMaxFailures, needsAction);
@@ -387,7 +389,10 @@ export async function runAutoTopup(p: StripePorts, organizationId: string, now =
   if (!p.config.stripe || !p.stripe) return 'none';
   const s = ready(p);
   const paymentId = newId('pay');
-  const claim = await claimAutoTopup(p.db, { id: paymentId, organizationId, period: month(now), currency: s.c.currency, creditsPerUnit: s.c.creditsPerUnit });
+  const claim = await p.db.tx(async (q) => {
+    if (!(await lockBillingAccount(q, organizationId))) return undefined;
+    return claimAutoTopup(q, { id: paymentId, organizationId, period: month(now), currency: s.c.currency, creditsPerUnit: s.c.creditsPerUnit });
+  });
   if (!claim) return 'none';
   const payment = (await selectPayment(p.db, paymentId))!;
   let pi: Stripe.PaymentIntent;

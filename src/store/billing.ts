@@ -59,6 +59,16 @@ export async function selectBillingAccount(q: Queryable, organizationId: string)
   return r.rows[0];
 }
 
+/**
+ * Locks the organization's billing account until the transaction ends. Every transaction that starts, credits or
+ * fails an automatic top-up takes it first (then the payment row), so a claim's checks are read after the last of
+ * them committed: a claim never acts on a balance or an on/off switch that changed while it waited.
+ */
+export async function lockBillingAccount(q: Queryable, organizationId: string): Promise<boolean> {
+  const r = await q.query('SELECT 1 FROM billing_accounts WHERE organization_id = $1 FOR UPDATE', [organizationId]);
+  return r.rowCount === 1;
+}
+
 /** Records the organization's Customer; if another request recorded one first, that one stays and is returned. */
 export async function insertBillingAccount(q: Queryable, organizationId: string, customerId: string): Promise<BillingAccountRow> {
   await q.query('INSERT INTO billing_accounts (organization_id, stripe_customer_id) VALUES ($1, $2) ON CONFLICT (organization_id) DO NOTHING', [organizationId, customerId]);
@@ -206,7 +216,9 @@ export async function selectBillingHistory(
  * Claims the right to start one automatic top-up: inserts its pending payment row if the organization has auto
  * top-up on, a saved card, no automatic payment in flight (the partial unique index refuses a second one, on any
  * node), available credits below the threshold, is not paused, and the month's automatic top-ups (pending or
- * paid) plus this one stay within the cap. One statement, so two nodes can never both pass the checks.
+ * paid) plus this one stay within the cap. Run after lockBillingAccount in the same transaction: the checks are
+ * then read after any crediting or failing of the payment before (a bare unique-index wait would let a claim
+ * proceed on what it read before that payment ended).
  */
 export async function claimAutoTopup(
   q: Queryable,

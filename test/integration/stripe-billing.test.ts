@@ -188,7 +188,7 @@ describeEachBackend('buying credits through Stripe', (backend) => {
     expect(await balance(org)).toBe(5_000 - spent);
     expect((await api('GET', '/v1/organization', { key: org.live })).body.paused).toBe(false);
     await expectWalletMatchesLedger(a.db, org.id);
-  });
+   }, 120_000);
 
   /** Saves `card` through a setup-mode Checkout and turns auto top-up on. */
   async function autoTopupOn(org: TestOrg, card: string, s: { threshold_credits: number; amount: number; monthly_cap: number }): Promise<void> {
@@ -263,5 +263,5 @@ describeEachBackend('buying credits through Stripe', (backend) => {
     await expectWalletMatchesLedger(a.db, sca.id);
     const w = await walletAndLedger(a.db, sca.id);
     expect(w.balance).toBe(100);
-  });
+   }, 120_000);
 });
