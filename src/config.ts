@@ -102,6 +102,8 @@ export interface Config {
     /** A hosted classifier the operator configured (OpenAI's moderation endpoint); undefined: none, only local checks. */
     hosted: HostedModerationConfig | undefined;
   };
+  /** Self-serve credits through Stripe (src/billing/stripe.ts); undefined: not configured, top-ups stay with the operator's CLI. */
+  stripe: StripeConfig | undefined;
   /** How mmgen talks to upstream providers (docs/contract-addenda.md, "Providers"). */
   upstream: {
     /** Deadline of a call that does the work (a synchronous generation, a submission, a stream's first byte or next chunk). */
@@ -143,6 +145,22 @@ export interface S3Config {
    * served by mmgen, which reads and writes S3 itself.
    */
   urls: 'presigned' | 'proxy';
+}
+
+/** Stripe, as the operator configured it (MMGEN_STRIPE_…); amounts are in the currency's smallest unit (cents). */
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  /** Where the stripe library sends its calls; undefined: api.stripe.com. Tests point it at a loopback fake. */
+  api: { host: string; port: number; protocol: 'http' | 'https' } | undefined;
+  /** ISO 4217, lower case, as Stripe writes it. */
+  currency: string;
+  minAmount: number;
+  maxAmount: number;
+  /** Credits bought by one smallest unit of the currency (1 credit = US$0.001, so 10 credits a cent in USD). */
+  creditsPerUnit: number;
+  /** Consecutive failed automatic top-ups after which auto top-up stops until the owner turns it on again. */
+  autoTopupMaxFailures: number;
 }
 
 /** OpenAI's moderation endpoint (`POST {baseUrl}/moderations`), used for prompts and output images. */
@@ -290,6 +308,47 @@ function hostedModeration(env: Env): HostedModerationConfig | undefined {
   return { provider: 'openai', apiKey, baseUrl, model };
 }
 
+/**
+ * On only when both the secret key and the webhook secret are set: half a configuration is refused, not ignored,
+ * since credits that are paid for but never arrive (no webhook secret) are worse than no payments at all.
+ */
+function stripeConfig(env: Env): StripeConfig | undefined {
+  const secretKey = env.MMGEN_STRIPE_SECRET_KEY?.trim();
+  const webhookSecret = env.MMGEN_STRIPE_WEBHOOK_SECRET?.trim();
+  if (!secretKey && !webhookSecret) {
+    for (const name of ['MMGEN_STRIPE_API_URL', 'MMGEN_STRIPE_CURRENCY', 'MMGEN_STRIPE_MIN_AMOUNT', 'MMGEN_STRIPE_MAX_AMOUNT', 'MMGEN_STRIPE_CREDITS_PER_UNIT']) {
+      if (env[name]?.trim()) throw new ConfigError(`${name} is set but MMGEN_STRIPE_SECRET_KEY is not: Stripe needs its key`);
+    }
+    return undefined;
+  }
+  if (!secretKey) throw new ConfigError('MMGEN_STRIPE_WEBHOOK_SECRET is set but MMGEN_STRIPE_SECRET_KEY is not');
+  if (!webhookSecret) throw new ConfigError('MMGEN_STRIPE_SECRET_KEY is set but MMGEN_STRIPE_WEBHOOK_SECRET is not: payments would never be credited');
+  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/.test(secretKey)) throw new ConfigError('MMGEN_STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_… or rk_…)');
+  if (!webhookSecret.startsWith('whsec_')) throw new ConfigError('MMGEN_STRIPE_WEBHOOK_SECRET must be the endpoint\'s signing secret (whsec_…)');
+  const apiUrl = url(env, 'MMGEN_STRIPE_API_URL', ['http:', 'https:']);
+  let api: StripeConfig['api'];
+  if (apiUrl) {
+    const u = new URL(apiUrl);
+    const protocol = u.protocol === 'http:' ? 'http' : 'https';
+    api = { host: u.hostname, port: u.port ? Number(u.port) : protocol === 'http' ? 80 : 443, protocol };
+  }
+  const currency = (env.MMGEN_STRIPE_CURRENCY?.trim() || 'usd').toLowerCase();
+  if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`MMGEN_STRIPE_CURRENCY must be a three-letter ISO currency code, got "${currency}"`);
+  const minAmount = int(env, 'MMGEN_STRIPE_MIN_AMOUNT', 500, 50, 99_999_999);
+  const maxAmount = int(env, 'MMGEN_STRIPE_MAX_AMOUNT', 100_000, 50, 99_999_999);
+  if (maxAmount < minAmount) throw new ConfigError('MMGEN_STRIPE_MAX_AMOUNT must not be below MMGEN_STRIPE_MIN_AMOUNT');
+  return {
+    secretKey,
+    webhookSecret,
+    api,
+    currency,
+    minAmount,
+    maxAmount,
+    creditsPerUnit: int(env, 'MMGEN_STRIPE_CREDITS_PER_UNIT', 10, 1, 1_000_000),
+    autoTopupMaxFailures: int(env, 'MMGEN_STRIPE_AUTO_TOPUP_MAX_FAILURES', 3, 1, 100),
+  };
+}
+
 function webhookRetries(env: Env): RetryPolicy {
   const raw = env.MMGEN_WEBHOOK_RETRY_DELAYS;
   if (raw === undefined) return DEFAULT_RETRY_POLICY;
@@ -349,6 +408,7 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
       providers,
     ),
     moderation: moderationConfig(env),
+    stripe: stripeConfig(env),
     upstream: {
       timeoutMs: int(env, 'MMGEN_PROVIDER_TIMEOUT_MS', 120_000, 100, 3_600_000),
       readTimeoutMs: int(env, 'MMGEN_PROVIDER_READ_TIMEOUT_MS', 30_000, 100, 600_000),

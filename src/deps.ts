@@ -17,6 +17,7 @@ import type { Finishing, GenerationRow } from './generations/views.js';
 import type { Wakeup } from './wakeup.js';
 import type { Moderator } from './moderation/moderator.js';
 import type { PolicyCache } from './moderation/policy.js';
+import type Stripe from 'stripe';
 
 /**
  * Everything the composition root (main.ts) builds once from config. The http layer (routes, auth,
@@ -60,4 +61,6 @@ export interface AppDeps {
   policies: PolicyCache;
   /** The verdict stage of every output: the classifiers (moderation/moderator.ts). */
   moderator: Moderator;
+  /** The Stripe client when the operator configured Stripe (config.stripe); undefined: credits come from the CLI only. */
+  stripe: Stripe | undefined;
 }

@@ -29,6 +29,7 @@ import { Batcher } from './jobs/batcher.js';
 import { chargeAndFinish, MAX_FINISH_BATCH } from './billing/statements.js';
 import { releaseNodeLeases } from './store/jobs.js';
 import { Settler } from './billing/settler.js';
+import { createStripeClient } from './billing/stripe.js';
 import { Headroom } from './generations/headroom.js';
 import { NodeLiveness } from './node-liveness.js';
 import { Lifecycle } from './lifecycle.js';
@@ -101,7 +102,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     config, db, catalog, catalogFollower, log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
-    policies: new PolicyCache(), moderator: moderatorFor(config),
+    policies: new PolicyCache(), moderator: moderatorFor(config), stripe: config.stripe ? createStripeClient(config.stripe) : undefined,
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
   };
   // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.

@@ -46,11 +46,27 @@ export type AnomalyDetectedEvent = EventBase<
   'usage.anomaly_detected',
   { organization_id: string; window_minutes: number; spent_usd: number; baseline_usd: number; paused: true }
 >;
+/** An automatic top-up's payment failed (live mode); `auto_topup_stopped` when this failure turned auto top-up off. */
+export type AutoTopupFailedEvent = EventBase<
+  'billing.auto_topup_failed',
+  {
+    organization_id: string;
+    payment_id: string;
+    amount: number;
+    currency: string;
+    credits: number;
+    reason: string;
+    message: string;
+    requires_action: boolean;
+    consecutive_failures: number;
+    auto_topup_stopped: boolean;
+  }
+>;
 /** Sent by POST /v1/webhooks/{id}/test. */
 export type WebhookTestEvent = EventBase<'webhook.test', { webhook_id: string; message: string }>;
 
 /** Every event mmgen sends; narrow on `type`. */
-export type WebhookEvent = GenerationCompletedEvent | GenerationFailedEvent | ComparisonCompletedEvent | BudgetThresholdEvent | AnomalyDetectedEvent | WebhookTestEvent;
+export type WebhookEvent = GenerationCompletedEvent | GenerationFailedEvent | ComparisonCompletedEvent | BudgetThresholdEvent | AnomalyDetectedEvent | AutoTopupFailedEvent | WebhookTestEvent;
 export type WebhookEventType = WebhookEvent['type'];
 
 export interface VerifyWebhookOptions {

@@ -113,3 +113,15 @@ export async function reserve(q: Queryable, m: Movement & { credits: number }): 
     throw new ApiError('insufficient_credits', `Insufficient credits: this request needs ${m.credits} credits.`);
   }
 }
+
+/**
+ * Moves the balance by `credits` (signed) for a payment's refund or dispute: one 'adjustment' ledger row, once per
+ * reference. A removal may take the balance below the held credits, even below zero (docs/contract-addenda.md,
+ * "Refunds and disputes"); it never touches held credits. Returns the wallet after, or undefined for a repeat.
+ */
+export async function adjust(q: Queryable, m: Movement & { credits: number }): Promise<Wallet | undefined> {
+  if (!Number.isSafeInteger(m.credits) || m.credits === 0) throw new Error(`an adjustment must be a non-zero integer, got ${m.credits}`);
+  if (!(await insertLedgerEntry(q, 'adjustment', m.credits, 0, m))) return undefined;
+  await addToWalletBalance(q, m.organizationId, m.credits);
+  return getWallet(q, m.organizationId);
+}

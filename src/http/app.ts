@@ -140,8 +140,10 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   app.decorateRequest('sentFields', null);
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    // A route that verifies a signature over the bytes (Stripe's webhook) takes them as they came.
+    if (req.routeOptions.config.def?.rawBody?.contentTypes.includes('application/json')) return done(null, body);
+    const text = (body as Buffer).toString('utf8');
     if (text.trim() === '') return done(null, {});
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));

@@ -11,6 +11,7 @@ export const TAGS = {
   Uploads: 'Input files (images, audio) uploaded once and referred to by id in generation requests.',
   Files: "Generated outputs and uploads, served from mmgen's blob store.",
   Wallet: "The organization's credit balance and what running work holds of it.",
+  Billing: 'Buying credits through Stripe Checkout, the saved card and auto top-up, and the history of payments, refunds and disputes.',
   Usage: 'Generations, credits and spend, by day, model or key, with a breakdown.',
   Webhooks: 'Endpoints that receive signed events, and the log of every delivery and its attempts.',
   'API keys': "The organization's API keys: their roles, scopes, IP allowlists and monthly budgets.",

@@ -1,11 +1,12 @@
 import type { Config } from '../config.js';
+import { sweepAutoTopups, type StripePorts } from '../billing/stripe.js';
 import { checkBudgets, detectAnomalies, type SpendingPorts } from '../domain/spending.js';
 
-export interface SchedulerPorts extends SpendingPorts {
-  config: Pick<Config, 'anomaly' | 'schedulerIntervalMs'>;
+export interface SchedulerPorts extends SpendingPorts, StripePorts {
+  config: Pick<Config, 'anomaly' | 'schedulerIntervalMs' | 'stripe' | 'publicUrl'>;
 }
 
-/** Periodic checks that belong to no request: budgets and spending anomalies. */
+/** Periodic checks that belong to no request: budgets, spending anomalies, and automatic top-ups (after the anomaly check, which may pause). */
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -27,6 +28,7 @@ export class Scheduler {
     } catch (err) {
       this.deps.log.error({ err }, 'scheduled spending checks failed');
     }
+    await sweepAutoTopups(this.deps).catch((err: unknown) => this.deps.log.error({ err }, 'automatic top-ups failed'));
   }
 
   async stop(): Promise<void> {

@@ -8,6 +8,7 @@ import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { FakeStripe } from '../fakes/stripe.js';
 
 /**
  * The built dashboard in headless Chromium against a real mmgen (PGlite only:
@@ -15,7 +16,7 @@ import { client, startTestServer, type TestOrg, type TestServer } from '../helpe
  * test/.artifacts/screenshots (git-ignored).
  */
 const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
-const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage'];
+const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage', '/billing'];
 
 /** A loopback webhook receiver whose answer the test sets. */
 interface Receiver {
@@ -48,6 +49,7 @@ describe('the dashboard in a browser [pglite]', () => {
   let s: TestServer;
   let org: TestOrg;
   let receiver: Receiver;
+  let stripe: FakeStripe;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -86,12 +88,15 @@ describe('the dashboard in a browser [pglite]', () => {
     const built = await ensureDashboardBuilt({ quiet: true });
     expect(built).not.toBe('unavailable');
     receiver = await startReceiver();
+    stripe = await new FakeStripe().start();
     s = await startTestServer('pglite', {
+      ...stripe.env(),
       MMGEN_ALLOW_PRIVATE_NETWORK: '1',
       // Six attempts within about a second, so a failing endpoint is exhausted while we watch.
       MMGEN_WEBHOOK_RETRY_DELAYS: '0.1,0.1,0.1,0.1,0.1',
       MMGEN_WEBHOOK_TIMEOUT_MS: '2000',
     });
+    stripe.endpoints = [`${s.url}/v1/billing/stripe/webhook`];
     org = await s.createOrg({ name: 'Acme Studio', plan: 'team', credits: 250_000 });
     const found = await resolveChromium();
     browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
@@ -101,9 +106,40 @@ describe('the dashboard in a browser [pglite]', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await stripe?.close();
     await s?.close();
     await receiver?.close();
   });
+
+  it("an owner buys credits through Stripe Checkout: pays on Stripe's hosted page and sees the new balance on return", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const p = watch(await ctx.newPage(), 'billing');
+    // No webhook arrives before the return: the return page itself must show the credits.
+    stripe.autoDeliver = false;
+    try {
+      await signIn(p, org.live);
+      const before = (await api()('GET', '/v1/wallet', { key: org.live })).body.balance_credits as number;
+      await go(p, '/billing');
+      await p.locator('#buy-amount').fill('1000');
+      await p.getByRole('button', { name: 'Continue to payment' }).click();
+      await p.waitForURL((u) => u.href.startsWith(`${stripe.url}/pay/cs_`));
+      await p.locator('#card').fill('4242424242424242');
+      await p.locator('#submit').click();
+      await p.waitForURL((u) => u.pathname === '/dashboard/billing' && u.searchParams.has('checkout_session_id'));
+      await expect.poll(() => p.locator('[data-testid=balance]').textContent(), { timeout: 15_000 }).toBe(`${(before + 10_000).toLocaleString('en-US')} credits`);
+      await p.locator('[data-testid=payments-table] tbody tr').first().waitFor();
+      expect(await p.locator('[data-testid=payments-table] tbody tr').first().textContent()).toContain('10,000 credits');
+      await expect.poll(() => p.locator('.loading').count()).toBe(0);
+      await shot(p, 'billing');
+      expect(await seriousViolations(p)).toEqual([]);
+      // The webhook's events, when they come, credit nothing more.
+      for (const e of stripe.events) await stripe.deliver(e, stripe.endpoints[0]!);
+      expect((await api()('GET', '/v1/wallet', { key: org.live })).body.balance_credits).toBe(before + 10_000);
+    } finally {
+      stripe.autoDeliver = true;
+      await ctx.close();
+    }
+  }, 60_000);
 
   it('signs in with an API key, from the keyboard, and keeps it out of cookies and URLs', async () => {
     await page.goto(`${s.url}/dashboard/generations`);
@@ -574,6 +610,7 @@ describe('the dashboard in a browser [pglite]', () => {
           [`/webhooks/${hook.body.id}`, '[data-testid=deliveries-table] tbody tr[data-status=exhausted] .badge'],
           ['/usage', '[data-testid=usage-table]'],
           ['/moderation', '#mod-threshold'],
+          ['/billing', '#buy-amount'],
           ['/no-such-page'],
         ];
         for (const [path, filled] of pages) {

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Mode } from '../../src/domain/access.js';
+import { FakeStripe } from '../fakes/stripe.js';
 import { client, describeEachBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -318,5 +319,68 @@ describeEachBackend('isolation matrix', (backend) => {
       const cleared = await ok(api('PATCH', `/v1/api-keys/${restricted.id}`, { key: a.live, body: { ipAllowlist: [] } }), 200, 'owner clears');
       expect(cleared.ipAllowlist).toEqual([]);
     });
+  });
+});
+
+/**
+ * Billing (issue 32): another organization's Checkout Session answers as one that never existed, its payments
+ * never show in another's history or wallet, and a viewer cannot start a payment or change auto top-up.
+ */
+describeEachBackend('isolation of billing', (backend) => {
+  let fake: FakeStripe;
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    fake = await new FakeStripe().start();
+    s = await startTestServer(backend, fake.env(), { worker: false });
+    fake.endpoints = [`${s.url}/v1/billing/stripe/webhook`];
+    api = client(s.url);
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await s?.close();
+  });
+
+  it("another organization's Checkout Session and payments are invisible to it, and crediting stays with the payer", async () => {
+    const a = await s.createOrg();
+    const b = await s.createOrg();
+    // b has a Stripe Customer of its own too, so the check does not stop at "no account".
+    expect((await api('POST', '/v1/billing/checkout', { key: b.live, body: { amount: 500 } })).status).toBe(201);
+    const started = await api('POST', '/v1/billing/checkout', { key: a.live, body: { amount: 900 } });
+    expect(started.status).toBe(201);
+    const cs = started.body.id as string;
+    const ghost = `cs_test_${'Z'.repeat(24)}`;
+    const strip = (x: ApiResponse) => ({ status: x.status, ...x.body.error, request_id: undefined, message: String(x.body.error.message).replace(ghost, cs) });
+    for (const key of [b.live, b.test]) {
+      const theirs = await api('GET', `/v1/billing/checkout/${cs}`, { key });
+      const never = await api('GET', `/v1/billing/checkout/${ghost}`, { key });
+      expect(theirs.status).toBe(404);
+      expect(strip(theirs)).toEqual(strip(never));
+    }
+    expect(fake.completeSession(cs)).toHaveProperty('session');
+    await fake.settled();
+    expect((await api('GET', `/v1/billing/checkout/${cs}`, { key: b.live })).status).toBe(404);
+    expect((await api('GET', '/v1/wallet', { key: a.live })).body.balance_credits).toBe(9_000);
+    expect((await api('GET', '/v1/wallet', { key: b.live })).body.balance_credits).toBe(0);
+    const seen = JSON.stringify((await api('GET', '/v1/billing/payments', { key: b.live })).body);
+    expect(seen).not.toContain(cs);
+    expect(seen).not.toContain(started.body.payment_id);
+    expect(JSON.parse(seen).data).toHaveLength(1);
+  });
+
+  it('a viewer or developer starts no payment and saves no card; an admin buys but only the owner sets auto top-up', async () => {
+    const a = await s.createOrg();
+    const make = async (role: string) => (await api('POST', '/v1/api-keys', { key: a.live, body: { name: role, role } })).body.key as string;
+    const [viewer, developer, admin] = [await make('viewer'), await make('developer'), await make('admin')];
+    for (const key of [viewer, developer]) {
+      expect((await api('POST', '/v1/billing/checkout', { key, body: { amount: 900 } })).body.error.code).toBe('insufficient_role');
+    }
+    for (const key of [viewer, developer, admin]) {
+      expect((await api('POST', '/v1/billing/payment-method', { key, body: {} })).body.error.code).toBe('insufficient_role');
+      expect((await api('PUT', '/v1/billing/auto-topup', { key, body: { enabled: false, threshold_credits: null, amount: null, monthly_cap: null } })).body.error.code).toBe('insufficient_role');
+    }
+    expect((await api('POST', '/v1/billing/checkout', { key: admin, body: { amount: 900 } })).status).toBe(201);
+    expect((await api('GET', '/v1/billing/payments', { key: viewer })).body.data).toHaveLength(1);
   });
 });

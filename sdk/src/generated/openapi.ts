@@ -110,6 +110,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's billing: buying credits, its saved card and auto top-up
+         * @description Whether credits can be bought on this instance, within which amounts and at what rate, whether a card is saved, and the auto top-up settings with their failures.
+         */
+        get: operations["getBilling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy credits: start a Stripe Checkout Session
+         * @description Owner or admin keys (live). `amount` is in the operator's currency's smallest unit, within its minimum and maximum (GET /v1/billing). The answer's `url` is Stripe's hosted page; the credits land when Stripe reports the payment paid, once.
+         */
+        post: operations["createCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/checkout/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A Checkout Session after the return from Stripe, credited if paid
+         * @description Reads the session from Stripe and, if it is paid, credits it (once, like its webhook), so the return page shows the new balance at once. Answers the session's status, its payment and the wallet.
+         */
+        get: operations["getCheckout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/payment-method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a card for automatic top-ups (Stripe Checkout in setup mode)
+         * @description Owner keys (live). The answer's `url` is Stripe's hosted page where the owner saves a card; it replaces any card saved before.
+         */
+        post: operations["createPaymentMethodSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/auto-topup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set auto top-up: threshold, amount and monthly cap (owner keys only)
+         * @description When available credits fall below `threshold_credits`, `amount` is paid with the saved card, one payment at a time, never more than `monthly_cap` a month. It stops after the operator's number of failures in a row, at once for a card that needs the owner's authentication, and while the organization is paused; `billing.auto_topup_failed` tells of each failure. Turning it on again clears the failures.
+         */
+        put: operations["updateAutoTopup"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payments, automatic top-ups, refunds and disputes
+         * @description Newest first, each with its amount, the credits it moved and Stripe's receipt link.
+         */
+        get: operations["listPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's webhook endpoint (for Stripe, not for clients)
+         * @description Events signed with the operator's webhook secret (Stripe-Signature) are verified with the stripe library; each event's object is then read again from Stripe's API, and only what the API says is paid is credited. Configure it in Stripe for checkout.session.completed, payment_intent.succeeded, payment_intent.payment_failed, charge.refunded and charge.dispute.*.
+         */
+        post: operations["receiveStripeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1279,10 +1419,12 @@ export interface operations {
                         paused_at: string | null;
                         pause_reason: {
                             /**
-                             * @description anomaly: the spending anomaly detector; owner: an owner key paused it.
+                             * @description anomaly: the spending anomaly detector; owner: an owner key paused it; billing: a refund or dispute left the wallet below zero (a payment that brings it back lifts it).
                              * @enum {string}
                              */
-                            kind: "anomaly" | "owner";
+                            kind: "anomaly" | "owner" | "billing";
+                            /** @description billing: the balance that paused it */
+                            balance_credits?: number;
                             /** @description anomaly: the window judged */
                             window_minutes?: number;
                             /** @description anomaly: live spend in that window */
@@ -1394,10 +1536,12 @@ export interface operations {
                         paused_at: string | null;
                         pause_reason: {
                             /**
-                             * @description anomaly: the spending anomaly detector; owner: an owner key paused it.
+                             * @description anomaly: the spending anomaly detector; owner: an owner key paused it; billing: a refund or dispute left the wallet below zero (a payment that brings it back lifts it).
                              * @enum {string}
                              */
-                            kind: "anomaly" | "owner";
+                            kind: "anomaly" | "owner" | "billing";
+                            /** @description billing: the balance that paused it */
+                            balance_credits?: number;
                             /** @description anomaly: the window judged */
                             window_minutes?: number;
                             /** @description anomaly: live spend in that window */
@@ -1725,6 +1869,689 @@ export interface operations {
             };
             /** @description Rate limited: rate_limit_exceeded */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBilling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "billing";
+                        /** @description Whether credits can be bought here (the operator configured Stripe). */
+                        enabled: boolean;
+                        currency: string | null;
+                        min_amount: number | null;
+                        max_amount: number | null;
+                        credits_per_unit: number | null;
+                        /** @description A card is saved for automatic top-ups. */
+                        payment_method_saved: boolean;
+                        /** AutoTopup */
+                        auto_topup: {
+                            enabled: boolean;
+                            threshold_credits: number | null;
+                            amount: number | null;
+                            monthly_cap: number | null;
+                            /** @description Failed automatic payments in a row; auto top-up stops at max_failures. */
+                            consecutive_failures: number;
+                            last_error: string | null;
+                            max_failures: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description In the currency's smallest unit (cents). */
+                    amount: number;
+                    /**
+                     * Format: uri
+                     * @description Where Stripe sends the customer back (Checkout adds `checkout_session_id`); default: the dashboard's Billing page. Must be on this instance.
+                     */
+                    return_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "checkout_session";
+                        /** @description Stripe's Checkout Session id (cs_…). */
+                        id: string;
+                        payment_id: string | null;
+                        /** @description Stripe's hosted Checkout page: send the customer there. */
+                        url: string;
+                        amount: number | null;
+                        currency: string;
+                        credits: number | null;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "checkout_result";
+                        id: string;
+                        status: string;
+                        payment: {
+                            /** @constant */
+                            object: "billing_entry";
+                            id: string;
+                            /** @enum {string} */
+                            type: "payment" | "auto_topup" | "refund" | "dispute";
+                            /** @description payment: pending, succeeded, failed, requires_action, canceled; refund: succeeded; dispute: open, won, lost. */
+                            status: string;
+                            payment_id: string;
+                            /** @description In the currency's smallest unit. */
+                            amount: number;
+                            currency: string;
+                            /** @description Credits moved: positive for a credited payment, negative for a refund or a dispute still held or lost, 0 otherwise. */
+                            credits: number;
+                            receipt_url: string | null;
+                            failure_message: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        } | null;
+                        /** Wallet */
+                        wallet: {
+                            /** @constant */
+                            object: "wallet";
+                            /** @description Credits owned; 1 credit = US$0.001. */
+                            balance_credits: number;
+                            /** @description Credits reserved for generations in flight. */
+                            held_credits: number;
+                            /** @description balance − held: what new requests can reserve. */
+                            available_credits: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPaymentMethodSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where Stripe sends the customer back (Checkout adds `checkout_session_id`); default: the dashboard's Billing page. Must be on this instance.
+                     */
+                    return_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "checkout_session";
+                        /** @description Stripe's Checkout Session id (cs_…). */
+                        id: string;
+                        payment_id: string | null;
+                        /** @description Stripe's hosted Checkout page: send the customer there. */
+                        url: string;
+                        amount: number | null;
+                        currency: string;
+                        credits: number | null;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAutoTopup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                    threshold_credits: number | null;
+                    amount: number | null;
+                    monthly_cap: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "billing";
+                        /** @description Whether credits can be bought here (the operator configured Stripe). */
+                        enabled: boolean;
+                        currency: string | null;
+                        min_amount: number | null;
+                        max_amount: number | null;
+                        credits_per_unit: number | null;
+                        /** @description A card is saved for automatic top-ups. */
+                        payment_method_saved: boolean;
+                        /** AutoTopup */
+                        auto_topup: {
+                            enabled: boolean;
+                            threshold_credits: number | null;
+                            amount: number | null;
+                            monthly_cap: number | null;
+                            /** @description Failed automatic payments in a row; auto top-up stops at max_failures. */
+                            consecutive_failures: number;
+                            last_error: string | null;
+                            max_failures: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            /** @constant */
+                            object: "billing_entry";
+                            id: string;
+                            /** @enum {string} */
+                            type: "payment" | "auto_topup" | "refund" | "dispute";
+                            /** @description payment: pending, succeeded, failed, requires_action, canceled; refund: succeeded; dispute: open, won, lost. */
+                            status: string;
+                            payment_id: string;
+                            /** @description In the currency's smallest unit. */
+                            amount: number;
+                            currency: string;
+                            /** @description Credits moved: positive for a credited payment, negative for a refund or a dispute still held or lost, 0 otherwise. */
+                            credits: number;
+                            receipt_url: string | null;
+                            failure_message: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        received: boolean;
+                        outcome: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7004,7 +7831,7 @@ export interface operations {
                     /** @description https (http for test-mode webhooks). Redirects are not followed. */
                     url: string;
                     /** @description Event types, or `*` for every event. */
-                    events: ("generation.completed" | "generation.failed" | "comparison.completed" | "usage.budget_threshold" | "usage.anomaly_detected" | "*")[];
+                    events: ("generation.completed" | "generation.failed" | "comparison.completed" | "usage.budget_threshold" | "usage.anomaly_detected" | "billing.auto_topup_failed" | "*")[];
                     enabled?: boolean;
                 };
             };
@@ -7301,7 +8128,7 @@ export interface operations {
                     /** @description https (http for test-mode webhooks). Redirects are not followed. */
                     url?: string;
                     /** @description Event types, or `*` for every event. */
-                    events?: ("generation.completed" | "generation.failed" | "comparison.completed" | "usage.budget_threshold" | "usage.anomaly_detected" | "*")[];
+                    events?: ("generation.completed" | "generation.failed" | "comparison.completed" | "usage.budget_threshold" | "usage.anomaly_detected" | "billing.auto_topup_failed" | "*")[];
                     enabled?: boolean;
                 };
             };

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'comparison.completed',
   'usage.budget_threshold',
   'usage.anomaly_detected',
+  'billing.auto_topup_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

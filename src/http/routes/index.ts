@@ -17,6 +17,7 @@ import { getModel, listModels } from './models.js';
 import { retrieveOrganization, updateOrganization } from './organization.js';
 import { getModerationPolicy, updateModerationPolicyRoute } from './moderation.js';
 import { retrieveWallet } from './wallet.js';
+import { billingRoutes } from './billing.js';
 import { getFile } from './files.js';
 import { createQuote } from './quotes.js';
 import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
@@ -36,6 +37,7 @@ export function allRoutes(): RouteDef[] {
     getModerationPolicy,
     updateModerationPolicyRoute,
     retrieveWallet,
+    ...billingRoutes,
     createKey,
     listKeys,
     getCurrentKey,

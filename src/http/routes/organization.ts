@@ -17,7 +17,8 @@ export const Organization = Type.Object(
     pause_reason: Nullable(
       Type.Object(
         {
-          kind: Type.String({ enum: ['anomaly', 'owner'], description: 'anomaly: the spending anomaly detector; owner: an owner key paused it.' }),
+          kind: Type.String({ enum: ['anomaly', 'owner', 'billing'], description: 'anomaly: the spending anomaly detector; owner: an owner key paused it; billing: a refund or dispute left the wallet below zero (a payment that brings it back lifts it).' }),
+          balance_credits: Type.Optional(Type.Integer({ description: 'billing: the balance that paused it' })),
           window_minutes: Type.Optional(Type.Integer({ description: 'anomaly: the window judged' })),
           spent_usd: Type.Optional(Type.Number({ description: 'anomaly: live spend in that window' })),
           baseline_usd: Type.Optional(Type.Number({ description: 'anomaly: the usual spend of such a window' })),

@@ -1,0 +1,261 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Button, Card, Empty, ErrorNotice, Field, Loading, Locked, PageHeader, StatusBadge, describedBy, useToast } from '../components/ui.js';
+import { useFormSubmit } from '../lib/actions.js';
+import { formatCredits, formatDateTime } from '../lib/format.js';
+import { useDocumentTitle, useResource } from '../lib/hooks.js';
+import { setSearch, useLocation } from '../lib/router.js';
+import type { FieldErrors } from '../lib/schema.js';
+import { useSession } from '../session.js';
+
+/** GET /v1/billing, as the API answers it. */
+interface BillingInfo {
+  enabled: boolean;
+  currency: string | null;
+  min_amount: number | null;
+  max_amount: number | null;
+  credits_per_unit: number | null;
+  payment_method_saved: boolean;
+  auto_topup: {
+    enabled: boolean;
+    threshold_credits: number | null;
+    amount: number | null;
+    monthly_cap: number | null;
+    consecutive_failures: number;
+    last_error: string | null;
+    max_failures: number | null;
+  };
+}
+
+interface Entry {
+  id: string;
+  type: 'payment' | 'auto_topup' | 'refund' | 'dispute';
+  status: string;
+  amount: number;
+  currency: string;
+  credits: number;
+  receipt_url: string | null;
+  failure_message: string | null;
+  created_at: string;
+}
+
+interface CheckoutResult {
+  status: string;
+  wallet: { balance_credits: number; available_credits: number };
+}
+
+/** An amount in the smallest unit, shown in the currency (the server's currency and units; no rate is kept here). */
+function money(amount: number, currency: string): string {
+  try {
+    const digits = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 10 ** digits);
+  } catch {
+    return `${amount} ${currency}`;
+  }
+}
+
+const TYPE_LABEL: Record<Entry['type'], string> = { payment: 'Payment', auto_topup: 'Auto top-up', refund: 'Refund', dispute: 'Dispute' };
+
+export function Billing() {
+  useDocumentTitle('Billing');
+  const { api, can } = useSession();
+  const { search } = useLocation();
+  const read = can('getBilling');
+  const buy = can('createCheckout');
+  const setup = can('createPaymentMethodSetup');
+  const auto = can('updateAutoTopup');
+  const toast = useToast();
+  const billing = useResource((signal) => api.get<BillingInfo>('/v1/billing', { signal }), [], { enabled: read.ok });
+  const history = useResource((signal) => api.get<{ data: Entry[] }>('/v1/billing/payments', { signal }), [], { enabled: read.ok });
+  const returned = search.get('checkout_session_id');
+  // Back from Stripe: the server checks the session with Stripe and credits it if paid, so the balance is current at once.
+  const result = useResource((signal) => api.get<CheckoutResult>(`/v1/billing/checkout/${encodeURIComponent(returned!)}`, { signal }), [returned], {
+    enabled: read.ok && returned !== null,
+  });
+  useEffect(() => {
+    if (result.data) history.reload();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [result.data]);
+
+  const [amount, setAmount] = useState('');
+  const buying = useFormSubmit();
+  const [form, setForm] = useState({ enabled: false, threshold: '', amount: '', cap: '' });
+  const saving = useFormSubmit();
+  const [redirecting, setRedirecting] = useState(false);
+
+  useEffect(() => {
+    const a = billing.data?.auto_topup;
+    if (a) setForm({ enabled: a.enabled, threshold: a.threshold_credits?.toString() ?? '', amount: a.amount?.toString() ?? '', cap: a.monthly_cap?.toString() ?? '' });
+  }, [billing.data]);
+
+  async function startCheckout(e: FormEvent) {
+    e.preventDefault();
+    const b = billing.data!;
+    const n = Number(amount);
+    const found: FieldErrors = {};
+    if (!Number.isInteger(n) || n < (b.min_amount ?? 0) || n > (b.max_amount ?? Infinity)) found.amount = `must be a whole number from ${b.min_amount} to ${b.max_amount}`;
+    await buying.submit(found, async () => {
+      const s = await api.post<{ url: string }>('/v1/billing/checkout', { amount: n });
+      setRedirecting(true);
+      window.location.assign(s.url);
+    });
+  }
+
+  async function saveCard() {
+    await saving.submit({}, async () => {
+      const s = await api.post<{ url: string }>('/v1/billing/payment-method', {});
+      setRedirecting(true);
+      window.location.assign(s.url);
+    });
+  }
+
+  async function saveAuto(e: FormEvent) {
+    e.preventDefault();
+    const num = (v: string) => (v.trim() === '' ? null : Number(v));
+    await saving.submit({}, async () => {
+      billing.set(await api.put<BillingInfo>('/v1/billing/auto-topup', { enabled: form.enabled, threshold_credits: num(form.threshold), amount: num(form.amount), monthly_cap: num(form.cap) }));
+      toast('Auto top-up saved.');
+    });
+  }
+
+  const b = billing.data;
+  return (
+    <>
+      <PageHeader title="Billing" description="Buy credits with a card through Stripe, keep a card for automatic top-ups, and see every payment, refund and dispute." />
+      {!read.ok ? (
+        <Locked perm={read} what="read billing" />
+      ) : billing.error ? (
+        <ErrorNotice error={billing.error} />
+      ) : !b ? (
+        <Loading what="Loading billing" />
+      ) : !b.enabled ? (
+        <Empty title="Buying credits is not set up here">The operator of this instance adds credits to your wallet; ask them for a top-up.</Empty>
+      ) : (
+        <>
+          {returned !== null ? (
+            <Card title="Your payment">
+              {result.error ? (
+                <ErrorNotice error={result.error} />
+              ) : !result.data ? (
+                <Loading what="Checking the payment with Stripe" />
+              ) : (
+                <p role="status" data-testid="checkout-result">
+                  {result.data.status === 'credited' || result.data.status === 'already credited'
+                    ? 'Payment received. '
+                    : result.data.status === 'card saved'
+                      ? 'Card saved for automatic top-ups. '
+                      : `Payment ${result.data.status}. `}
+                  Balance: <strong data-testid="balance">{formatCredits(result.data.wallet.balance_credits)}</strong>{' '}
+                  <Button size="sm" onClick={() => setSearch({ checkout_session_id: null })}>
+                    Dismiss
+                  </Button>
+                </p>
+              )}
+            </Card>
+          ) : null}
+          <Card title="Buy credits">
+            <form onSubmit={startCheckout} noValidate aria-label="Buy credits">
+              <Field
+                id="buy-amount"
+                label={`Amount (${b.currency?.toUpperCase()}, smallest unit)`}
+                hint={`From ${money(b.min_amount!, b.currency!)} to ${money(b.max_amount!, b.currency!)}; each unit buys ${formatCredits(b.credits_per_unit!)}.`}
+                error={buying.errors.amount}
+              >
+                <input
+                  id="buy-amount"
+                  name="amount"
+                  type="number"
+                  inputMode="numeric"
+                  min={b.min_amount ?? undefined}
+                  max={b.max_amount ?? undefined}
+                  value={amount}
+                  disabled={!buy.ok}
+                  onChange={(e) => setAmount(e.target.value)}
+                  aria-invalid={buying.errors.amount ? true : undefined}
+                  aria-describedby={describedBy('buy-amount', true, buying.errors.amount)}
+                />
+              </Field>
+              {buying.error ? <ErrorNotice error={buying.error} /> : null}
+              <div className="form-actions">
+                <Button type="submit" variant="primary" busy={buying.busy || redirecting} perm={buy}>
+                  Continue to payment
+                </Button>
+              </div>
+            </form>
+          </Card>
+          <Card title="Auto top-up">
+            <p>
+              {b.payment_method_saved ? 'A card is saved for automatic top-ups.' : 'No card is saved yet.'}{' '}
+              <Button size="sm" onClick={() => void saveCard()} perm={setup} busy={redirecting}>
+                {b.payment_method_saved ? 'Replace the card' : 'Save a card'}
+              </Button>
+            </p>
+            {b.auto_topup.last_error ? (
+              <p role="alert" data-testid="auto-topup-error">
+                The last automatic payment failed ({b.auto_topup.consecutive_failures} in a row{b.auto_topup.enabled ? '' : '; auto top-up is off'}): {b.auto_topup.last_error}
+              </p>
+            ) : null}
+            <form onSubmit={saveAuto} noValidate aria-label="Auto top-up">
+              <Field id="auto-enabled" label="Top up automatically">
+                <input id="auto-enabled" type="checkbox" checked={form.enabled} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, enabled: e.target.checked }))} />
+              </Field>
+              <Field id="auto-threshold" label="When available credits fall below" error={saving.errors.threshold_credits}>
+                <input id="auto-threshold" type="number" inputMode="numeric" value={form.threshold} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, threshold: e.target.value }))} />
+              </Field>
+              <Field id="auto-amount" label={`Pay (${b.currency?.toUpperCase()}, smallest unit)`} error={saving.errors.amount}>
+                <input id="auto-amount" type="number" inputMode="numeric" value={form.amount} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, amount: e.target.value }))} />
+              </Field>
+              <Field id="auto-cap" label="At most this much a month (same unit)" error={saving.errors.monthly_cap}>
+                <input id="auto-cap" type="number" inputMode="numeric" value={form.cap} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, cap: e.target.value }))} />
+              </Field>
+              {saving.error ? <ErrorNotice error={saving.error} /> : null}
+              <div className="form-actions">
+                <Button type="submit" perm={auto} busy={saving.busy}>
+                  Save auto top-up
+                </Button>
+              </div>
+            </form>
+          </Card>
+          <Card title="Payments">
+            {history.error ? (
+              <ErrorNotice error={history.error} />
+            ) : !history.data ? (
+              <Loading what="Loading payments" />
+            ) : history.data.data.length === 0 ? (
+              <Empty title="No payments yet" />
+            ) : (
+              <div className="table-wrap">
+                <table className="table" data-testid="payments-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">When</th>
+                      <th scope="col">What</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Amount</th>
+                      <th scope="col">Credits</th>
+                      <th scope="col">Receipt</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {history.data.data.map((e) => (
+                      <tr key={e.id}>
+                        <td>{formatDateTime(e.created_at)}</td>
+                        <td>{TYPE_LABEL[e.type]}</td>
+                        <td>
+                          <StatusBadge status={e.status} />
+                          {e.failure_message ? <span className="muted"> {e.failure_message}</span> : null}
+                        </td>
+                        <td>{money(e.amount, e.currency)}</td>
+                        <td>{formatCredits(e.credits)}</td>
+                        <td>{e.receipt_url ? <a href={e.receipt_url} rel="noreferrer noopener" target="_blank">Receipt<span className="visually-hidden"> of {e.id}</span></a> : '—'}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </Card>
+        </>
+      )}
+    </>
+  );
+}
