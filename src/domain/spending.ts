@@ -31,7 +31,7 @@ export interface SpendingPorts {
  *   reservations, at the reservation itself (billing/budgets.ts), not here.
  * - anomaly: the last window's spend of an organization far above its trailing
  *   baseline (and above an absolute floor): the organization is paused (its
- *   queued work waits: store/jobs.ts claimDueJobs), and usage.anomaly_detected
+ *   queued work waits: store/jobs.ts claimDueJobsTakingUp), and usage.anomaly_detected
  *   fires. After an unpause the window starts at the unpause.
  */
 export const BUDGET_THRESHOLDS = [50, 80, 100] as const;

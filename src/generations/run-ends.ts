@@ -69,7 +69,7 @@ export function endAnsweredAtOnce(
   replyEarly: boolean,
 ): Promise<RunResult> {
   const early = replyEarly && answer.status.state === 'succeeded' && !answer.status.outputs?.length;
-  const settled = finishWith(deps, g, answer.status, answer.upstreamId, answer.req, early && g.cache_key === null);
+  const settled = finishWith(deps, g, answer.status, answer.upstreamId, answer.req, sharesFinish(g, early));
   if (early) return Promise.resolve({ outcome: 'finished', early: { status: answer.status, settled } });
   return settled;
 }
@@ -93,7 +93,16 @@ export async function endUnreachable(deps: FinishPorts, job: UpstreamJob, times:
 
 /** The provider reported the job's end: a success's outputs stored and charged, a failure refunded (finish.ts). */
 export function endReported(deps: FinishWithPorts, job: UpstreamJob, status: UpstreamStatus): Promise<RunResult> {
-  return finishWith(deps, job.g, status, job.upstreamId, job.req);
+  return finishWith(deps, job.g, status, job.upstreamId, job.req, sharesFinish(job.g, false));
+}
+
+/**
+ * Whether an attempt's finishing statement may wait (MMGEN_FINISH_BATCH_MS) to share a round trip and a commit with
+ * others: when nobody waits on it, an asynchronous generation (its client polls or gets a webhook) or a reply
+ * already handed back; never a seeded one, which the same request repeated at once must find in the cache.
+ */
+function sharesFinish(g: GenerationRow, repliedEarly: boolean): boolean {
+  return (repliedEarly || !g.sync) && g.cache_key === null;
 }
 
 /**

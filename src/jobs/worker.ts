@@ -3,7 +3,7 @@ import type { Db } from '../store/db.js';
 import type { Wakeup } from '../wakeup.js';
 import { finishFailed } from '../generations/finish.js';
 import { runGeneration, type RunPorts } from '../generations/runner.js';
-import { claimDueJobs, deleteJobIfTerminal } from '../store/jobs.js';
+import { claimDueJobsTakingUp, deleteJobIfTerminal, type ClaimedJobTakenUp } from '../store/jobs.js';
 import { selectGeneration } from '../store/generations.js';
 import { beat, forgetWorker, WORKER_BEAT_MS } from '../store/queue-stats.js';
 import { Scheduler, type SchedulerPorts } from './scheduler.js';
@@ -77,26 +77,28 @@ export class Worker {
     await forgetWorker(this.deps.db, this.deps.nodeId).catch(() => {});
   }
 
-  private async claim(limit: number): Promise<Array<{ generation_id: string; claims: number }>> {
-    return claimDueJobs(this.deps.db, this.deps.nodeId, this.deps.config.jobLeaseMs / 1000, limit);
+  private async claim(limit: number): Promise<ClaimedJobTakenUp[]> {
+    return claimDueJobsTakingUp(this.deps.db, this.deps.nodeId, this.deps.config.jobLeaseMs / 1000, limit, MAX_CLAIMS);
   }
 
   /** A job claimed again and again is crashing its runs: fail it (refunded) instead of looping forever. */
-  private async runOrGiveUp(job: { generation_id: string; claims: number }): Promise<void> {
+  private async runOrGiveUp(job: ClaimedJobTakenUp): Promise<void> {
     if (job.claims > MAX_CLAIMS) {
       const g = await selectGeneration(this.deps.db, job.generation_id);
       if (g) await finishFailed(this.deps, g, `mmgen could not process this generation after ${MAX_CLAIMS} attempts.`);
       await deleteJobIfTerminal(this.deps.db, job.generation_id);
       return;
     }
-    await runGeneration(this.deps, job.generation_id);
+    // Taken up by the claim: moved from queued here, so a first attempt has nothing submitted to reconcile.
+    if (job.takenUp) await runGeneration(this.deps, job.generation_id, { row: job.takenUp, fresh: job.takenUp.attempt === 1 });
+    else await runGeneration(this.deps, job.generation_id);
   }
 
   private async run(): Promise<void> {
     const { config, log } = this.deps;
     while (!this.stopped) {
       const free = config.workerConcurrency - this.running;
-      let claimed: Array<{ generation_id: string; claims: number }> = [];
+      let claimed: ClaimedJobTakenUp[] = [];
       if (free > 0) {
         try {
           claimed = await this.claim(free);

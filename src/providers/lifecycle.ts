@@ -21,6 +21,18 @@ export function recordedLifecycle(pinnedDate?: string, providers: readonly Provi
       }
       return { routes, lastShutdown };
     },
-    today: () => pinnedDate ?? new Date().toISOString().slice(0, 10),
+    today: () => pinnedDate ?? utcToday(),
   };
+}
+
+// The catalog asks for the date on every lookup (several per request): the string is made once a day, and each
+// call after that compares one number.
+let todayCached = { date: '', until: 0 };
+function utcToday(): string {
+  const now = Date.now();
+  if (now >= todayCached.until || now < todayCached.until - 86_400_000) {
+    const date = new Date(now).toISOString().slice(0, 10);
+    todayCached = { date, until: Date.parse(`${date}T00:00:00.000Z`) + 86_400_000 };
+  }
+  return todayCached.date;
 }

@@ -89,8 +89,23 @@ export function backToMmgen(spec: Spec, value: unknown): number | string | boole
   }
 }
 
-/** What one route's record says of one mmgen field: not taken, or taken with these limits. */
-function routeLimits(record: UpstreamModelRecord, field: string): { taken: false } | { taken: true; limits: PropertySchema; required: boolean } {
+type RouteLimits = { taken: false } | { taken: true; limits: PropertySchema; required: boolean };
+
+// routeRefusal runs several times per request (choosing the route, pricing the serving routes, each attempt), and a
+// record's answer for a field never changes: a record is not mutated once read (a reload makes new objects), so the
+// answers are kept per record object and go with it.
+const limitsByRecord = new WeakMap<UpstreamModelRecord, Map<string, RouteLimits>>();
+
+/** What one route's record says of one mmgen field: not taken, or taken with these limits (treat as read-only). */
+function routeLimits(record: UpstreamModelRecord, field: string): RouteLimits {
+  let known = limitsByRecord.get(record);
+  if (!known) limitsByRecord.set(record, (known = new Map()));
+  let r = known.get(field);
+  if (!r) known.set(field, (r = readRouteLimits(record, field)));
+  return r;
+}
+
+function readRouteLimits(record: UpstreamModelRecord, field: string): RouteLimits {
   const entry = Object.entries(record.map).find(([key]) => key.split(',').includes(field));
   if (!entry) return { taken: false };
   const [key, raw] = entry;

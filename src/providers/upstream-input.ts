@@ -116,9 +116,14 @@ export function takesImage(record: UpstreamModelRecord): boolean {
   return mappedFields(record).has(IMAGE_FIELD) || record.call.with_image !== undefined;
 }
 
+// Read on every request (routeRefusal); a record is not mutated once read, so its set is kept with it.
+const mappedByRecord = new WeakMap<UpstreamModelRecord, ReadonlySet<string>>();
+
 /** The mmgen fields a record maps (the input image as `image`), each joined field name split out. */
-export function mappedFields(record: UpstreamModelRecord): Set<string> {
-  return new Set(Object.keys(record.map).flatMap((k) => k.split(',')));
+export function mappedFields(record: UpstreamModelRecord): ReadonlySet<string> {
+  let mapped = mappedByRecord.get(record);
+  if (!mapped) mappedByRecord.set(record, (mapped = new Set(Object.keys(record.map).flatMap((k) => k.split(',')))));
+  return mapped;
 }
 
 /**

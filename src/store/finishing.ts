@@ -126,6 +126,22 @@ export function finishStatement(attempts: number): { sql: string; slots: number 
  */
 export async function chargeAndFinish(db: Queryable, items: readonly Finishing[]): Promise<Array<GenerationRow | null>> {
   if (items.length === 0) return [];
+  // Two runs of one generation on one node (a lease that ran out under a run still going) may both reach a batch:
+  // the statement finishes each generation once per call, so a second item of one id goes to a statement of its own.
+  const ids = new Set<string>();
+  const later: number[] = [];
+  items.forEach((i, n) => (ids.has(i.g.id) ? later.push(n) : ids.add(i.g.id)));
+  if (later.length > 0) {
+    const first = items.filter((_, n) => !later.includes(n));
+    const rows = await finishDistinct(db, first);
+    const out = new Map<Finishing, GenerationRow | null>(first.map((i, n) => [i, rows[n]!]));
+    for (const n of later) out.set(items[n]!, (await chargeAndFinish(db, [items[n]!]))[0]!);
+    return items.map((i) => out.get(i)!);
+  }
+  return finishDistinct(db, items);
+}
+
+async function finishDistinct(db: Queryable, items: readonly Finishing[]): Promise<Array<GenerationRow | null>> {
   const attempts = items.map(({ g, end }) => ({
     id: g.id, attempt: g.attempt, status: end.status, charged: end.charged, result: end.result, error: end.error,
     upstream_id: end.upstreamId, evt: newId('evt'), cevt: newId('evt'), price_version: end.priceVersion ?? null,

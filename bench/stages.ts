@@ -1,0 +1,167 @@
+/**
+ * `npm run bench:stages`: where mmgen's CPU goes on the gateway bench's path (POST /v1/chat/completions over the
+ * zero-latency OpenAI fake), by stage, per request. A CPU profile (bench/profile-hook.mjs, started and stopped by
+ * signal around exactly the timed requests) whose samples are put in stages by the frames on their stack:
+ * authentication, rate limit, validation and pricing, screening, idempotency, the accept statement, the upstream
+ * call, the answer, the finish; what runs in a callback of its own (a socket's data, the database driver's parsing
+ * of a result, timers) is put under what it is, as nothing on its stack says whose it is.
+ *
+ * CPU time is what a loaded machine moves least, but it still moves (caches, frequency): compare stages within one
+ * run, and two builds with BENCH_BIN in the same sitting.
+ *
+ *   BENCH_PG_URL=postgres://postgres@127.0.0.1:5499/test npm run bench:stages
+ *
+ * Knobs: BENCH_CHAT (4000 timed requests), BENCH_WARMUP (1500), BENCH_BIN, BENCH_PATH (/v1/chat/completions),
+ * BENCH_TOP=1 (the top self-time functions too).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Agent, request } from 'undici';
+import { BIN, createOrg, PG_ADMIN, scratchDatabase, startServe, stop } from './harness.js';
+
+const CHAT = Number(process.env.BENCH_CHAT ?? 4000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
+const PATH = process.env.BENCH_PATH ?? '/v1/chat/completions';
+const bin = process.env.BENCH_BIN ?? BIN;
+
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+
+/** Stages in the order they are tested: the first whose test matches a sample's stack (root to leaf) takes it. */
+const STAGES: Array<{ name: string; test: (frames: Frame[]) => boolean }> = [
+  { name: 'garbage collection', test: (f) => f.at(-1)?.fn === '(garbage collector)' },
+  { name: 'idle', test: (f) => f.at(-1)?.fn === '(idle)' },
+  { name: 'native, unattributed (program: libuv socket reads, the kernel)', test: (f) => f.at(-1)?.fn === '(program)' },
+  { name: 'rate limit', test: (f) => f.some((x) => /rate-limit|limitRate/.test(x.url + x.fn)) },
+  { name: 'authentication', test: (f) => f.some((x) => x.url.includes('/src/http/auth.ts') || x.url.includes('/src/domain/api-keys.ts')) },
+  { name: 'idempotency', test: (f) => f.some((x) => x.url.includes('/src/http/idempotency.ts') || x.url.includes('/src/store/idempotency.ts')) },
+  { name: 'screening', test: (f) => f.some((x) => x.url.includes('/src/moderation/')) },
+  { name: 'accept statement (pricing, statement, its round trip)', test: (f) => f.some((x) => /acceptStatement|reserveAndAccept|withinBudgets|retryAfterSettling/.test(x.fn) || x.url.includes('/src/store/accepting.ts')) },
+  { name: 'upstream call (adapter, undici)', test: (f) => f.some((x) => x.url.includes('/src/providers/') || x.url.includes('/src/generations/early-dispatch.ts') || x.url.includes('/undici/')) },
+  { name: 'finish (charge statement, settler, outbox)', test: (f) => f.some((x) => /\/src\/(generations\/(finish|runner|run-ends)|store\/(finishing|settle)|billing\/settler|jobs\/webhook)/.test(x.url)) },
+  { name: 'validation, catalog, pricing (before the statement)', test: (f) => f.some((x) => /\/src\/(generations\/(accept-request|hold-to-model|accept)|catalog\/|billing\/pricing|http\/input-guard)/.test(x.url) || /typebox/.test(x.url)) },
+  { name: 'answer (reply, headers, serialization)', test: (f) => f.some((x) => /\/src\/http\/(cost-header|deprecation-headers)|compat-chat|chat-completions|\/fastify\/lib\/reply|fast-json-stringify|writeHead/.test(x.url + x.fn)) },
+  { name: 'database driver callbacks (parsing results of all statements)', test: (f) => f.some((x) => /\/node_modules\/(pg|pg-protocol|pg-pool|pg-types|postgres-)/.test(x.url)) },
+  { name: 'HTTP framework (fastify routing, body parsing, hooks)', test: (f) => f.some((x) => /\/node_modules\/(fastify|find-my-way|avvio|@fastify|light-my-request|secure-json-parse)/.test(x.url)) },
+  { name: 'other mmgen code', test: (f) => f.some((x) => x.url.includes('/src/')) },
+  { name: 'node internals (sockets, streams, timers)', test: (f) => f.some((x) => x.url.startsWith('node:') || x.url === '') },
+];
+
+interface Frame { fn: string; url: string }
+
+function classify(profile: Profile): { byStage: Map<string, number>; bySelf: Map<string, number>; byStageSelf: Map<string, Map<string, number>>; totalUs: number } {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const stackOf = new Map<number, Frame[]>();
+  const stack = (id: number): Frame[] => {
+    const cached = stackOf.get(id);
+    if (cached) return cached;
+    const n = nodes.get(id)!;
+    const p = parent.get(id);
+    const s = [...(p === undefined ? [] : stack(p)), { fn: n.callFrame.functionName, url: n.callFrame.url }];
+    stackOf.set(id, s);
+    return s;
+  };
+  const byStage = new Map<string, number>();
+  const bySelf = new Map<string, number>();
+  const byStageSelf = new Map<string, Map<string, number>>();
+  let totalUs = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i + 1] ?? 0; // a sample's time is the gap to the next
+    const frames = stack(id);
+    const stage = STAGES.find((s) => s.test(frames))?.name ?? 'unclassified';
+    byStage.set(stage, (byStage.get(stage) ?? 0) + dt);
+    const leaf = frames.at(-1)!;
+    const key = `${leaf.fn || '(anonymous)'} ${leaf.url.replace(/^.*\/(node_modules|src)\//, '$1/')}`;
+    bySelf.set(key, (bySelf.get(key) ?? 0) + dt);
+    const inStage = byStageSelf.get(stage) ?? new Map<string, number>();
+    inStage.set(key, (inStage.get(key) ?? 0) + dt);
+    byStageSelf.set(stage, inStage);
+    if (stage !== 'idle') totalUs += dt;
+  });
+  return { byStage, bySelf, byStageSelf, totalUs };
+}
+
+function startUpstream(): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join('bench', 'upstream.ts')], { env: { ...process.env, UPSTREAM_KEY: 'sk-bench' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((res, rej) => {
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const port = /^(\d+)$/m.exec(out)?.[1];
+      if (port) res({ proc, url: `http://127.0.0.1:${port}` });
+    });
+    proc.once('exit', (c) => rej(new Error(`upstream exited ${c}`)));
+  });
+}
+
+async function waitFor(path: string): Promise<void> {
+  for (let i = 0; i < 300 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!existsSync(path)) throw new Error(`no ${path}`);
+}
+
+const scratch = await scratchDatabase('mmgen_stages', PG_ADMIN);
+const upstream = await startUpstream();
+const dir = mkdtempSync(join(tmpdir(), 'mmgen-stages-'));
+const out = join(dir, 'profile.cpuprofile');
+const env: Record<string, string> = {
+  DATABASE_URL: scratch.url,
+  MMGEN_DATA_DIR: join(dir, 'data'),
+  OPENAI_API_KEY: 'sk-bench',
+  OPENAI_BASE_URL: `${upstream.url}/v1`,
+  MMGEN_RATE_LIMIT_TEAM: '10000000',
+  MMGEN_ANOMALY_FLOOR_USD: '1000000000',
+  MMGEN_PROFILE_OUT: out,
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${resolve('bench', 'profile-hook.mjs')}`.trim(),
+};
+try {
+  const server = await startServe(env, [], bin);
+  const org = await createOrg({ ...env, NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' }, bin);
+  const agent = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
+  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark.' }], max_tokens: 64 });
+  const chat = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const res = await request(`${server.url}${PATH}`, { method: 'POST', headers: { authorization: `Bearer ${org.live}`, 'content-type': 'application/json' }, body, dispatcher: agent });
+      await res.body.arrayBuffer();
+      if (res.statusCode !== 200) throw new Error(`answered ${res.statusCode}`);
+    }
+  };
+  await chat(WARMUP);
+  process.kill(server.proc.pid!, 'SIGUSR2');
+  await waitFor(`${out}.started`);
+  const t0 = process.hrtime.bigint();
+  await chat(CHAT);
+  // The last completions' batched finish and settlement (10 and 20 ms later) belong to them.
+  await new Promise((r) => setTimeout(r, 100));
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  process.kill(server.proc.pid!, 'SIGUSR2');
+  await waitFor(out);
+  await new Promise((r) => setTimeout(r, 200));
+  await agent.close();
+  await stop(server.proc);
+  const { byStage, bySelf, byStageSelf, totalUs } = classify(JSON.parse(readFileSync(out, 'utf8')) as Profile);
+  const perReq = (us: number) => (us / CHAT / 1000).toFixed(3);
+  console.log(`${bin}: ${CHAT} sequential ${PATH} requests in ${(wallMs / 1000).toFixed(1)} s; mmgen busy ${perReq(totalUs)} ms of CPU per request (profile samples, idle excluded)`);
+  console.log('| stage | CPU ms per request | share |');
+  console.log('|---|---|---|');
+  for (const [stage, us] of [...byStage].sort((a, b) => b[1] - a[1])) {
+    if (stage === 'idle') continue;
+    console.log(`| ${stage} | ${perReq(us)} | ${((100 * us) / totalUs).toFixed(1)} % |`);
+  }
+  if (process.env.BENCH_TOP === '1') {
+    console.log('\ntop self time:');
+    for (const [fn, us] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${perReq(us)} ms  ${fn}`);
+    for (const [stage, fns] of byStageSelf) {
+      if (stage === 'idle') continue;
+      console.log(`\n${stage}:`);
+      for (const [fn, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${perReq(us)} ms  ${fn}`);
+    }
+  }
+} finally {
+  await stop(upstream.proc);
+  await scratch.drop();
+  rmSync(dir, { recursive: true, force: true });
+}
