@@ -5,9 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { loadMigrations } from '../../src/store/migrate.js';
 
 describe('migrations', () => {
-  it('are numbered without gaps or duplicates, in order', () => {
+  // Parallel branches take number ranges of their own (gaps are fine); what must hold is an order without duplicates.
+  it('are numbered from 1, increasing, without duplicates', () => {
     const versions = loadMigrations().map((m) => m.version);
-    expect(versions).toEqual(versions.map((_, i) => i + 1));
+    expect(versions[0]).toBe(1);
+    expect(versions.every((v, i) => i === 0 || v > versions[i - 1]!)).toBe(true);
   });
 
   it('refuse two files with one number (two branches merged) instead of skipping one', () => {
