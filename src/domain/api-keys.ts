@@ -271,7 +271,7 @@ export async function createApiKey(q: Queryable, caller: Principal, req: CreateK
   return inTransaction(q, async (t) => {
     const created = await createKeyIn(t, caller, req);
     const { key: _secret, ...after } = created;
-    await recordAudit(t, { ...origin, organizationId: caller.organizationId, mode: created.mode, action: 'api_key.created', target: { type: 'api_key', id: created.id }, before: null, after: settingsOf(after) });
+    await recordAudit(t, { ...origin, organizationId: caller.organizationId, action: 'api_key.created', target: { type: 'api_key', id: created.id }, before: null, after: settingsOf(after) });
     return created;
   });
 }
@@ -317,7 +317,7 @@ export async function updateApiKey(q: Queryable, caller: Principal, id: string, 
   return inTransaction(q, async (t) => {
     const before = toApiKeyView(await loadKey(t, caller, id));
     const after = await updateKeyIn(t, caller, id, req);
-    await recordAudit(t, { ...origin, organizationId: caller.organizationId, mode: after.mode, action: 'api_key.updated', target: { type: 'api_key', id }, before: settingsOf(before), after: settingsOf(after) });
+    await recordAudit(t, { ...origin, organizationId: caller.organizationId, action: 'api_key.updated', target: { type: 'api_key', id }, before: settingsOf(before), after: settingsOf(after) });
     return after;
   });
 }
@@ -352,7 +352,7 @@ export async function revokeApiKey(q: Queryable, caller: Principal, id: string, 
     const row = await loadKey(t, caller, id);
     assertCanManage(caller, row);
     await revokeKey(t, id);
-    await recordAudit(t, { ...origin, organizationId: caller.organizationId, mode: row.mode, action: 'api_key.revoked', target: { type: 'api_key', id }, before: settingsOf(toApiKeyView(row)), after: null });
+    await recordAudit(t, { ...origin, organizationId: caller.organizationId, action: 'api_key.revoked', target: { type: 'api_key', id }, before: settingsOf(toApiKeyView(row)), after: null });
     return { id, object: 'api_key', deleted: true };
   });
 }

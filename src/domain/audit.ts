@@ -38,13 +38,16 @@ export interface AuditOrigin {
   address: string | null;
   /** The request's id (the error envelope's request_id); null outside HTTP. */
   requestId: string | null;
+  /**
+   * The mode of the key that acted: the entry is then read by keys of that mode only (as every mode's data is);
+   * null or left out (operator, system): read in both modes.
+   */
+  mode?: Mode | null | undefined;
 }
 
 export interface AuditEntry extends AuditOrigin {
   /** null: a change of the installation, not of one organization (the operator's catalog). */
   organizationId: string | null;
-  /** The mode of the keys or webhooks changed; null (or left out) for the organization's own settings and wallet. */
-  mode?: Mode | null | undefined;
   /** `<target type>.<past participle>`, e.g. `api_key.created`, `wallet.topped_up`. */
   action: string;
   target: { type: string; id: string };

@@ -126,7 +126,7 @@ export async function insertOrganization(
   const test = await insertApiKey(q, { ...keyInput, name: 'Owner key (test)', mode: 'test' });
   await recordAudit(q, {
     ...origin, organizationId: orgId, action: 'organization.created', target: { type: 'organization', id: orgId }, before: null,
-    after: { name: input.name, plan: input.plan, enterprise: input.enterprise, owner_user_id: userId, keys: [live.view.id, test.view.id] },
+    after: { name: input.name, plan: input.plan, enterprise: input.enterprise, owner_user_id: userId },
   });
   const wallet = input.credits > 0
     ? await recordedTopUp(q, { organizationId: orgId, credits: input.credits, reference: `org-create:${orgId}`, note: 'initial credits' }, origin)

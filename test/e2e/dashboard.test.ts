@@ -15,7 +15,7 @@ import { client, startTestServer, type TestOrg, type TestServer } from '../helpe
  * test/.artifacts/screenshots (git-ignored).
  */
 const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
-const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage'];
+const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage', '/audit'];
 
 /** A loopback webhook receiver whose answer the test sets. */
 interface Receiver {

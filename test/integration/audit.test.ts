@@ -90,12 +90,13 @@ describeEachBackend('audit log', (backend) => {
     expect(byAction('api_key.revoked')[0]).toMatchObject({ before: { name: 'ci renamed' }, after: null });
     expect(byAction('webhook.updated')[0]).toMatchObject({ before: { enabled: true }, after: { enabled: false } });
     expect(byAction('organization.budget_updated')[0]).toMatchObject({
-      mode: null, before: { monthly_budget_usd: null, budget_action: 'notify' }, after: { monthly_budget_usd: 100, budget_action: 'block' },
+      mode: 'live', before: { monthly_budget_usd: null, budget_action: 'notify' }, after: { monthly_budget_usd: 100, budget_action: 'block' },
     });
     expect(byAction('organization.paused')[0]).toMatchObject({ before: { paused: false }, after: { paused: true, pause_reason: { kind: 'owner' } } });
     expect(byAction('moderation_policy.updated')[0]).toMatchObject({ before: { threshold: 0.8 }, after: { threshold: 0.5, prompt_blocklist: ['forbidden'] } });
     const [topup, initial] = byAction('wallet.topped_up');
     expect(topup).toMatchObject({
+      mode: null,
       actor: { type: 'operator', id: 'alice@host (cli)', user_id: null }, client_address: null, request_id: null,
       target: { type: 'wallet', id: a.id }, before: { balance_credits: 1_000 }, after: { balance_credits: 1_250, credits: 250, reference: 'audit-topup' },
     });

@@ -8,6 +8,7 @@ import { GenerationDetail } from './pages/GenerationDetail.js';
 import { Generations } from './pages/Generations.js';
 import { Models } from './pages/Models.js';
 import { Moderation } from './pages/Moderation.js';
+import { Audit } from './pages/Audit.js';
 import { NotFound } from './pages/NotFound.js';
 import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
@@ -44,6 +45,7 @@ function Routes() {
   if ((m = match('/webhooks/:id', path))) return <WebhookDetail key={m.id} id={m.id!} />;
   if (path === '/usage') return <Usage />;
   if (path === '/moderation') return <Moderation />;
+  if (path === '/audit') return <Audit />;
   return <NotFound />;
 }
 

@@ -190,7 +190,7 @@ export async function createWebhook(deps: TransactionPorts & UrlRulePorts, calle
       enabled: req.enabled ?? true,
       secret,
     });
-    await recordAudit(q, { ...origin, organizationId: caller.organizationId, mode: caller.mode, action: 'webhook.created', target: { type: 'webhook', id: inserted.id }, before: null, after: toWebhookView(inserted) });
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'webhook.created', target: { type: 'webhook', id: inserted.id }, before: null, after: toWebhookView(inserted) });
     return inserted;
   });
   return { ...toWebhookView(row), secret };
@@ -235,7 +235,7 @@ export async function updateWebhook(deps: TransactionPorts & UrlRulePorts & Deli
     } else if (!current.enabled && updated.enabled) {
       await unparkDeliveries(q, id);
     }
-    await recordAudit(q, { ...origin, organizationId: caller.organizationId, mode: caller.mode, action: 'webhook.updated', target: { type: 'webhook', id }, before: toWebhookView(current), after: toWebhookView(updated) });
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'webhook.updated', target: { type: 'webhook', id }, before: toWebhookView(current), after: toWebhookView(updated) });
     return updated;
   });
   if (row.enabled) deps.webhooksDue.notify();
@@ -248,7 +248,7 @@ export async function deleteWebhook(deps: TransactionPorts, caller: Principal, i
     const current = await loadWebhook(q, caller, id);
     await markWebhookDeleted(q, id);
     await parkAllDeliveries(q, id);
-    await recordAudit(q, { ...origin, organizationId: caller.organizationId, mode: caller.mode, action: 'webhook.deleted', target: { type: 'webhook', id }, before: toWebhookView(current), after: null });
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'webhook.deleted', target: { type: 'webhook', id }, before: toWebhookView(current), after: null });
   });
   return { id, object: 'webhook', deleted: true };
 }

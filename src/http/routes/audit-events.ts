@@ -13,7 +13,7 @@ export const AuditEvent = Type.Object(
     seq: Type.Integer({ description: "The entry's place in its organization's hash chain, from 1." }),
     organization_id: Nullable(Type.String()),
     created_at: Timestamp,
-    mode: Nullable(Type.String({ enum: ['live', 'test'], description: 'The mode of the keys or webhooks changed; null for the organization\'s settings and wallet.' })),
+    mode: Nullable(Type.String({ enum: ['live', 'test'], description: "The mode of the key that made the change (keys of that mode read it); null for the operator's and the system's, which both modes read." })),
     actor: Type.Object(
       {
         type: Type.String({ enum: [...ACTOR_TYPES] }),
@@ -44,7 +44,7 @@ const Filters = {
   until: Type.Optional(Type.String({ format: 'date-time', description: 'Entries before this time.' })),
 };
 
-/** Owners and admins of the organization; a key reads its own mode's entries and the organization's. */
+/** Owners and admins of the organization; a key reads the entries of its own mode's keys and the operator's and system's. */
 const auth = { role: 'admin' } as const;
 const tag = 'Audit';
 
@@ -54,7 +54,7 @@ export const listAuditEventsRoute = defineRoute({
   operationId: 'listAuditEvents',
   summary: "The organization's audit log, newest first",
   description:
-    'Who changed what, when and from where, with the values before and after: keys, budgets, webhooks, the moderation policy, the organization\'s settings, its model access, wallet top-ups. Filtered by action, actor, target and time; paged with `limit` and `starting_after`. A key reads the entries of its own mode and those of the whole organization. Owners and admins only.',
+    'Who changed what, when and from where, with the values before and after: keys, budgets, webhooks, the moderation policy, the organization\'s settings, its model access, wallet top-ups. Filtered by action, actor, target and time; paged with `limit` and `starting_after`. A key reads the entries made by keys of its own mode, and the operator\'s and the system\'s. Owners and admins only.',
   tag,
   auth,
   schema: {
