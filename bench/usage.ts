@@ -6,6 +6,7 @@
  * and the usage rollups are derived from them by one aggregate, exactly what
  * the settling statement would have written row by row.
  */
+import { operatorOrigin } from '../src/domain/audit.js';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
@@ -37,7 +38,7 @@ export async function benchUsage(backend: 'pglite' | 'postgres', pgAdminUrl: str
   const runtime = await runtimeOn(config, db, pino({ level: 'silent' }));
   const server = await startServer(runtime, { port, host: '127.0.0.1', worker: false });
   try {
-    const org = await createOrganization(db, { name: 'usage-bench', plan: 'team', enterprise: false, credits: 0 });
+    const org = await createOrganization(db, { name: 'usage-bench', plan: 'team', enterprise: false, credits: 0 }, operatorOrigin('bench'));
     const orgId = org.organization.id;
     const monthStart = `${new Date().toISOString().slice(0, 7)}-01`;
     const generations = ROWS / 2;

@@ -11,6 +11,7 @@
  * (BENCH_PG_URL, default the local `test` database); BENCH_WEBHOOK_EVENTS sets N,
  * BENCH_WEBHOOK_CONCURRENCY the deliveries in flight (default: the dispatcher's 32).
  */
+import { operatorOrigin } from '../src/domain/audit.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -94,7 +95,7 @@ export async function benchWebhooks(backend: 'pglite' | 'postgres', pgAdminUrl: 
   const receiver = await startReceiver(secret);
   let dispatcher: WebhookDispatcher | undefined;
   try {
-    const org = await createOrganization(db, { name: 'webhook-bench', plan: 'team', enterprise: false, credits: 0 });
+    const org = await createOrganization(db, { name: 'webhook-bench', plan: 'team', enterprise: false, credits: 0 }, operatorOrigin('bench'));
     const orgId = org.organization.id;
     const webhookId = newId('whk');
     await db.query(`INSERT INTO webhooks (id, organization_id, mode, url, events, secret) VALUES ($1, $2, 'live', $3, '{*}', $4)`, [

@@ -15,12 +15,26 @@ import { syncCatalog, type SyncReport } from './providers/catalog-sync.js';
 import { ApprovalError, applyFindings, approvedFindings, writeDrafts, type Written } from './providers/catalog-sync-apply.js';
 import { actor, CATALOG_USAGE, jsonFile, parseCatalogCommand } from './cli-catalog.js';
 import type { SyncResult } from './domain/catalog-sync.js';
+import type { ChainReport } from './domain/audit.js';
 import { Wakeup } from './wakeup.js';
 
 function providersReport(r: CheckReport): string {
   const lines = [`Checked ${r.checked} published schemas; ${r.lifecycleOnly} routes for lifecycle only (no published per-model schema, or no credentials here).`];
   for (const f of r.findings) lines.push(`${f.kind.padEnd(13)} ${f.provider} ${f.upstream} (${f.slugs.join(', ')}): ${f.detail}`);
   if (r.findings.length === 0) lines.push('No differences, and no model near its shutdown.');
+  return lines.join('\n');
+}
+
+function auditReport(reports: ChainReport[]): string {
+  const lines = reports.map((r) => {
+    const name = r.organization_id ?? 'installation';
+    return r.ok
+      ? `ok       ${name}: ${r.entries} entries, head ${r.last_hash ?? '(empty)'}`
+      : `BROKEN   ${name}: ${r.problem!.detail} (${r.entries} entries verified before it)`;
+  });
+  if (reports.length === 0) lines.push('No audit entries yet.');
+  const broken = reports.filter((r) => !r.ok).length;
+  lines.push(broken === 0 ? `All ${reports.length} chains verify.` : `${broken} of ${reports.length} chains are broken.`);
   return lines.join('\n');
 }
 
@@ -62,6 +76,8 @@ Operator commands:
   mmgen org set-plan --org ID --plan P [--enterprise | --no-enterprise] [--json]
   mmgen org unpause --org ID [--json]
   mmgen wallet topup --org ID --credits C [--reference R] [--json]
+  mmgen audit verify [--json]            walks each organization's audit chain (and the installation's); reports
+                                         the first entry changed or deleted in the database; exits 1 if any
   mmgen models list [--modality M] [--include-delisted] [--json]
   mmgen providers check [--near-days N] [--json]
                                          each routed model's recorded schema against the one its provider
@@ -224,7 +240,7 @@ export async function main(argv: string[]): Promise<void> {
         const v = parse(rest, { name: { type: 'string' }, plan: { type: 'string' }, enterprise: { type: 'boolean' }, credits: { type: 'string' } });
         const result = (await admin(config, {
           name: 'org.create',
-          args: { name: str(v.name) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise: v.enterprise === true, credits: v.credits === undefined ? 0 : intArg(v.credits, 'credits') },
+          args: { actor: actor(), name: str(v.name) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise: v.enterprise === true, credits: v.credits === undefined ? 0 : intArg(v.credits, 'credits') },
         })) as { organization: { id: string; name: string }; keys: { live: string; test: string } };
         return print(result, v.json === true, () =>
           `Created ${result.organization.id} (${result.organization.name}).\n  live key: ${result.keys.live}\n  test key: ${result.keys.test}\nThe keys are shown only this once.`);
@@ -232,12 +248,12 @@ export async function main(argv: string[]): Promise<void> {
       if (sub === 'set-plan') {
         const v = parse(rest, { org: { type: 'string' }, plan: { type: 'string' }, enterprise: { type: 'boolean' }, 'no-enterprise': { type: 'boolean' } });
         const enterprise = v.enterprise === true ? true : v['no-enterprise'] === true ? false : undefined;
-        const result = await admin(config, { name: 'org.set-plan', args: { org: str(v.org) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise } });
+        const result = await admin(config, { name: 'org.set-plan', args: { actor: actor(), org: str(v.org) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise } });
         return print(result, v.json === true, () => `Plan set: ${JSON.stringify(result)}`);
       }
       if (sub === 'unpause') {
         const v = parse(rest, { org: { type: 'string' } });
-        const result = await admin(config, { name: 'org.unpause', args: { org: str(v.org) ?? '' } });
+        const result = await admin(config, { name: 'org.unpause', args: { actor: actor(), org: str(v.org) ?? '' } });
         return print(result, v.json === true, () => `Unpaused ${str(v.org)}.`);
       }
       throw new UsageError(`unknown command: org ${sub ?? ''}`);
@@ -247,9 +263,17 @@ export async function main(argv: string[]): Promise<void> {
       const v = parse(rest, { org: { type: 'string' }, credits: { type: 'string' }, reference: { type: 'string' } });
       const result = (await admin(config, {
         name: 'wallet.topup',
-        args: { org: str(v.org) ?? '', credits: intArg(v.credits, 'credits'), reference: str(v.reference) },
+        args: { actor: actor(), org: str(v.org) ?? '', credits: intArg(v.credits, 'credits'), reference: str(v.reference) },
       })) as { balance_credits: number; available_credits: number };
       return print(result, v.json === true, () => `Balance: ${result.balance_credits} credits (${result.available_credits} available).`);
+    }
+    case 'audit': {
+      if (sub !== 'verify') throw new UsageError(`unknown command: audit ${sub ?? ''}`);
+      const v = parse(rest, {});
+      const reports = (await admin(config, { name: 'audit.verify', args: {} })) as ChainReport[];
+      print(reports, v.json === true, () => auditReport(reports));
+      if (reports.some((r) => !r.ok)) process.exitCode = 1;
+      return;
     }
     case 'models': {
       if (sub !== 'list') throw new UsageError(`unknown command: models ${sub ?? ''}`);

@@ -43,6 +43,7 @@ import { ProviderRegistry } from './providers/registry.js';
 import { advisoryXactLock, openDb, type Db } from './store/db.js';
 import { acquireDataDirLock } from './store/lock.js';
 import { migrate } from './store/migrate.js';
+import { systemOrigin } from './domain/audit.js';
 
 /** Composition root: config → dependencies → HTTP server (and, later, workers). */
 export interface Runtime {
@@ -133,7 +134,7 @@ export async function bootstrapDefaultOrganization(deps: AppDeps): Promise<Creat
   return deps.db.tx(async (q) => {
     await advisoryXactLock(q, BOOTSTRAP_LOCK);
     if ((await countOrganizations(q)) > 0) return null;
-    return insertOrganization(q, { name: 'default', plan: 'team', enterprise: true, credits: 0 });
+    return insertOrganization(q, { name: 'default', plan: 'team', enterprise: true, credits: 0 }, systemOrigin('first-start'));
   });
 }
 

@@ -12,6 +12,7 @@ import { Quotes } from './resources/quotes.js';
 import { Uploads } from './resources/uploads.js';
 import { UsageResource } from './resources/usage.js';
 import { Webhooks } from './resources/webhooks.js';
+import { AuditEvents } from './resources/audit-events.js';
 
 export interface ClientOptions {
   /** An `sk_live_…` or `sk_test_…` key. Default: the MMGEN_API_KEY environment variable. */
@@ -73,6 +74,7 @@ export class Mmgen {
   readonly wallet: WalletResource;
   readonly apiKeys: ApiKeys;
   readonly webhooks: Webhooks;
+  readonly auditEvents: AuditEvents;
   readonly uploads: Uploads;
   readonly usage: UsageResource;
 
@@ -111,6 +113,7 @@ export class Mmgen {
     this.wallet = new WalletResource(t);
     this.apiKeys = new ApiKeys(t);
     this.webhooks = new Webhooks(t);
+    this.auditEvents = new AuditEvents(t);
     this.uploads = new Uploads(t);
     this.usage = new UsageResource(t);
   }

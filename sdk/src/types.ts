@@ -128,6 +128,10 @@ export type WebhookDelivery = ResponseBody<'getWebhookDelivery'>;
 export type WebhookDeliveryListParams = QueryParams<'listWebhookDeliveries'>;
 export type DeletedWebhook = ResponseBody<'deleteWebhook'>;
 
+// The audit log
+export type AuditEvent = ResponseBody<'listAuditEvents'>['data'][number];
+export type AuditEventListParams = QueryParams<'listAuditEvents'>;
+
 // Uploads
 export type Upload = ResponseBody<'getUpload'>;
 /** The answer of POST /v1/uploads: the pending upload with its presigned `upload_url`. */

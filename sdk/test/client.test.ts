@@ -296,6 +296,15 @@ describe('the SDK against a real mmgen', () => {
     expect((revoked as AuthenticationError).requestId).toMatch(/^req_/);
   });
 
+  it('auditEvents.list: every page, filtered; the key just revoked is there, with who and before and after', async () => {
+    const made = await live.apiKeys.create({ name: 'audited' });
+    await live.apiKeys.delete(made.id);
+    const seen: Array<{ action: string; target: { id: string }; before: unknown }> = [];
+    for await (const e of live.auditEvents.list({ action: 'api_key.*', target_id: made.id, limit: 1 })) seen.push(e);
+    expect(seen.map((e) => e.action)).toEqual(['api_key.revoked', 'api_key.created']);
+    expect(seen[0]).toMatchObject({ target: { id: made.id }, before: { name: 'audited' } });
+  });
+
   it('webhooks.create, list, get, update, test, deliveries.list/get/replay, delete', async () => {
     const hook = await test.webhooks.create({ url: 'http://127.0.0.1:9/hook', events: ['generation.completed'] });
     expect(hook.secret).toMatch(/^whsec_/);

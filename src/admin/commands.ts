@@ -1,8 +1,10 @@
 import { MODALITIES, type Modality } from '../catalog/index.js';
 import { PLANS, type Plan } from '../domain/access.js';
-import { topUp } from '../billing/credits.js';
+import { recordedTopUp } from '../billing/credits.js';
+import { operatorOrigin } from '../domain/audit.js';
 import { createOrganization, getOrganization, setPaused, setPlan } from '../domain/organizations.js';
 import { addModel, describeCatalog, editModel, modelAccessOf, readAudit, setGlobalMargin, setModelAccess } from '../domain/catalog-admin.js';
+import { verifyAuditChains } from '../domain/audit.js';
 import { importModel } from '../domain/catalog-import.js';
 import { syncPorts, syncRunningCatalog } from '../domain/catalog-sync.js';
 import { publishedSchemas } from '../providers/schema-import.js';
@@ -15,10 +17,11 @@ import { newId } from '../ids.js';
  * through the server's local admin socket.
  */
 export type AdminCommand =
-  | { name: 'org.create'; args: { name: string; plan: Plan; enterprise: boolean; credits: number } }
-  | { name: 'org.set-plan'; args: { org: string; plan: Plan; enterprise?: boolean | undefined } }
-  | { name: 'org.unpause'; args: { org: string } }
-  | { name: 'wallet.topup'; args: { org: string; credits: number; reference?: string | undefined } }
+  | { name: 'org.create'; args: { actor: string; name: string; plan: Plan; enterprise: boolean; credits: number } }
+  | { name: 'org.set-plan'; args: { actor: string; org: string; plan: Plan; enterprise?: boolean | undefined } }
+  | { name: 'org.unpause'; args: { actor: string; org: string } }
+  | { name: 'wallet.topup'; args: { actor: string; org: string; credits: number; reference?: string | undefined } }
+  | { name: 'audit.verify'; args: Record<string, never> }
   | { name: 'models.list'; args: { modality?: Modality | undefined; includeDelisted?: boolean | undefined } }
   | CatalogCommand;
 
@@ -86,17 +89,18 @@ export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Pro
   validateCommand(cmd);
   switch (cmd.name) {
     case 'org.create': {
-      const created = await createOrganization(db, cmd.args);
+      const { actor, ...input } = cmd.args;
+      const created = await createOrganization(db, input, operatorOrigin(actor));
       return { organization: created.organization, user: created.user, keys: created.keys };
     }
     case 'org.set-plan':
-      return setPlan(db, cmd.args.org, cmd.args.plan, cmd.args.enterprise);
+      return setPlan(db, cmd.args.org, cmd.args.plan, cmd.args.enterprise, operatorOrigin(cmd.args.actor));
     case 'org.unpause':
-      return setPaused(ports, cmd.args.org, false);
+      return setPaused(ports, cmd.args.org, false, operatorOrigin(cmd.args.actor));
     case 'wallet.topup': {
       const { org, credits } = cmd.args;
       await getOrganization(db, org);
-      return db.tx((q) => topUp(q, { organizationId: org, credits, reference: cmd.args.reference ?? `cli-topup:${newId('req')}`, note: 'operator top-up' }));
+      return recordedTopUp(db, { organizationId: org, credits, reference: cmd.args.reference ?? `cli-topup:${newId('req')}`, note: 'operator top-up' }, operatorOrigin(cmd.args.actor));
     }
     case 'models.list':
       return catalog.list({ modality: cmd.args.modality, includeDelisted: cmd.args.includeDelisted });
@@ -118,6 +122,8 @@ export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Pro
         return modelAccessOf(ports, cmd.args.org);
       }
       return setModelAccess(ports, cmd.args.actor, cmd.args.org, cmd.args.body);
+    case 'audit.verify':
+      return verifyAuditChains(db);
     case 'catalog.audit':
       return readAudit(ports, { limit: cmd.args.limit, target: cmd.args.target });
   }

@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { ApiError } from '../errors.js';
-import type { Queryable } from '../store/db.js';
+import { inTransaction, type Queryable } from '../store/db.js';
+import { recordAudit, type AuditOrigin } from '../domain/audit.js';
 import { addToWalletBalance, applyPendingSettlements, holdIfAvailable, insertLedgerEntry, type LedgerEntry, selectWalletWithPending, type WalletRow } from '../store/ledger.js';
 
 // The wallet's reads and settling are single statements, used as the store has them.
@@ -91,11 +92,38 @@ function assertCredits(credits: number): void {
 
 /** Adds credits to the balance. Returns the wallet after; a repeated reference changes nothing. */
 export async function topUp(q: Queryable, m: Movement & { credits: number }): Promise<Wallet> {
-  assertCredits(m.credits);
-  if (await insertLedgerEntry(q, 'topup', m.credits, 0, m)) {
-    await addToWalletBalance(q, m.organizationId, m.credits);
-  }
+  await credit(q, m);
   return getWallet(q, m.organizationId);
+}
+
+/** Whether the movement was made (false: its reference was already used). */
+async function credit(q: Queryable, m: Movement & { credits: number }): Promise<boolean> {
+  assertCredits(m.credits);
+  if (!(await insertLedgerEntry(q, 'topup', m.credits, 0, m))) return false;
+  await addToWalletBalance(q, m.organizationId, m.credits);
+  return true;
+}
+
+/**
+ * A top-up someone made (the operator's `mmgen wallet topup`, an organization's initial credits): the ledger entry
+ * and its audit entry (`wallet.topped_up`: the balance before and after, the credits and reference) commit together,
+ * in the caller's transaction if `q` is one. A repeated reference moves nothing and records nothing.
+ */
+export async function recordedTopUp(q: Queryable, m: Movement & { credits: number }, origin: AuditOrigin): Promise<Wallet> {
+  return inTransaction(q, async (t) => {
+    const before = await getWallet(t, m.organizationId);
+    if (!(await credit(t, m))) return before;
+    const after = await getWallet(t, m.organizationId);
+    await recordAudit(t, {
+      ...origin,
+      organizationId: m.organizationId,
+      action: 'wallet.topped_up',
+      target: { type: 'wallet', id: m.organizationId },
+      before: { balance_credits: before.balance_credits },
+      after: { balance_credits: after.balance_credits, credits: m.credits, reference: m.reference, note: m.note ?? null },
+    });
+    return after;
+  });
 }
 
 /**

@@ -13,9 +13,10 @@ import {
   updateKeySettings,
   type ApiKeyRow,
 } from '../store/api-keys.js';
-import type { Queryable } from '../store/db.js';
+import { inTransaction, type Queryable } from '../store/db.js';
 import { keysMonthSpend } from '../store/spending.js';
 import { creditsToUsd } from '../billing/credits.js';
+import { recordAudit, type AuditOrigin } from './audit.js';
 import { canGrant, roleAllows, StaleAuthentication, type Mode, type Principal, type Role, type Scope } from './access.js';
 
 /**
@@ -265,7 +266,17 @@ export interface CreateKeyRequest {
   budget_action?: 'notify' | 'block' | undefined;
 }
 
-export async function createApiKey(q: Queryable, caller: Principal, req: CreateKeyRequest): Promise<ApiKeyView & { key: string }> {
+/** Creates the key and its audit entry (`api_key.created`) in one transaction (the caller's, if `q` is one). */
+export async function createApiKey(q: Queryable, caller: Principal, req: CreateKeyRequest, origin: AuditOrigin): Promise<ApiKeyView & { key: string }> {
+  return inTransaction(q, async (t) => {
+    const created = await createKeyIn(t, caller, req);
+    const { key: _secret, ...after } = created;
+    await recordAudit(t, { ...origin, organizationId: caller.organizationId, action: 'api_key.created', target: { type: 'api_key', id: created.id }, before: null, after: settingsOf(after) });
+    return created;
+  });
+}
+
+async function createKeyIn(q: Queryable, caller: Principal, req: CreateKeyRequest): Promise<ApiKeyView & { key: string }> {
   const mode = req.mode ?? caller.mode;
   if (caller.mode === 'test' && mode === 'live') {
     throw new ApiError('insufficient_role', 'A test-mode key cannot create live-mode keys.', 'mode');
@@ -301,7 +312,23 @@ export interface UpdateKeyRequest {
   budget_action?: 'notify' | 'block' | undefined;
 }
 
-export async function updateApiKey(q: Queryable, caller: Principal, id: string, req: UpdateKeyRequest): Promise<ApiKeyView> {
+/** Updates the key and records `api_key.updated` with its settings before and after, in one transaction. */
+export async function updateApiKey(q: Queryable, caller: Principal, id: string, req: UpdateKeyRequest, origin: AuditOrigin): Promise<ApiKeyView> {
+  return inTransaction(q, async (t) => {
+    const before = toApiKeyView(await loadKey(t, caller, id));
+    const after = await updateKeyIn(t, caller, id, req);
+    await recordAudit(t, { ...origin, organizationId: caller.organizationId, action: 'api_key.updated', target: { type: 'api_key', id }, before: settingsOf(before), after: settingsOf(after) });
+    return after;
+  });
+}
+
+/** What a key's audit entries compare: its settings, not its spend or last use, which change without anyone's act. */
+function settingsOf(v: ApiKeyView): Omit<ApiKeyView, 'spent_usd' | 'last_used_at'> {
+  const { spent_usd: _spent, last_used_at: _used, ...settings } = v;
+  return settings;
+}
+
+async function updateKeyIn(q: Queryable, caller: Principal, id: string, req: UpdateKeyRequest): Promise<ApiKeyView> {
   const row = await loadKey(q, caller, id);
   assertCanManage(caller, row);
   const scopes = req.scopes !== undefined ? dedupe(req.scopes) : row.scopes;
@@ -319,11 +346,15 @@ export async function updateApiKey(q: Queryable, caller: Principal, id: string, 
   return withSpend(q, updated);
 }
 
-export async function revokeApiKey(q: Queryable, caller: Principal, id: string): Promise<{ id: string; object: 'api_key'; deleted: true }> {
-  const row = await loadKey(q, caller, id);
-  assertCanManage(caller, row);
-  await revokeKey(q, id);
-  return { id, object: 'api_key', deleted: true };
+/** Revokes the key and records `api_key.revoked`, in one transaction. */
+export async function revokeApiKey(q: Queryable, caller: Principal, id: string, origin: AuditOrigin): Promise<{ id: string; object: 'api_key'; deleted: true }> {
+  return inTransaction(q, async (t) => {
+    const row = await loadKey(t, caller, id);
+    assertCanManage(caller, row);
+    await revokeKey(t, id);
+    await recordAudit(t, { ...origin, organizationId: caller.organizationId, action: 'api_key.revoked', target: { type: 'api_key', id }, before: settingsOf(toApiKeyView(row)), after: null });
+    return { id, object: 'api_key', deleted: true };
+  });
 }
 
 export async function getApiKey(q: Queryable, caller: Principal, id: string): Promise<ApiKeyView> {

@@ -19,6 +19,7 @@ import {
   type AuditEntry,
 } from '../store/catalog.js';
 import type { Db, Queryable } from '../store/db.js';
+import { operatorOrigin, recordAudit } from './audit.js';
 import { makeAjv, validationError } from '../validation.js';
 import { getOrganization } from './organizations.js';
 
@@ -162,7 +163,7 @@ export async function addModel(ports: CatalogAdminPorts, actor: string, input: u
     if (await selectModelRow(q, def.slug)) throw new ApiError('parameter_invalid', `A model named '${def.slug}' was just added.`, 'model.slug');
     await putRecords(q, actor, def, body.records ?? []);
     await upsertModelRow(q, { slug: def.slug, definition: def, disabled: false, marginPercent: null });
-    await insertAudit(q, { actor, action: 'model.add', target: def.slug, before: null, after: { definition: def, disabled: false, margin_percent: null } });
+    await auditCatalog(q, actor, { action: 'model.add', target: def.slug, before: null, after: { definition: def, disabled: false, margin_percent: null } });
     await bumpCatalogVersion(q);
   });
   await ports.catalogFollower.refresh();
@@ -198,7 +199,7 @@ export async function editModel(ports: CatalogAdminPorts, actor: string, slug: s
       margin_percent: margin_percent === undefined ? before.margin_percent : margin_percent === null ? null : String(margin_percent),
     };
     await upsertModelRow(q, { slug, definition: after.definition, disabled: after.disabled, marginPercent: after.margin_percent });
-    await insertAudit(q, { actor, action: 'model.edit', target: slug, before, after });
+    await auditCatalog(q, actor, { action: 'model.edit', target: slug, before, after });
     await bumpCatalogVersion(q);
   });
   await ports.catalogFollower.refresh();
@@ -212,7 +213,7 @@ export async function setGlobalMargin(ports: CatalogAdminPorts, actor: string, i
   await ports.db.tx(async (q) => {
     const before = await selectGlobalMargin(q);
     await updateGlobalMargin(q, after);
-    await insertAudit(q, { actor, action: 'margin.set', target: '*', before: { margin_percent: before === null ? null : String(before) }, after: { margin_percent: after } });
+    await auditCatalog(q, actor, { action: 'margin.set', target: '*', before: { margin_percent: before === null ? null : String(before) }, after: { margin_percent: after } });
     await bumpCatalogVersion(q);
   });
   await ports.catalogFollower.refresh();
@@ -238,7 +239,7 @@ export async function setModelAccess(ports: CatalogAdminPorts, actor: string, or
   await ports.db.tx(async (q) => {
     const before = await selectModelAccess(q, organizationId);
     await replaceModelAccess(q, organizationId, access);
-    await insertAudit(q, { actor, action: 'access.set', target: organizationId, before: before ?? { mode: 'all' }, after: access ?? { mode: 'all' } });
+    await auditCatalog(q, actor, { action: 'access.set', target: organizationId, before: before ?? { mode: 'all' }, after: access ?? { mode: 'all' } });
     await bumpCatalogVersion(q);
   });
   await ports.catalogFollower.refresh();
@@ -295,12 +296,44 @@ function checkDefinition(catalog: Catalog, def: ModelDefinition, records: Upstre
   }
 }
 
+/**
+ * The audit log's name of each catalog change (catalog_audit keeps the operator's short one, which
+ * `mmgen catalog audit` shows), and where it goes: a change of one organization's model access into that
+ * organization's chain (its owners read it), the rest into the installation's.
+ */
+const CATALOG_ACTIONS = {
+  'model.add': { action: 'catalog.model_added', target: 'model' },
+  'model.edit': { action: 'catalog.model_edited', target: 'model' },
+  'margin.set': { action: 'catalog.margin_set', target: 'catalog' },
+  'access.set': { action: 'organization.model_access_set', target: 'organization' },
+  'record.put': { action: 'catalog.record_put', target: 'upstream_record' },
+  'record.sync': { action: 'catalog.record_synced', target: 'upstream_record' },
+} as const;
+
+/** Writes a catalog change's entry in catalog_audit and in the audit log, in the change's transaction. */
+export async function auditCatalog(
+  q: Queryable,
+  actor: string,
+  e: { action: keyof typeof CATALOG_ACTIONS; target: string; before: unknown; after: unknown },
+): Promise<void> {
+  await insertAudit(q, { actor, ...e });
+  const named = CATALOG_ACTIONS[e.action];
+  await recordAudit(q, {
+    ...operatorOrigin(actor),
+    organizationId: e.action === 'access.set' ? e.target : null,
+    action: named.action,
+    target: { type: named.target, id: e.target },
+    before: e.before,
+    after: e.after,
+  });
+}
+
 /** Stores the given records, each audited with the one it replaces. */
 async function putRecords(q: Queryable, actor: string, def: ModelDefinition, records: UpstreamModelRecord[]): Promise<void> {
   for (const record of records) {
     const provider = def.routes.find((r) => r.upstream === record.upstream)!.provider;
     const before = (await selectRecord(q, provider, record.upstream)) ?? upstreamModel(provider, record.upstream) ?? null;
     await upsertRecord(q, provider, record.upstream, record);
-    await insertAudit(q, { actor, action: 'record.put', target: `${provider}:${record.upstream}`, before, after: record });
+    await auditCatalog(q, actor, { action: 'record.put', target: `${provider}:${record.upstream}`, before, after: record });
   }
 }

@@ -6,8 +6,8 @@ import { PROVIDER_DECLARATIONS } from '../providers/index.js';
 import { publishedSchemas } from '../providers/schema-import.js';
 import type { ProviderCredentials } from '../providers/types.js';
 import type { UpstreamModelRecord } from '../providers/upstream-record.js';
-import { bumpCatalogVersion, insertAudit, selectRecord, upsertRecord } from '../store/catalog.js';
-import { validated, type AdminModelView, type CatalogAdminPorts } from './catalog-admin.js';
+import { bumpCatalogVersion, selectRecord, upsertRecord } from '../store/catalog.js';
+import { auditCatalog, validated, type AdminModelView, type CatalogAdminPorts } from './catalog-admin.js';
 import { ImportModelBody, importModel, type CatalogImportPorts } from './catalog-import.js';
 
 /**
@@ -88,7 +88,7 @@ export async function syncRunningCatalog(ports: CatalogSyncPorts, actor: string,
         const next: UpstreamModelRecord = { ...current, ...finding.proposed };
         const before = (await selectRecord(q, finding.provider, finding.upstream)) ?? current;
         await upsertRecord(q, finding.provider, finding.upstream, next);
-        await insertAudit(q, { actor, action: 'record.sync', target: `${finding.provider}:${finding.upstream}`, before, after: next });
+        await auditCatalog(q, actor, { action: 'record.sync', target: `${finding.provider}:${finding.upstream}`, before, after: next });
         const changed = (['lifecycle', 'input'] as const).filter((k) => finding.proposed![k] !== undefined);
         applied.push({ id: finding.id, kind: finding.kind, target: `${finding.provider}:${finding.upstream}`, changed: [...changed] });
       }

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Db, Queryable } from '../store/db.js';
+import { inTransaction, type Db, type Queryable } from '../store/db.js';
 import type { Wakeup } from '../wakeup.js';
 import { openWallet } from '../billing/credits.js';
 import {
@@ -14,7 +14,8 @@ import {
 } from '../store/organizations.js';
 import type { Plan } from './access.js';
 import { insertApiKey } from './api-keys.js';
-import { creditsToUsd, topUp, type Wallet, getWallet } from '../billing/credits.js';
+import { creditsToUsd, recordedTopUp, type Wallet, getWallet } from '../billing/credits.js';
+import { recordAudit, type AuditOrigin } from './audit.js';
 import { organizationMonthSpend } from '../store/spending.js';
 
 /**
@@ -65,13 +66,32 @@ export async function getOrganization(q: Queryable, id: string): Promise<Organiz
   return toView(q, await selectOrganization(q, id), id);
 }
 
-/** Sets the organization's monthly budget and what passing it does (contract §7); undefined fields stay as they are. */
+async function loadOrganization(q: Queryable, id: string): Promise<OrganizationRow> {
+  const row = await selectOrganization(q, id);
+  if (!row) throw new ApiError('resource_not_found', `No such organization: '${id}'`, 'id');
+  return row;
+}
+
+const budgetOf = (r: OrganizationRow) => ({ monthly_budget_usd: r.monthly_budget_usd === null ? null : Number(r.monthly_budget_usd), budget_action: r.budget_action });
+const pauseOf = (r: OrganizationRow) => ({ paused: r.paused, pause_reason: r.paused ? (r.pause_reason ?? { kind: 'owner' }) : null });
+const planOf = (r: OrganizationRow) => ({ plan: r.plan, enterprise: r.enterprise });
+
+/**
+ * Sets the organization's monthly budget and what passing it does (contract §7); undefined fields stay as they are.
+ * Recorded as `organization.budget_updated`, in the same transaction.
+ */
 export async function setBudget(
   q: Queryable,
   id: string,
   b: { monthly_budget_usd?: number | null | undefined; budget_action?: 'notify' | 'block' | undefined },
+  origin: AuditOrigin,
 ): Promise<OrganizationView> {
-  return toView(q, await updateOrganizationBudget(q, id, { monthlyBudgetUsd: b.monthly_budget_usd, budgetAction: b.budget_action }), id);
+  return inTransaction(q, async (t) => {
+    const before = await loadOrganization(t, id);
+    const after = await updateOrganizationBudget(t, id, { monthlyBudgetUsd: b.monthly_budget_usd, budgetAction: b.budget_action });
+    if (after) await recordAudit(t, { ...origin, organizationId: id, action: 'organization.budget_updated', target: { type: 'organization', id }, before: budgetOf(before), after: budgetOf(after) });
+    return toView(t, after, id);
+  });
 }
 
 export interface CreatedOrganization {
@@ -85,14 +105,16 @@ export interface CreatedOrganization {
 export async function createOrganization(
   db: Db,
   input: { name: string; plan: Plan; enterprise: boolean; credits: number },
+  origin: AuditOrigin,
 ): Promise<CreatedOrganization> {
-  return db.tx((q) => insertOrganization(q, input));
+  return db.tx((q) => insertOrganization(q, input, origin));
 }
 
-/** createOrganization inside a transaction the caller holds. */
+/** createOrganization inside a transaction the caller holds; recorded as `organization.created` (and its initial credits as `wallet.topped_up`). */
 export async function insertOrganization(
   q: Queryable,
   input: { name: string; plan: Plan; enterprise: boolean; credits: number },
+  origin: AuditOrigin,
 ): Promise<CreatedOrganization> {
   const orgId = newId('org');
   const userId = newId('usr');
@@ -102,8 +124,12 @@ export async function insertOrganization(
   const keyInput = { organizationId: orgId, userId, role: 'owner' as const, scopes: [], ipAllowlist: [], monthlyBudgetUsd: null };
   const live = await insertApiKey(q, { ...keyInput, name: 'Owner key (live)', mode: 'live' });
   const test = await insertApiKey(q, { ...keyInput, name: 'Owner key (test)', mode: 'test' });
+  await recordAudit(q, {
+    ...origin, organizationId: orgId, action: 'organization.created', target: { type: 'organization', id: orgId }, before: null,
+    after: { name: input.name, plan: input.plan, enterprise: input.enterprise, owner_user_id: userId },
+  });
   const wallet = input.credits > 0
-    ? await topUp(q, { organizationId: orgId, credits: input.credits, reference: `org-create:${orgId}`, note: 'initial credits' })
+    ? await recordedTopUp(q, { organizationId: orgId, credits: input.credits, reference: `org-create:${orgId}`, note: 'initial credits' }, origin)
     : await getWallet(q, orgId);
   return {
     organization: { id: orgId, name: input.name, plan: input.plan, enterprise: input.enterprise },
@@ -113,8 +139,14 @@ export async function insertOrganization(
   };
 }
 
-export async function setPlan(q: Queryable, id: string, plan: Plan, enterprise?: boolean): Promise<OrganizationView> {
-  return toView(q, await updateOrganizationPlan(q, id, plan, enterprise ?? null), id);
+/** The operator's change of plan (and enterprise flag), recorded as `organization.plan_changed`. */
+export async function setPlan(q: Queryable, id: string, plan: Plan, enterprise: boolean | undefined, origin: AuditOrigin): Promise<OrganizationView> {
+  return inTransaction(q, async (t) => {
+    const before = await loadOrganization(t, id);
+    const after = await updateOrganizationPlan(t, id, plan, enterprise ?? null);
+    if (after) await recordAudit(t, { ...origin, organizationId: id, action: 'organization.plan_changed', target: { type: 'organization', id }, before: planOf(before), after: planOf(after) });
+    return toView(t, after, id);
+  });
 }
 
 /** One statement, then (on unpause) a nudge for the worker to claim the jobs that waited. */
@@ -128,8 +160,17 @@ export interface PausePorts {
  * so the queued work that waited starts now; other nodes find it at their next
  * poll.
  */
-export async function setPaused(deps: PausePorts, id: string, paused: boolean): Promise<OrganizationView> {
-  const view = await toView(deps.db, await updateOrganizationPaused(deps.db, id, paused, paused ? { kind: 'owner' } : null), id);
+export async function setPaused(deps: PausePorts, id: string, paused: boolean, origin: AuditOrigin): Promise<OrganizationView> {
+  const view = await inTransaction(deps.db, async (t) => {
+    const before = await loadOrganization(t, id);
+    const after = await updateOrganizationPaused(t, id, paused, paused ? { kind: 'owner' } : null);
+    if (after) {
+      await recordAudit(t, {
+        ...origin, organizationId: id, action: paused ? 'organization.paused' : 'organization.unpaused', target: { type: 'organization', id }, before: pauseOf(before), after: pauseOf(after),
+      });
+    }
+    return toView(t, after, id);
+  });
   if (!paused) deps.jobsAvailable.notify();
   return view;
 }

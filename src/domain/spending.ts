@@ -6,6 +6,7 @@ import type { Db } from '../store/db.js';
 import { newId } from '../ids.js';
 import { insertEvent } from '../store/events.js';
 import { pauseIfRunning } from '../store/organizations.js';
+import { recordAudit, systemOrigin } from './audit.js';
 import { budgetedSpends, chargedSinceByRunningOrganization, insertBudgetNotice, insertOrganizationBudgetNotice, liveChargedBetween } from '../store/spending.js';
 import { USD_PER_CREDIT } from '../billing/credits.js';
 
@@ -85,6 +86,10 @@ export async function detectAnomalies(deps: SpendingPorts, now: Date = new Date(
     const finding = { window_minutes: windowMinutes, spent_usd: spentUsd.toNumber(), baseline_usd: baselineUsd.toDecimalPlaces(6).toNumber() };
     const done = await deps.db.tx(async (q) => {
       if (!(await pauseIfRunning(q, row.organization_id, { kind: 'anomaly', ...finding }))) return false;
+      await recordAudit(q, {
+        ...systemOrigin('spending-anomaly-detector'), organizationId: row.organization_id, action: 'organization.paused',
+        target: { type: 'organization', id: row.organization_id }, before: { paused: false, pause_reason: null }, after: { paused: true, pause_reason: { kind: 'anomaly', ...finding } },
+      });
       // The pause concerns the organization; its live events are where spending happens.
       await insertEvent(q, {
         id: newId('evt'), organizationId: row.organization_id, mode: 'live', type: 'usage.anomaly_detected',

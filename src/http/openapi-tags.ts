@@ -15,6 +15,7 @@ export const TAGS = {
   Usage: 'Generations, credits and spend, by day, model or key, with a breakdown.',
   Webhooks: 'Endpoints that receive signed events, and the log of every delivery and its attempts.',
   'API keys': "The organization's API keys: their roles, scopes, IP allowlists and monthly budgets.",
+  Audit: "The organization's audit log: who changed what (keys, budgets, webhooks, policies, settings, money), when, from where, before and after, in a tamper-evident hash chain.",
   Organization: "The organization of the calling key: its plan and limits, its pause, its budget and its moderation policy.",
   Operations: 'Liveness, readiness and Prometheus metrics, for the operator of the deployment.',
   Meta: 'The API described: this OpenAPI document.',

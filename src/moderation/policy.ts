@@ -1,4 +1,5 @@
-import type { Queryable } from '../store/db.js';
+import { recordAudit, type AuditOrigin } from '../domain/audit.js';
+import { inTransaction, type Queryable } from '../store/db.js';
 import { selectModerationPolicy, updateModerationPolicy, type StoredModerationPolicy } from '../store/moderation.js';
 
 /**
@@ -40,7 +41,14 @@ export class PolicyCache {
     return policy;
   }
 
-  async update(db: Queryable, organizationId: string, patch: Partial<ModerationPolicy>): Promise<ModerationPolicy> {
+  /** Writes the policy and its audit entry (`moderation_policy.updated`) in one transaction. */
+  async update(db: Queryable, organizationId: string, patch: Partial<ModerationPolicy>, origin: AuditOrigin): Promise<ModerationPolicy> {
+    const next = await inTransaction(db, (t) => this.write(t, organizationId, patch, origin));
+    this.entries.delete(organizationId);
+    return next;
+  }
+
+  private async write(db: Queryable, organizationId: string, patch: Partial<ModerationPolicy>, origin: AuditOrigin): Promise<ModerationPolicy> {
     const current = (await selectModerationPolicy(db, organizationId)) ?? DEFAULT_POLICY;
     const next: ModerationPolicy = {
       action: patch.action ?? current.action,
@@ -51,7 +59,9 @@ export class PolicyCache {
         : current.prompt_blocklist,
     };
     await updateModerationPolicy(db, organizationId, next);
-    this.entries.delete(organizationId);
+    await recordAudit(db, {
+      ...origin, organizationId, action: 'moderation_policy.updated', target: { type: 'moderation_policy', id: organizationId }, before: current, after: next,
+    });
     return next;
   }
 }

@@ -180,3 +180,8 @@ export async function advisoryXactLock(q: Queryable, key: number): Promise<void>
 export async function ping(q: Queryable): Promise<void> {
   await q.query('SELECT 1');
 }
+
+/** Runs fn in the caller's transaction when `q` is one, else in a new transaction of the Db `q`. */
+export async function inTransaction<T>(q: Queryable, fn: (t: Queryable) => Promise<T>): Promise<T> {
+  return typeof (q as Partial<Db>).tx === 'function' ? (q as Db).tx(fn) : fn(q);
+}

@@ -16,7 +16,7 @@ import { FakeStripe } from '../fakes/stripe.js';
  * test/.artifacts/screenshots (git-ignored).
  */
 const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
-const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage', '/billing'];
+const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage', '/billing', '/audit'];
 
 /** A loopback webhook receiver whose answer the test sets. */
 interface Receiver {
@@ -430,6 +430,34 @@ describe('the dashboard in a browser [pglite]', () => {
     expect((await api()('PATCH', '/v1/organization/moderation', { key: org.test, body: { action: 'block', threshold: 0.8, prompt_blocklist: [] } })).status).toBe(200);
   }, 90_000);
 
+  it('shows the audit log: who created and revoked the key, before and after, filtered, and exports it as JSON Lines', async () => {
+    await go(page, '/audit');
+    const table = page.getByTestId('audit-table');
+    await table.waitFor();
+    const body = () => table.locator('tbody').textContent();
+    // The key made and revoked above, by this session's key, with its values; the policy set above.
+    expect(await body()).toContain('api_key.created');
+    expect(await body()).toContain('api_key.revoked');
+    expect(await body()).toContain('moderation_policy.updated');
+    const created = table.locator('tr', { hasText: 'api_key.created' }).first();
+    expect(await created.textContent()).toMatch(/API key key_\w+ \(member usr_\w+\)/);
+    await created.getByText('Before and after').click();
+    expect(await created.locator('pre').nth(1).textContent()).toContain('"name": "e2e ci"');
+    await shot(page, 'audit');
+
+    await page.locator('input[name=action]').fill('api_key.*');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/action=api_key/);
+    await expect.poll(async () => (await table.locator('tbody tr td:nth-child(2)').allTextContents()).every((a) => a.startsWith('api_key.'))).toBe(true);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON Lines' }).click()]);
+    expect(download.suggestedFilename()).toBe('mmgen-audit-test.jsonl');
+    const lines = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string });
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.every((l) => l.action.startsWith('api_key.'))).toBe(true);
+    await page.locator('input[name=action]').fill('');
+    await page.getByRole('button', { name: 'Apply' }).click();
+  });
+
   it('shows what a narrower key may not do as disabled, with the reason', async () => {
     const viewer = await api()('POST', '/v1/api-keys', { key: org.test, body: { name: 'read-only', role: 'viewer', scopes: ['generations:read', 'usage:read'] } });
     expect(viewer.status).toBe(201);
@@ -611,6 +639,7 @@ describe('the dashboard in a browser [pglite]', () => {
           ['/usage', '[data-testid=usage-table]'],
           ['/moderation', '#mod-threshold'],
           ['/billing', '#buy-amount'],
+          ['/audit', '[data-testid=audit-table] tbody tr'],
           ['/no-such-page'],
         ];
         for (const [path, filled] of pages) {

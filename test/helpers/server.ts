@@ -1,3 +1,4 @@
+import { operatorOrigin } from '../../src/domain/audit.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -127,7 +128,7 @@ export async function startTestServer(
         plan: opts.plan ?? 'team',
         enterprise: opts.enterprise ?? false,
         credits: opts.credits ?? 0,
-      });
+      }, operatorOrigin('test'));
       return { id: created.organization.id, live: created.keys.live, test: created.keys.test, userId: created.user.id };
     },
     async close() {

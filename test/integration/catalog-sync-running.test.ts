@@ -1,3 +1,4 @@
+import { operatorOrigin } from '../../src/domain/audit.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,7 +64,7 @@ describe.runIf(inject('pgTemplate'))('mmgen catalog sync --apply on a running ca
     dir = mkdtempSync(join(tmpdir(), 'mmgen-sync-running-'));
     env = { ...fakes.env, DATABASE_URL: fresh.url!, MMGEN_ADMIN_TOKEN: ADMIN_TOKEN, MMGEN_ALLOW_PRIVATE_NETWORK: '1', MMGEN_DB_POOL_SIZE: '4' };
     [a, b] = await Promise.all([spawnMmgen(['serve'], { ...env, MMGEN_DATA_DIR: join(dir, 'a') }), spawnMmgen(['serve'], { ...env, MMGEN_DATA_DIR: join(dir, 'b') })]);
-    const created = await createOrganization(db, { name: 'sync', plan: 'team', enterprise: false, credits: 1_000_000 });
+    const created = await createOrganization(db, { name: 'sync', plan: 'team', enterprise: false, credits: 1_000_000 }, operatorOrigin('test'));
     org = { id: created.organization.id, live: created.keys.live };
   });
   afterAll(async () => {

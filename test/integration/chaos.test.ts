@@ -1,3 +1,4 @@
+import { operatorOrigin } from '../../src/domain/audit.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -145,7 +146,7 @@ describe.runIf(inject('pgTemplate'))('chaos: API nodes and workers killed with S
   it('every key leads to one generation and one charge, every accepted generation ends, wallet = ledger, every event is delivered', async () => {
     const random = seededRandom(SEED);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-    const created = await createOrganization(db, { name: 'chaos', plan: 'team', enterprise: false, credits: 50_000_000 });
+    const created = await createOrganization(db, { name: 'chaos', plan: 'team', enterprise: false, credits: 50_000_000 }, operatorOrigin('test'));
     const key = created.keys.live;
     const orgId = created.organization.id;
     const liveUrls = () => [slots[0], slots[1]].filter((p): p is MmgenProcess => p !== null).map((p) => p.url);

@@ -55,6 +55,7 @@ describeEachBackend('isolation matrix', (backend) => {
     delivery: string;
     apiKey: string;
     ownerKeyId: string;
+    auditEvent: string;
   }
 
   async function makeResources(mode: Mode): Promise<Resources> {
@@ -71,6 +72,9 @@ describeEachBackend('isolation matrix', (backend) => {
     const apiKey = await ok(api('POST', '/v1/api-keys', { key, body: { name: `victim ${mode}`, role: 'developer' } }), 201, 'api key');
     const keys = (await api('GET', '/v1/api-keys?limit=100', { key })).body.data as Array<{ id: string; prefix: string }>;
     const ownerKeyId = keys.find((k) => key.startsWith(k.prefix))!.id;
+    // The audit log's newest entry: the key just made, by this mode's owner key.
+    const auditEvent = (await ok(api('GET', '/v1/audit-events?limit=1', { key }), 200, 'audit events')).data[0];
+    expect(auditEvent).toMatchObject({ action: 'api_key.created', target: { id: apiKey.id } });
     return {
       generation: image.id,
       running: running.id,
@@ -81,6 +85,7 @@ describeEachBackend('isolation matrix', (backend) => {
       delivery: delivery.id,
       apiKey: apiKey.id,
       ownerKeyId,
+      auditEvent: auditEvent.id,
     };
   }
 
@@ -112,6 +117,7 @@ describeEachBackend('isolation matrix', (backend) => {
       { name: 'update api key', method: 'PATCH', path: `/v1/api-keys/${r.apiKey}`, body: { name: 'stolen', scopes: ['images:write'] }, id: r.apiKey },
       { name: 'revoke api key', method: 'DELETE', path: `/v1/api-keys/${r.apiKey}`, id: r.apiKey },
       { name: 'api keys after it', method: 'GET', path: `/v1/api-keys?starting_after=${r.apiKey}`, id: r.apiKey },
+      { name: 'audit events after it', method: 'GET', path: `/v1/audit-events?starting_after=${r.auditEvent}`, id: r.auditEvent, param: 'starting_after' },
     ];
   }
 
@@ -157,8 +163,10 @@ describeEachBackend('isolation matrix', (backend) => {
             (await api('GET', '/v1/webhooks?limit=100', { key })).body,
             (await api('GET', '/v1/api-keys?limit=100', { key })).body,
             (await api('GET', `/v1/webhooks/${own.id}/deliveries?limit=100`, { key })).body,
+            (await api('GET', '/v1/audit-events?limit=100', { key })).body,
+            await (await fetch(`${s.url}/v1/audit-events/export`, { headers: { authorization: `Bearer ${key}` } })).text(),
           ]);
-          for (const id of [r.generation, r.running, r.comparison, r.webhook, r.delivery, r.apiKey, r.ownerKeyId, r.upload]) expect(seen).not.toContain(id);
+          for (const id of [r.generation, r.running, r.comparison, r.webhook, r.delivery, r.apiKey, r.ownerKeyId, r.upload, r.auditEvent]) expect(seen).not.toContain(id);
 
           // Usage reports never count them: nothing of the victim's key appears, whichever the grouping.
           for (const groupBy of ['api_key', 'model', 'day']) {

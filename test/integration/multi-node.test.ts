@@ -1,3 +1,4 @@
+import { operatorOrigin } from '../../src/domain/audit.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -120,7 +121,7 @@ describe.runIf(inject('pgTemplate') && process.env.TEST_REDIS_URL)('two API node
     ]);
     apiA = client(a.url);
     apiB = client(b.url);
-    const created = await createOrganization(db, { name: 'multi-node', plan: 'team', enterprise: false, credits: INITIAL_CREDITS });
+    const created = await createOrganization(db, { name: 'multi-node', plan: 'team', enterprise: false, credits: INITIAL_CREDITS }, operatorOrigin('test'));
     org = { id: created.organization.id, live: created.keys.live, test: created.keys.test };
   });
 
@@ -315,7 +316,7 @@ describe.runIf(inject('pgTemplate') && process.env.TEST_REDIS_URL)('two API node
   });
 
   it('rate limits are one budget across nodes (Redis)', async () => {
-    const free = await createOrganization(db, { name: 'free', plan: 'free', enterprise: false, credits: 0 });
+    const free = await createOrganization(db, { name: 'free', plan: 'free', enterprise: false, credits: 0 }, operatorOrigin('test'));
     const statuses: number[] = [];
     const remaining: string[] = [];
     for (let i = 0; i < 13; i++) {

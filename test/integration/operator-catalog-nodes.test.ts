@@ -1,3 +1,4 @@
+import { operatorOrigin } from '../../src/domain/audit.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ describe.runIf(inject('pgTemplate'))('the operator catalog across two nodes on o
       return { ...env, MMGEN_DATA_DIR: dir };
     };
     [a, b] = await Promise.all([spawnMmgen(['serve'], withDir()), spawnMmgen(['serve'], withDir())]);
-    const created = await createOrganization(db, { name: 'nodes', plan: 'team', enterprise: false, credits: 1_000_000 });
+    const created = await createOrganization(db, { name: 'nodes', plan: 'team', enterprise: false, credits: 1_000_000 }, operatorOrigin('test'));
     org = { id: created.organization.id, live: created.keys.live };
   });
   afterAll(async () => {

@@ -87,7 +87,7 @@ describeEachBackend('a paused organization starts no queued work', (backend) => 
     expect(await detectAnomalies(s.runtime.deps)).not.toContain(org.id); // paused already: not judged
 
     // `mmgen org unpause`, the admin command (the CLI runs it here or through the server's socket).
-    const unpaused = (await runAdminCommand(s.runtime.deps, { name: 'org.unpause', args: { org: org.id } })) as Record<string, unknown>;
+    const unpaused = (await runAdminCommand(s.runtime.deps, { name: 'org.unpause', args: { actor: 'test operator', org: org.id } })) as Record<string, unknown>;
     expect(unpaused).toMatchObject({ paused: false, paused_at: null, pause_reason: null });
     const done = await waitTerminal(api, org.live, queued);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');

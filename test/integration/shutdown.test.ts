@@ -1,3 +1,4 @@
+import { operatorOrigin } from '../../src/domain/audit.js';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { Writable } from 'node:stream';
@@ -58,7 +59,7 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
       MMGEN_FINISH_BATCH_MS: '10000',
     };
     node = await spawnMmgen(['serve'], env);
-    const created = await createOrganization(db, { name: 'sigterm', plan: 'team', enterprise: false, credits: 10_000_000 });
+    const created = await createOrganization(db, { name: 'sigterm', plan: 'team', enterprise: false, credits: 10_000_000 }, operatorOrigin('test'));
     const key = created.keys.live;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const models = async (m: string) => ((await (await fetch(`${node!.url}/v1/models?modality=${m}`, { headers })).json()) as { data: Array<{ slug: string }> }).data[0]!.slug;

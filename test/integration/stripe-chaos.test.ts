@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createOrganization } from '../../src/domain/organizations.js';
+import { operatorOrigin } from '../../src/domain/audit.js';
 import type { Db } from '../../src/store/db.js';
 import { FakeStripe } from '../fakes/stripe.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
@@ -64,7 +65,7 @@ describe.runIf(inject('pgTemplate'))('chaos: the node handling a Stripe event ki
 
   it('killed while it reads the event\'s object from Stripe: the redelivery to another node credits once', async () => {
     const [a, b] = [await node(), await node()];
-    const org = await createOrganization(db, { name: 'chaos billing', plan: 'team', enterprise: false, credits: 0 });
+    const org = await createOrganization(db, { name: 'chaos billing', plan: 'team', enterprise: false, credits: 0 }, operatorOrigin('test'));
     const { event } = await paidEvent(b.url, org.keys.live);
     // Stripe's answer to A's read never comes: A is mid-event when it dies.
     fake.misbehave({ method: 'GET', path: /^\/v1\/checkout\/sessions\// }, { hang: true });
@@ -83,7 +84,7 @@ describe.runIf(inject('pgTemplate'))('chaos: the node handling a Stripe event ki
 
   it('killed right after the credit committed: redeliveries to it restarted and to another node credit nothing more', async () => {
     const [a, b] = [await node(), procs[1]!];
-    const org = await createOrganization(db, { name: 'chaos billing 2', plan: 'team', enterprise: false, credits: 0 });
+    const org = await createOrganization(db, { name: 'chaos billing 2', plan: 'team', enterprise: false, credits: 0 }, operatorOrigin('test'));
     const { event } = await paidEvent(b.url, org.keys.live);
     const delivery = fake.deliver(event, `${a.url}/v1/billing/stripe/webhook`);
     await until('the payment is credited', async () => {

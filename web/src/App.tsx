@@ -9,6 +9,7 @@ import { Generations } from './pages/Generations.js';
 import { Models } from './pages/Models.js';
 import { Moderation } from './pages/Moderation.js';
 import { Billing } from './pages/Billing.js';
+import { Audit } from './pages/Audit.js';
 import { NotFound } from './pages/NotFound.js';
 import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
@@ -46,6 +47,7 @@ function Routes() {
   if (path === '/usage') return <Usage />;
   if (path === '/moderation') return <Moderation />;
   if (path === '/billing') return <Billing />;
+  if (path === '/audit') return <Audit />;
   return <NotFound />;
 }
 

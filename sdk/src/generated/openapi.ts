@@ -914,6 +914,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's audit log, newest first
+         * @description Who changed what, when and from where, with the values before and after: keys, budgets, webhooks, the moderation policy, the organization's settings, its model access, wallet top-ups. Filtered by action, actor, target and time; paged with `limit` and `starting_after`. A key reads the entries made by keys of its own mode, and the operator's and the system's. Owners and admins only.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's audit log as JSON Lines, streamed
+         * @description Every entry the filters match (the same filters as the list), newest first, one AuditEvent JSON object per line (`application/x-ndjson`), streamed as it is read, so any length can be exported. Owners and admins only.
+         */
+        get: operations["exportAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads": {
         parameters: {
             query?: never;
@@ -8657,6 +8697,212 @@ export interface operations {
             };
             /** @description Unsupported media type: unsupported_media_type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description The id of the last object of the previous page. */
+                starting_after?: string;
+                /** @description An action (`api_key.revoked`), or a prefix ending in `.*` (`api_key.*`). */
+                action?: string;
+                /** @description An actor's id (key_…, usr_…, an operator's name), or the member behind a key. */
+                actor?: string;
+                actor_type?: "member" | "api_key" | "operator" | "system";
+                target_type?: string;
+                target_id?: string;
+                /** @description Entries at or after this time. */
+                since?: string;
+                /** @description Entries before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            /** @description aud_… */
+                            id: string;
+                            /** @constant */
+                            object: "audit_event";
+                            /** @description The entry's place in its organization's hash chain, from 1. */
+                            seq: number;
+                            organization_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            mode: ("live" | "test") | null;
+                            /** AuditActor */
+                            actor: {
+                                /** @enum {string} */
+                                type: "member" | "api_key" | "operator" | "system";
+                                /** @description usr_… (member), key_… (API key), the operator's name, or the part of mmgen (system). */
+                                id: string;
+                                user_id: string | null;
+                            };
+                            client_address: string | null;
+                            request_id: string | null;
+                            /** @description A dotted name, e.g. `api_key.created`, `wallet.topped_up` (docs/contract-addenda.md lists them). */
+                            action: string;
+                            /** AuditTarget */
+                            target: {
+                                type: string;
+                                id: string;
+                            };
+                            /** @description The target's values before the change (null: it did not exist). Secrets are never recorded. */
+                            before: unknown;
+                            /** @description The target's values after the change (null: it no longer exists). */
+                            after: unknown;
+                            /** @description SHA-256 (hex) of the previous entry of the chain; 64 zeros for the first. */
+                            prev_hash: string;
+                            /** @description SHA-256 (hex) of this entry's canonical serialization (RFC 8785), which includes prev_hash. */
+                            hash: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description An action (`api_key.revoked`), or a prefix ending in `.*` (`api_key.*`). */
+                action?: string;
+                /** @description An actor's id (key_…, usr_…, an operator's name), or the member behind a key. */
+                actor?: string;
+                actor_type?: "member" | "api_key" | "operator" | "system";
+                target_type?: string;
+                target_id?: string;
+                /** @description Entries at or after this time. */
+                since?: string;
+                /** @description Entries before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/x-ndjson: one AuditEvent per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

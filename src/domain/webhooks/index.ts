@@ -16,6 +16,7 @@ import {
 import { insertFannedOutEvent } from '../../store/events.js';
 import { findWebhook, insertWebhook, listWebhooksBefore, markWebhookDeleted, updateWebhookSettings, type WebhookRow } from '../../store/webhooks.js';
 import type { Mode, Principal } from '../access.js';
+import { recordAudit, type AuditOrigin } from '../audit.js';
 import { TEST_EVENT_TYPE } from './events.js';
 
 /*
@@ -175,17 +176,22 @@ export interface CreateWebhookRequest {
   enabled?: boolean | undefined;
 }
 
-export async function createWebhook(deps: StatementPorts & UrlRulePorts, caller: Principal, req: CreateWebhookRequest): Promise<WebhookView & { secret: string }> {
+/** Creates the webhook and records `webhook.created` (never its secret), in one transaction. */
+export async function createWebhook(deps: TransactionPorts & UrlRulePorts, caller: Principal, req: CreateWebhookRequest, origin: AuditOrigin): Promise<WebhookView & { secret: string }> {
   const url = validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork);
   const secret = `whsec_${randomBase62(SECRET_RANDOM_LENGTH)}`;
-  const row = await insertWebhook(deps.db, {
-    id: newId('whk'),
-    organizationId: caller.organizationId,
-    mode: caller.mode,
-    url,
-    events: dedupe(req.events),
-    enabled: req.enabled ?? true,
-    secret,
+  const row = await deps.db.tx(async (q) => {
+    const inserted = await insertWebhook(q, {
+      id: newId('whk'),
+      organizationId: caller.organizationId,
+      mode: caller.mode,
+      url,
+      events: dedupe(req.events),
+      enabled: req.enabled ?? true,
+      secret,
+    });
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'webhook.created', target: { type: 'webhook', id: inserted.id }, before: null, after: toWebhookView(inserted) });
+    return inserted;
   });
   return { ...toWebhookView(row), secret };
 }
@@ -213,7 +219,7 @@ export interface UpdateWebhookRequest {
   enabled?: boolean | undefined;
 }
 
-export async function updateWebhook(deps: TransactionPorts & UrlRulePorts & DeliveryDuePorts, caller: Principal, id: string, req: UpdateWebhookRequest): Promise<WebhookView> {
+export async function updateWebhook(deps: TransactionPorts & UrlRulePorts & DeliveryDuePorts, caller: Principal, id: string, req: UpdateWebhookRequest, origin: AuditOrigin): Promise<WebhookView> {
   const url = req.url !== undefined ? validateWebhookUrl(req.url, caller.mode, deps.config.allowPrivateNetwork) : undefined;
   const row = await deps.db.tx(async (q) => {
     const current = await loadWebhook(q, caller, id);
@@ -229,6 +235,7 @@ export async function updateWebhook(deps: TransactionPorts & UrlRulePorts & Deli
     } else if (!current.enabled && updated.enabled) {
       await unparkDeliveries(q, id);
     }
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'webhook.updated', target: { type: 'webhook', id }, before: toWebhookView(current), after: toWebhookView(updated) });
     return updated;
   });
   if (row.enabled) deps.webhooksDue.notify();
@@ -236,11 +243,12 @@ export async function updateWebhook(deps: TransactionPorts & UrlRulePorts & Deli
 }
 
 /** Deleting stops every delivery not yet made; the deliveries stay on record. */
-export async function deleteWebhook(deps: TransactionPorts, caller: Principal, id: string): Promise<{ id: string; object: 'webhook'; deleted: true }> {
+export async function deleteWebhook(deps: TransactionPorts, caller: Principal, id: string, origin: AuditOrigin): Promise<{ id: string; object: 'webhook'; deleted: true }> {
   await deps.db.tx(async (q) => {
-    await loadWebhook(q, caller, id);
+    const current = await loadWebhook(q, caller, id);
     await markWebhookDeleted(q, id);
     await parkAllDeliveries(q, id);
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'webhook.deleted', target: { type: 'webhook', id }, before: toWebhookView(current), after: null });
   });
   return { id, object: 'webhook', deleted: true };
 }

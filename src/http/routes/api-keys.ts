@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ROLES, SCOPES } from '../../domain/access.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../../domain/api-keys.js';
+import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 import { Budget, BudgetAction, Deleted, IdParams, ListOf, Nullable, PageQuery, SpentUsd, Timestamp } from '../schemas.js';
 
@@ -54,9 +55,9 @@ export const createKey = defineRoute({
     ),
     response: { 201: CreatedApiKey },
   },
-  handler: async ({ principal, body, deps }) => ({
+  handler: async ({ principal, body, deps, request }) => ({
     status: 201,
-    body: await createApiKey(deps.db, principal, body as Parameters<typeof createApiKey>[2]),
+    body: await createApiKey(deps.db, principal, body as Parameters<typeof createApiKey>[2], requestOrigin(principal, request)),
   }),
 });
 
@@ -128,9 +129,9 @@ export const updateKey = defineRoute({
     ),
     response: { 200: ApiKey },
   },
-  handler: async ({ principal, params, body, deps }) => ({
+  handler: async ({ principal, params, body, deps, request }) => ({
     status: 200,
-    body: await updateApiKey(deps.db, principal, params.id, body as Parameters<typeof updateApiKey>[3]),
+    body: await updateApiKey(deps.db, principal, params.id, body as Parameters<typeof updateApiKey>[3], requestOrigin(principal, request)),
   }),
 });
 
@@ -144,5 +145,5 @@ export const deleteKey = defineRoute({
   tag: 'API keys',
   auth,
   schema: { params: IdParams, response: { 200: Deleted('api_key') } },
-  handler: async ({ principal, params, deps }) => ({ status: 200, body: await revokeApiKey(deps.db, principal, params.id) }),
+  handler: async ({ principal, params, deps, request }) => ({ status: 200, body: await revokeApiKey(deps.db, principal, params.id, requestOrigin(principal, request)) }),
 });

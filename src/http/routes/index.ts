@@ -23,6 +23,7 @@ import { createQuote } from './quotes.js';
 import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
 import { webhookRoutes } from './webhooks.js';
 import { adminRoutes } from './admin-catalog.js';
+import { auditRoutes } from './audit-events.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -68,6 +69,7 @@ export function allRoutes(): RouteDef[] {
     createQuote,
     usageRoute,
     ...webhookRoutes,
+    ...auditRoutes,
     createUploadRoute,
     getUploadRoute,
     putUploadRoute,

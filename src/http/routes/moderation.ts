@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_BLOCKLIST_ENTRIES, MAX_BLOCKLIST_ENTRY_LENGTH, policyView } from '../../moderation/policy.js';
+import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 
 const Policy = Type.Object(
@@ -46,12 +47,12 @@ export const updateModerationPolicyRoute = defineRoute({
     ),
     response: { 200: Policy },
   },
-  handler: async ({ principal, body, deps }) => {
+  handler: async ({ principal, body, deps, request }) => {
     const patch = {
       ...(body.action !== undefined ? { action: body.action as 'flag' | 'block' } : {}),
       ...(body.threshold !== undefined ? { threshold: body.threshold } : {}),
       ...(body.prompt_blocklist !== undefined ? { prompt_blocklist: body.prompt_blocklist } : {}),
     };
-    return { status: 200, body: policyView(await deps.policies.update(deps.db, principal.organizationId, patch)) };
+    return { status: 200, body: policyView(await deps.policies.update(deps.db, principal.organizationId, patch, requestOrigin(principal, request))) };
   },
 });

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PLANS } from '../../domain/access.js';
 import { MODELS_PER_COMPARISON } from '../../domain/comparisons.js';
 import { getOrganization, setBudget, setPaused, type OrganizationView } from '../../domain/organizations.js';
+import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 import { Budget, BudgetAction, Nullable, SpentUsd, Timestamp } from '../schemas.js';
 
@@ -72,12 +73,13 @@ export const updateOrganization = defineRoute({
     ),
     response: { 200: Organization },
   },
-  handler: async ({ principal, body, deps }) => {
+  handler: async ({ principal, body, deps, request }) => {
     const b = body as { paused?: boolean; monthly_budget_usd?: number | null; budget_action?: 'notify' | 'block' };
     // Each change answers with the organization as it left it; the last one made is the answer (no third read).
     let view = null;
-    if (b.monthly_budget_usd !== undefined || b.budget_action !== undefined) view = await setBudget(deps.db, principal.organizationId, b);
-    if (b.paused !== undefined) view = await setPaused(deps, principal.organizationId, b.paused);
+    const origin = requestOrigin(principal, request);
+    if (b.monthly_budget_usd !== undefined || b.budget_action !== undefined) view = await setBudget(deps.db, principal.organizationId, b, origin);
+    if (b.paused !== undefined) view = await setPaused(deps, principal.organizationId, b.paused, origin);
     return { status: 200, body: withLimits(view ?? (await getOrganization(deps.db, principal.organizationId))) };
   },
 });

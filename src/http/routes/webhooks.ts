@@ -14,6 +14,7 @@ import {
 } from '../../domain/webhooks/index.js';
 import { DEFAULT_RETRY_POLICY } from '../../domain/webhooks/retry-policy.js';
 import { defineRoute } from '../route.js';
+import { requestOrigin } from '../audit-origin.js';
 import { Deleted, IdParams, ListOf, Nullable, PageQuery, Timestamp } from '../schemas.js';
 
 const Url = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'https (http for test-mode webhooks). Redirects are not followed.' });
@@ -89,7 +90,7 @@ export const createWebhookRoute = defineRoute({
     body: Type.Object({ url: Url, events: Events, enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
     response: { 201: CreatedWebhook },
   },
-  handler: async ({ principal, body, deps }) => ({ status: 201, body: await createWebhook(deps, principal, body) }),
+  handler: async ({ principal, body, deps, request }) => ({ status: 201, body: await createWebhook(deps, principal, body, requestOrigin(principal, request)) }),
 });
 
 export const listWebhooksRoute = defineRoute({
@@ -134,7 +135,7 @@ export const updateWebhookRoute = defineRoute({
     body: Type.Object({ url: Type.Optional(Url), events: Type.Optional(Events), enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
     response: { 200: Webhook },
   },
-  handler: async ({ principal, params, body, deps }) => ({ status: 200, body: await updateWebhook(deps, principal, params.id, body) }),
+  handler: async ({ principal, params, body, deps, request }) => ({ status: 200, body: await updateWebhook(deps, principal, params.id, body, requestOrigin(principal, request)) }),
 });
 
 export const deleteWebhookRoute = defineRoute({
@@ -147,7 +148,7 @@ export const deleteWebhookRoute = defineRoute({
   tag,
   auth: writeAuth,
   schema: { params: IdParams, response: { 200: Deleted('webhook') } },
-  handler: async ({ principal, params, deps }) => ({ status: 200, body: await deleteWebhook(deps, principal, params.id) }),
+  handler: async ({ principal, params, deps, request }) => ({ status: 200, body: await deleteWebhook(deps, principal, params.id, requestOrigin(principal, request)) }),
 });
 
 export const listDeliveriesRoute = defineRoute({

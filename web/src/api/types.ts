@@ -63,6 +63,8 @@ export type Delivery = Omit<DeliveryWithAttempts, 'attempt_log'>;
 export type DeliveryStatus = Delivery['status'];
 export type DeliveryAttempt = DeliveryWithAttempts['attempt_log'][number];
 
+export type AuditEvent = SDK.AuditEvent;
+
 export type Upload = SDK.Upload;
 export type CreatedUpload = SDK.CreatedUpload;
 

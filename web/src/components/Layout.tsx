@@ -24,6 +24,7 @@ const NAV: NavItem[] = [
   { to: '/usage', label: 'Usage', needs: 'getUsage', icon: 'M2 14h12M4 11V8M7 11V4M10 11V6M13 11V2' },
   { to: '/billing', label: 'Billing', needs: 'getBilling', icon: 'M1.5 4h13v8h-13zM1.5 6.5h13M4 10h3' },
   { to: '/moderation', label: 'Moderation', needs: 'getModerationPolicy', icon: 'M8 1.5l5.5 2v4c0 3.5-2.4 6-5.5 7-3.1-1-5.5-3.5-5.5-7v-4z' },
+  { to: '/audit', label: 'Audit log', needs: 'listAuditEvents', icon: 'M4 1.5h6l3 3v10H4zM10 1.5v3h3M6 7.5h5M6 10h5M6 12.5h3' },
 ];
 
 function Icon({ d }: { d: string }) {
