@@ -17,6 +17,9 @@ import type { Finishing, GenerationRow } from './generations/views.js';
 import type { Wakeup } from './wakeup.js';
 import type { Moderator } from './moderation/moderator.js';
 import type { PolicyCache } from './moderation/policy.js';
+import type { Clock } from './clock.js';
+import type { DataPolicyCache } from './request-log/policies.js';
+import type { RequestLogRecorder } from './request-log/recorder.js';
 
 /**
  * Everything the composition root (main.ts) builds once from config. The http layer (routes, auth,
@@ -60,4 +63,10 @@ export interface AppDeps {
   policies: PolicyCache;
   /** The verdict stage of every output: the classifiers (moderation/moderator.ts). */
   moderator: Moderator;
+  /** The time retention acts on (tests move it forward). */
+  clock: Clock;
+  /** Organizations' data policies (capture, redaction, retention), read through a short cache. */
+  dataPolicies: DataPolicyCache;
+  /** Queues a row of the request log per /v1 call; written in batches, off the request's path. */
+  requestLog: RequestLogRecorder;
 }

@@ -42,6 +42,10 @@ import { ProviderRegistry } from './providers/registry.js';
 import { advisoryXactLock, openDb, type Db } from './store/db.js';
 import { acquireDataDirLock } from './store/lock.js';
 import { migrate } from './store/migrate.js';
+import { systemClock, type Clock } from './clock.js';
+import { DataPolicyCache } from './request-log/policies.js';
+import { RequestLogRecorder } from './request-log/recorder.js';
+import { RetentionLoop } from './request-log/retention.js';
 
 /** Composition root: config → dependencies → HTTP server (and, later, workers). */
 export interface Runtime {
@@ -80,7 +84,7 @@ export function openBlobStore(config: Config): BlobStore {
 }
 
 /** Builds the runtime on an open database (tests bring their own); migrates it first. */
-export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: () => void = () => {}): Promise<Runtime> {
+export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: () => void = () => {}, clock: Clock = systemClock): Promise<Runtime> {
   try {
     await migrate(db);
   } catch (err) {
@@ -97,13 +101,21 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   // The operator's catalog changes, followed from the database before the first request.
   const catalogFollower = new CatalogFollower({ db, catalog, log }, PROVIDER_DECLARATIONS.map((p) => p.name));
   await catalogFollower.start();
+  const dataPolicies = new DataPolicyCache(db);
+  const requestLog = new RequestLogRecorder(
+    { db, log, clock, dataPolicies },
+    { enabled: config.requestLog.enabled, delayMs: config.requestLog.batchMs, maxItems: config.requestLog.maxBatch },
+  );
   const deps: AppDeps = {
     config, db, catalog, catalogFollower, log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
     policies: new PolicyCache(), moderator: moderatorFor(config),
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
+    clock, dataPolicies, requestLog,
   };
+  const retention = new RetentionLoop(deps, config.retentionIntervalMs);
+  retention.start();
   // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.
   const liveness = new NodeLiveness(db, nodeId, log);
   await liveness.start();
@@ -112,7 +124,9 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     webhooks: new WebhookDispatcher(deps),
     close: async () => {
       catalogFollower.stop();
+      await retention.stop();
       await deps.finishes.flush();
+      await requestLog.flush();
       await liveness.stop();
       await deps.settler.stop();
       await rateLimiter.close();
@@ -217,6 +231,7 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
       await Promise.all([workerStopped, deps.inflight.drain(grace)]);
       await deps.finishes.flush();
       await deps.settler.flush();
+      await deps.requestLog.flush();
       deps.lifecycle.halt();
       await releaseLeases(deps);
     },

@@ -642,6 +642,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the request log, newest first
+         * @description Every /v1 call of the organization in the caller's mode, refused ones included, within the organization's request log retention. The filters search every row, not only a page; page with `limit` and `starting_after` (the last request id of the previous page).
+         */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the request log as JSON Lines or CSV
+         * @description The rows a search with the same filters finds, all of them, newest first, streamed: one JSON object a line (`format=jsonl`, the default) or CSV with a header line (`format=csv`). The export is read a page at a time as the client reads it, so its size is not limited.
+         */
+        get: operations["exportRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -6847,6 +6887,208 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description The id of the last object of the previous page. */
+                starting_after?: string;
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description A status (`429`) or a class (`4xx`). */
+                status?: string;
+                /** @description A path template (`/v1/images`), or method and template (`POST /v1/images`). */
+                route?: string;
+                /** @description A model id. */
+                model?: string;
+                /** @description An API key id. */
+                key_id?: string;
+                /** @description A generation id. */
+                generation_id?: string;
+                /** @description Requests at or after this time. */
+                since?: string;
+                /** @description Requests before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            /** @description The request id (X-Request-Id of the response). */
+                            id: string;
+                            /** @constant */
+                            object: "request";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Method and path template, e.g. `POST /v1/images`. */
+                            route: string;
+                            /** @description The HTTP status answered. */
+                            status: number;
+                            error_code: string | null;
+                            key_id: string | null;
+                            model: string | null;
+                            generation_id: string | null;
+                            /** @description Time from the request received to the response sent, in milliseconds. */
+                            latency_ms: number;
+                            cost_credits: number | null;
+                            /** @description The request's and response's bodies were kept (data policy `capture: full`). */
+                            payload_captured: boolean;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportRequests: {
+        parameters: {
+            query?: {
+                /** @description jsonl (default) or csv. */
+                format?: "jsonl" | "csv";
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description A status (`429`) or a class (`4xx`). */
+                status?: string;
+                /** @description A path template (`/v1/images`), or method and template (`POST /v1/images`). */
+                route?: string;
+                /** @description A model id. */
+                model?: string;
+                /** @description An API key id. */
+                key_id?: string;
+                /** @description A generation id. */
+                generation_id?: string;
+                /** @description Requests at or after this time. */
+                since?: string;
+                /** @description Requests before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/x-ndjson or text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {

@@ -7,6 +7,7 @@ import { openAiImageEdits, openAiImageGenerations } from './openai-images.js';
 import { openAiSpeech } from './openai-speech.js';
 import { createComparisonRoute, getComparisonRoute } from './comparisons.js';
 import { usageRoute } from './usage.js';
+import { exportRequestsRoute, listRequestsRoute } from './requests.js';
 import { generationEvents } from './generation-events.js';
 import { MODALITY_ROUTES } from './generation-route.js';
 import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenerationRoute } from './generations.js';
@@ -65,6 +66,8 @@ export function allRoutes(): RouteDef[] {
     getComparisonRoute,
     createQuote,
     usageRoute,
+    listRequestsRoute,
+    exportRequestsRoute,
     ...webhookRoutes,
     createUploadRoute,
     getUploadRoute,
