@@ -78,6 +78,7 @@ async function filterOf(ports: RequestLogReadPorts, principal: Principal, s: Req
   const since = s.since === undefined ? horizon : new Date(Math.max(horizon.getTime(), time(s.since, 'since').getTime()));
   return {
     organizationId: principal.organizationId,
+    organization: policy.organization_seq,
     live: principal.mode === 'live',
     requestId: s.request_id,
     status: s.status === undefined ? undefined : statusRange(s.status),
@@ -98,7 +99,7 @@ export async function listRequests(
 ): Promise<{ rows: RequestLogRow[]; hasMore: boolean }> {
   const filter = await filterOf(ports, principal, s);
   if (s.startingAfter !== undefined) {
-    const at = await selectRequestLogPosition(ports.db, principal.organizationId, principal.mode === 'live', s.startingAfter);
+    const at = await selectRequestLogPosition(ports.db, filter.organization, principal.mode === 'live', s.startingAfter);
     if (!at) throw new ApiError('resource_not_found', `No such request: '${s.startingAfter}'`, 'starting_after');
     filter.before = { at: at.at, requestId: s.startingAfter };
   }

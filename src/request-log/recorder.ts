@@ -6,7 +6,7 @@ import { createRequestLogPartitions, insertRequestLogRows, listRequestLogPartiti
 import type { DataPolicyCache } from './policies.js';
 
 /** What the HTTP layer knows of a finished request; the writer adds its expiry. */
-export type RequestLogEntry = Omit<RequestLogInsert, 'expiresOn'>;
+export type RequestLogEntry = Omit<RequestLogInsert, 'expiresOn' | 'organization'> & { organizationId: string };
 
 /** Rows waiting to be written at most; past it (the database is away) new rows are dropped and counted. */
 export const MAX_WAITING_ROWS = 50_000;
@@ -55,10 +55,12 @@ export class RequestLogRecorder {
   private async write(entries: RequestLogEntry[]): Promise<void[]> {
     try {
       const policies = await this.deps.dataPolicies.getMany(entries.map((e) => e.organizationId));
-      const rows: RequestLogInsert[] = entries.map((e) => ({
-        ...e,
-        expiresOn: utcDay(e.at.getTime() + policies.get(e.organizationId)!.request_log_days * DAY_MS),
-      }));
+      const rows: RequestLogInsert[] = [];
+      for (const { organizationId, ...e } of entries) {
+        const policy = policies.get(organizationId);
+        if (!policy) continue;
+        rows.push({ ...e, organization: policy.organization_seq, expiresOn: utcDay(e.at.getTime() + policy.request_log_days * DAY_MS) });
+      }
       await this.ensurePartitions(rows);
       try {
         await insertRequestLogRows(this.deps.db, rows);

@@ -12,7 +12,8 @@ export interface RequestLogInsert {
   latencyUs: number;
   status: number;
   live: boolean;
-  organizationId: string;
+  /** organizations.seq of the organization. */
+  organization: number;
   requestId: string;
   route: string;
   keyId: string | null;
@@ -83,8 +84,8 @@ export async function dropRequestLogPartitionsBefore(db: Db, today: string): Pro
 export async function insertRequestLogRows(q: Queryable, rows: readonly RequestLogInsert[]): Promise<void> {
   if (rows.length === 0) return;
   await q.query(
-    `INSERT INTO request_log (at, expires_on, latency_us, status, live, organization_id, request_id, route, key_id, model, generation_id, error_code, payload)
-     SELECT * FROM unnest($1::timestamptz[], $2::date[], $3::int[], $4::smallint[], $5::boolean[], $6::text[], $7::text[], $8::text[],
+    `INSERT INTO request_log (at, expires_on, latency_us, status, live, organization, request_id, route, key_id, model, generation_id, error_code, payload)
+     SELECT * FROM unnest($1::timestamptz[], $2::date[], $3::int[], $4::smallint[], $5::boolean[], $6::bigint[], $7::text[], $8::text[],
                           $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])`,
     [
       rows.map((r) => r.at.toISOString()),
@@ -92,7 +93,7 @@ export async function insertRequestLogRows(q: Queryable, rows: readonly RequestL
       rows.map((r) => r.latencyUs),
       rows.map((r) => r.status),
       rows.map((r) => r.live),
-      rows.map((r) => r.organizationId),
+      rows.map((r) => r.organization),
       rows.map((r) => r.requestId),
       rows.map((r) => r.route),
       rows.map((r) => r.keyId),
@@ -105,7 +106,10 @@ export async function insertRequestLogRows(q: Queryable, rows: readonly RequestL
 }
 
 export interface RequestLogFilter {
+  /** The organization's id (its generations' cost is read by it). */
   organizationId: string;
+  /** organizations.seq */
+  organization: number;
   live: boolean;
   requestId?: string | undefined;
   /** An exact status, or a class: [400, 499]. */
@@ -142,8 +146,8 @@ export interface RequestLogRow {
  * combination gets a plan that uses the request id index when there is one to find.
  */
 export async function selectRequestLog(q: Queryable, f: RequestLogFilter, limit: number): Promise<RequestLogRow[]> {
-  const params: unknown[] = [f.organizationId, f.live, f.since.toISOString()];
-  const where = ['r.organization_id = $1', 'r.live = $2', 'r.at >= $3'];
+  const params: unknown[] = [f.organization, f.live, f.since.toISOString()];
+  const where = ['r.organization = $1', 'r.live = $2', 'r.at >= $3'];
   const add = (sql: (n: string) => string, ...values: unknown[]) => {
     const names = values.map((v) => {
       params.push(v);
@@ -174,11 +178,12 @@ export async function selectRequestLog(q: Queryable, f: RequestLogFilter, limit:
     // The first term lets the (organization_id, at) index bound the scan; the second breaks ties.
     where.push(`r.at <= ${a}::timestamptz AND (r.at, r.request_id) < (${a}::timestamptz, ${b}::text)`);
   }
-  params.push(limit);
+  params.push(f.organizationId, limit);
+  const orgId = `$${params.length - 1}`;
   const r = await q.query<RequestLogRow>(
     `SELECT r.at, r.request_id, r.route, r.status, r.error_code, r.key_id, r.model, r.generation_id, r.latency_us, r.payload,
             CASE WHEN g.status IN ('succeeded', 'failed', 'canceled') THEN g.charged_credits END AS cost_credits
-       FROM request_log r LEFT JOIN generations g ON g.id = r.generation_id AND g.organization_id = r.organization_id
+       FROM request_log r LEFT JOIN generations g ON g.id = r.generation_id AND g.organization_id = ${orgId}
       WHERE ${where.join(' AND ')}
       ORDER BY r.at DESC, r.request_id DESC
       LIMIT $${params.length}`,
@@ -188,17 +193,17 @@ export async function selectRequestLog(q: Queryable, f: RequestLogFilter, limit:
 }
 
 /** Where a row of this organization and mode stands in the list (a cursor); null when it has none. */
-export async function selectRequestLogPosition(q: Queryable, organizationId: string, live: boolean, requestId: string): Promise<{ at: Date } | null> {
+export async function selectRequestLogPosition(q: Queryable, organization: number, live: boolean, requestId: string): Promise<{ at: Date } | null> {
   const r = await q.query<{ at: Date }>(
-    'SELECT at FROM request_log WHERE request_id = $1 AND organization_id = $2 AND live = $3 LIMIT 1',
-    [requestId, organizationId, live],
+    'SELECT at FROM request_log WHERE request_id = $1 AND organization = $2 AND live = $3 LIMIT 1',
+    [requestId, organization, live],
   );
   return r.rows[0] ?? null;
 }
 
 /** Removes an organization's rows written before `before` (retention shortened: rows already written under the longer one). */
-export async function deleteRequestLogBefore(q: Queryable, organizationId: string, before: Date): Promise<number> {
-  const r = await q.query('DELETE FROM request_log WHERE organization_id = $1 AND at < $2', [organizationId, before.toISOString()]);
+export async function deleteRequestLogBefore(q: Queryable, organization: number, before: Date): Promise<number> {
+  const r = await q.query('DELETE FROM request_log WHERE organization = $1 AND at < $2', [organization, before.toISOString()]);
   return r.rowCount;
 }
 

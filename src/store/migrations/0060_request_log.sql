@@ -8,11 +8,12 @@
 -- Columns are ordered widest fixed-size first, so that none is padded.
 CREATE TABLE request_log (
   at               timestamptz NOT NULL,
+  -- organizations.seq: 8 bytes where the text id takes 29, in the row and in its index.
+  organization     bigint NOT NULL,
   expires_on       date NOT NULL,
   latency_us       integer NOT NULL,
   status           smallint NOT NULL,
   live             boolean NOT NULL,
-  organization_id  text NOT NULL,
   request_id       text NOT NULL,
   route            text NOT NULL,
   key_id           text,
@@ -24,9 +25,10 @@ CREATE TABLE request_log (
 ) PARTITION BY RANGE (expires_on);
 
 -- The organization's rows newest first (every list, export and filter walks this within one organization).
-CREATE INDEX request_log_org_at ON request_log (organization_id, at DESC);
--- One request among millions, by its id (X-Request-Id).
-CREATE INDEX request_log_request_id ON request_log (request_id);
+CREATE INDEX request_log_org_at ON request_log (organization, at DESC);
+-- One request among millions, by its id (X-Request-Id): a hash index keeps 4 bytes of each id where a B-tree
+-- keeps all 29, and an id is only ever looked up by equality.
+CREATE INDEX request_log_request_id ON request_log USING hash (request_id);
 
 -- What each organization chooses to keep (issue 33 items 2 and 3). No row: the defaults (capture off, request log
 -- kept 30 days, generation records and files kept without limit).
