@@ -16,6 +16,7 @@ import { toFastifyPath } from './openapi.js';
 import type { HandlerResult, RouteContext, RouteDef, RouteSchema } from './route.js';
 import { makeAjv, validationError } from '../validation.js';
 import { allRoutes } from './routes/index.js';
+import { capturePayloads } from './payload-capture.js';
 import { recordRequest, noteError, type LogFacts } from './request-log-hook.js';
 import { isObject } from '../providers/http.js';
 
@@ -142,6 +143,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   app.decorateRequest('principal', null);
   app.decorateRequest('sentFields', null);
   app.decorateRequest('logFacts', null);
+  app.decorateRequest('capture', null);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -198,6 +200,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   });
   const authenticator = createAuthenticator(deps);
   app.addHook('onRequest', authenticator.onRequest);
+  app.addHook('onRequest', capturePayloads(deps));
   app.addHook('onRequest', async (request) => {
     await request.routeOptions.config.def?.gate?.(request, deps);
   });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../domain/access.js';
 import type { AppDeps } from '../deps.js';
 import { isObject } from '../providers/http.js';
+import { capturedDocument, payloadKey } from './payload-capture.js';
 
 /**
  * What the request log's row of a request says that the request itself does not: the caller when it was refused
@@ -38,7 +39,7 @@ export function noteError(request: FastifyRequest, code: string): void {
  * The onResponse hook's part: queue the row of a /v1 call whose organization is known. Nothing is awaited; the
  * recorder writes rows in batches (request-log/recorder.ts).
  */
-export function recordRequest(deps: Pick<AppDeps, 'requestLog' | 'catalog' | 'clock'>, request: FastifyRequest, reply: FastifyReply): void {
+export function recordRequest(deps: Pick<AppDeps, 'requestLog' | 'catalog' | 'clock' | 'blobs' | 'log'>, request: FastifyRequest, reply: FastifyReply): void {
   if (!deps.requestLog.enabled) return;
   const url = request.routeOptions.url;
   if (url === undefined || !url.startsWith('/v1/')) return;
@@ -56,6 +57,16 @@ export function recordRequest(deps: Pick<AppDeps, 'requestLog' | 'catalog' | 'cl
   let model = facts?.model ?? null;
   if (model === null && isObject(request.body) && typeof request.body.model === 'string') model = deps.catalog.find(request.body.model)?.slug ?? null;
   const elapsedMs = reply.elapsedTime;
+  let payload: string | null = null;
+  const capture = request.capture;
+  if (capture) {
+    payload = payloadKey(request.id);
+    const key = payload;
+    // After the response, in a later turn: redacting and storing a body never delays a reply.
+    setImmediate(() => {
+      deps.blobs.put(key, capturedDocument(request, reply, capture), 'application/json').catch((err: unknown) => deps.log.warn({ err, key }, 'could not store a captured payload'));
+    });
+  }
   deps.requestLog.record({
     at: new Date(deps.clock.now() - elapsedMs),
     latencyUs: Math.round(elapsedMs * 1000),
@@ -68,6 +79,6 @@ export function recordRequest(deps: Pick<AppDeps, 'requestLog' | 'catalog' | 'cl
     model,
     generationId,
     errorCode: facts?.errorCode ?? null,
-    payload: null,
+    payload,
   });
 }

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { utcDay, type Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
-import { dropRequestLogPartitionsBefore } from '../store/request-log.js';
+import { dropRequestLogPartitionsBefore, listRequestLogPartitions, selectPartitionPayloads } from '../store/request-log.js';
+import type { BlobStore } from '../files/types.js';
 import type { RequestLogRecorder } from './recorder.js';
 
 export interface RetentionPorts {
@@ -9,6 +10,7 @@ export interface RetentionPorts {
   log: Logger;
   clock: Clock;
   requestLog: RequestLogRecorder;
+  blobs: BlobStore;
 }
 
 /**
@@ -17,7 +19,13 @@ export interface RetentionPorts {
  * second run finds nothing left to do.
  */
 export async function runRetention(deps: RetentionPorts): Promise<{ requestLogDaysDropped: string[] }> {
-  const requestLogDaysDropped = await dropRequestLogPartitionsBefore(deps.db, utcDay(deps.clock.now()));
+  const today = utcDay(deps.clock.now());
+  // Captured payloads first: a partition dropped before its blobs were deleted would leave them with no reference.
+  for (const p of await listRequestLogPartitions(deps.db)) {
+    if (p.day >= today) continue;
+    for (const key of await selectPartitionPayloads(deps.db, p.day)) await deps.blobs.delete(key);
+  }
+  const requestLogDaysDropped = await dropRequestLogPartitionsBefore(deps.db, today);
   if (requestLogDaysDropped.length > 0) deps.requestLog.forgetPartitions();
   return { requestLogDaysDropped };
 }

@@ -80,6 +80,12 @@ export async function dropRequestLogPartitionsBefore(db: Db, today: string): Pro
   });
 }
 
+/** The captured payloads' blob keys of one expiry day's partition (deleted from the blob store before it is dropped). */
+export async function selectPartitionPayloads(q: Queryable, day: string): Promise<string[]> {
+  const r = await q.query<{ payload: string }>(`SELECT payload FROM ${partitionName(day)} WHERE payload IS NOT NULL`);
+  return r.rows.map((x) => x.payload);
+}
+
 /** One statement for the whole batch. */
 export async function insertRequestLogRows(q: Queryable, rows: readonly RequestLogInsert[]): Promise<void> {
   if (rows.length === 0) return;

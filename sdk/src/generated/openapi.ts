@@ -66,6 +66,30 @@ export interface paths {
         patch: operations["updateOrganization"];
         trace?: never;
     };
+    "/v1/organization/data-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's data policy: payload capture, redaction and retention
+         * @description What the organization keeps of its requests and for how long, with the dates what is kept now expires.
+         */
+        get: operations["getDataPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the organization's data policy (owner keys only)
+         * @description Fields left out keep their value. A shorter `request_log_days` also removes the rows already older than it. A change reaches every node within 5 seconds.
+         */
+        patch: operations["updateDataPolicy"];
+        trace?: never;
+    };
     "/v1/organization/moderation": {
         parameters: {
             query?: never;
@@ -1459,6 +1483,228 @@ export interface operations {
                         limits: {
                             /** @description How many models one comparison may hold on this plan. */
                             models_per_comparison: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "data_policy";
+                        /**
+                         * @description `off` (default): nothing beyond the request log. `metadata`: request headers (credentials never), status, sizes. `full`: the request and response bodies too, redacted, in the blob store.
+                         * @enum {string}
+                         */
+                        capture: "off" | "metadata" | "full";
+                        /** @description Field paths whose values are never kept (`prompt`, `messages[*].content`). */
+                        redact_fields: string[];
+                        /** @description Regular expressions whose matches are never kept, in any text. API keys, bearer tokens and other credentials are always redacted. */
+                        redact_patterns: string[];
+                        /** @description Days the request log keeps a row (default 30). */
+                        request_log_days: number;
+                        updated_at: string | null;
+                        expiry: {
+                            request_log: {
+                                /**
+                                 * Format: date-time
+                                 * @description Rows before this are gone.
+                                 */
+                                oldest_kept_at: string;
+                                /**
+                                 * Format: date
+                                 * @description The day a row written now is removed.
+                                 */
+                                written_today_expires_on: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDataPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `off` (default): nothing beyond the request log. `metadata`: request headers (credentials never), status, sizes. `full`: the request and response bodies too, redacted, in the blob store.
+                     * @enum {string}
+                     */
+                    capture?: "off" | "metadata" | "full";
+                    /** @description Field paths whose values are never kept (`prompt`, `messages[*].content`). */
+                    redact_fields?: string[];
+                    /** @description Regular expressions whose matches are never kept, in any text. API keys, bearer tokens and other credentials are always redacted. */
+                    redact_patterns?: string[];
+                    /** @description Days the request log keeps a row (default 30). */
+                    request_log_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "data_policy";
+                        /**
+                         * @description `off` (default): nothing beyond the request log. `metadata`: request headers (credentials never), status, sizes. `full`: the request and response bodies too, redacted, in the blob store.
+                         * @enum {string}
+                         */
+                        capture: "off" | "metadata" | "full";
+                        /** @description Field paths whose values are never kept (`prompt`, `messages[*].content`). */
+                        redact_fields: string[];
+                        /** @description Regular expressions whose matches are never kept, in any text. API keys, bearer tokens and other credentials are always redacted. */
+                        redact_patterns: string[];
+                        /** @description Days the request log keeps a row (default 30). */
+                        request_log_days: number;
+                        updated_at: string | null;
+                        expiry: {
+                            request_log: {
+                                /**
+                                 * Format: date-time
+                                 * @description Rows before this are gone.
+                                 */
+                                oldest_kept_at: string;
+                                /**
+                                 * Format: date
+                                 * @description The day a row written now is removed.
+                                 */
+                                written_today_expires_on: string;
+                            };
                         };
                     };
                 };

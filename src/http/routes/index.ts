@@ -7,6 +7,7 @@ import { openAiImageEdits, openAiImageGenerations } from './openai-images.js';
 import { openAiSpeech } from './openai-speech.js';
 import { createComparisonRoute, getComparisonRoute } from './comparisons.js';
 import { usageRoute } from './usage.js';
+import { getDataPolicy, updateDataPolicy } from './data-policy.js';
 import { exportRequestsRoute, listRequestsRoute } from './requests.js';
 import { generationEvents } from './generation-events.js';
 import { MODALITY_ROUTES } from './generation-route.js';
@@ -34,6 +35,8 @@ export function allRoutes(): RouteDef[] {
     getModel,
     retrieveOrganization,
     updateOrganization,
+    getDataPolicy,
+    updateDataPolicy,
     getModerationPolicy,
     updateModerationPolicyRoute,
     retrieveWallet,
