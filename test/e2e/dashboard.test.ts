@@ -15,7 +15,7 @@ import { client, startTestServer, type TestOrg, type TestServer } from '../helpe
  * test/.artifacts/screenshots (git-ignored).
  */
 const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
-const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage'];
+const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage', '/requests'];
 
 /** A loopback webhook receiver whose answer the test sets. */
 interface Receiver {
@@ -570,6 +570,7 @@ describe('the dashboard in a browser [pglite]', () => {
         ['/webhooks', 'tbody tr'],
         [`/webhooks/${hook.body.id}`, '[data-testid=deliveries-table] tbody tr[data-status=exhausted] .badge'],
         ['/usage', '[data-testid=usage-table]'],
+        ['/requests', '[data-testid=requests-table] tbody tr'],
         ['/moderation', '#mod-threshold'],
         ['/no-such-page'],
       ];

@@ -22,6 +22,7 @@ const NAV: NavItem[] = [
   { to: '/api-keys', label: 'API keys', needs: 'listApiKeys', icon: 'M10 2.5a3.5 3.5 0 1 1-2.9 5.5L2 13v1.5h2.5V13H6v-1.5h1.5L9 10' },
   { to: '/webhooks', label: 'Webhooks', needs: 'listWebhooks', icon: 'M5 12a3 3 0 1 1 1-5.8L8.5 2M11 12H6m5 0a3 3 0 1 0-2.2-5' },
   { to: '/usage', label: 'Usage', needs: 'getUsage', icon: 'M2 14h12M4 11V8M7 11V4M10 11V6M13 11V2' },
+  { to: '/requests', label: 'Requests', needs: 'listRequests', icon: 'M2 3h12M2 6.5h12M2 10h12M2 13.5h8' },
   { to: '/moderation', label: 'Moderation', needs: 'getModerationPolicy', icon: 'M8 1.5l5.5 2v4c0 3.5-2.4 6-5.5 7-3.1-1-5.5-3.5-5.5-7v-4z' },
 ];
 
