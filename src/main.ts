@@ -101,14 +101,15 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   // The operator's catalog changes, followed from the database before the first request.
   const catalogFollower = new CatalogFollower({ db, catalog, log }, PROVIDER_DECLARATIONS.map((p) => p.name));
   await catalogFollower.start();
+  const metrics = new Metrics(db);
   const dataPolicies = new DataPolicyCache(db);
   const requestLog = new RequestLogRecorder(
-    { db, log, clock, dataPolicies },
+    { db, log, clock, dataPolicies, rows: metrics.requestLogRows },
     { enabled: config.requestLog.enabled, delayMs: config.requestLog.batchMs, maxItems: config.requestLog.maxBatch },
   );
   const deps: AppDeps = {
     config, db, catalog, catalogFollower, log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
-    metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
+    metrics, lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
     policies: new PolicyCache(), moderator: moderatorFor(config),
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Counter } from 'prom-client';
 import { DAY_MS, utcDay, type Clock } from '../clock.js';
 import { Batcher } from '../jobs/batcher.js';
 import { errorCode, type Db } from '../store/db.js';
@@ -25,7 +26,7 @@ export class RequestLogRecorder {
   readonly enabled: boolean;
 
   constructor(
-    private readonly deps: { db: Db; log: Logger; clock: Clock; dataPolicies: DataPolicyCache },
+    private readonly deps: { db: Db; log: Logger; clock: Clock; dataPolicies: DataPolicyCache; rows: Counter<'outcome'> },
     opts: { delayMs: number; maxItems: number; enabled: boolean },
   ) {
     this.enabled = opts.enabled;
@@ -36,6 +37,7 @@ export class RequestLogRecorder {
     if (!this.enabled) return;
     if (this.waiting >= MAX_WAITING_ROWS) {
       this.dropped++;
+      this.deps.rows.inc({ outcome: 'dropped' });
       return;
     }
     this.waiting++;
@@ -71,8 +73,10 @@ export class RequestLogRecorder {
         await this.ensurePartitions(rows);
         await insertRequestLogRows(this.deps.db, rows);
       }
+      this.deps.rows.inc({ outcome: 'written' }, rows.length);
     } catch (err) {
       this.dropped += entries.length;
+      this.deps.rows.inc({ outcome: 'dropped' }, entries.length);
       this.deps.log.warn({ err, rows: entries.length }, 'could not write request log rows');
     }
     return entries.map(() => undefined);
