@@ -68,6 +68,10 @@ export interface Config {
   settleDelayMs: number;
   /** How long an answered chat completion's finishing statement waits so that one statement finishes several. */
   finishBatchMs: number;
+  /** The request log (issue 33): written unless MMGEN_REQUEST_LOG=off; rows gather this long before one statement writes them. */
+  requestLog: { enabled: boolean; batchMs: number; maxBatch: number };
+  /** How often each node runs retention (drops expired request log partitions, expires generation records and files). */
+  retentionIntervalMs: number;
   /** How often each serve and worker process applies settlements left pending by any process. */
   settleSweepMs: number;
   /**
@@ -392,6 +396,12 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
     schedulerIntervalMs: int(env, 'MMGEN_SCHEDULER_INTERVAL_MS', 15_000, 50, 3_600_000),
     settleDelayMs: int(env, 'MMGEN_SETTLE_DELAY_MS', 20, 0, 3_600_000),
     finishBatchMs: int(env, 'MMGEN_FINISH_BATCH_MS', 10, 0, 10_000),
+    requestLog: {
+      enabled: onOff(env, 'MMGEN_REQUEST_LOG', true),
+      batchMs: int(env, 'MMGEN_REQUEST_LOG_BATCH_MS', 200, 0, 60_000),
+      maxBatch: int(env, 'MMGEN_REQUEST_LOG_MAX_BATCH', 1_000, 1, 10_000),
+    },
+    retentionIntervalMs: int(env, 'MMGEN_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     settleSweepMs: int(env, 'MMGEN_SETTLE_SWEEP_MS', 2_000, 50, 3_600_000),
     earlyDispatchHeadroom: int(env, 'MMGEN_EARLY_DISPATCH_HEADROOM', 50, 0, 1_000_000),
     anomaly: {

@@ -18,6 +18,9 @@ import type { Wakeup } from './wakeup.js';
 import type { Moderator } from './moderation/moderator.js';
 import type { PolicyCache } from './moderation/policy.js';
 import type Stripe from 'stripe';
+import type { Clock } from './clock.js';
+import type { DataPolicyCache } from './request-log/policies.js';
+import type { RequestLogRecorder } from './request-log/recorder.js';
 
 /**
  * Everything the composition root (main.ts) builds once from config. The http layer (routes, auth,
@@ -63,4 +66,10 @@ export interface AppDeps {
   moderator: Moderator;
   /** The Stripe client when the operator configured Stripe (config.stripe); undefined: credits come from the CLI only. */
   stripe: Stripe | undefined;
+  /** The time retention acts on (tests move it forward). */
+  clock: Clock;
+  /** Organizations' data policies (capture, redaction, retention), read through a short cache. */
+  dataPolicies: DataPolicyCache;
+  /** Queues a row of the request log per /v1 call; written in batches, off the request's path. */
+  requestLog: RequestLogRecorder;
 }

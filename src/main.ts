@@ -44,6 +44,10 @@ import { advisoryXactLock, openDb, type Db } from './store/db.js';
 import { acquireDataDirLock } from './store/lock.js';
 import { migrate } from './store/migrate.js';
 import { systemOrigin } from './domain/audit.js';
+import { systemClock, type Clock } from './clock.js';
+import { DataPolicyCache } from './request-log/policies.js';
+import { RequestLogRecorder } from './request-log/recorder.js';
+import { RetentionLoop } from './request-log/retention.js';
 
 /** Composition root: config → dependencies → HTTP server (and, later, workers). */
 export interface Runtime {
@@ -82,7 +86,7 @@ export function openBlobStore(config: Config): BlobStore {
 }
 
 /** Builds the runtime on an open database (tests bring their own); migrates it first. */
-export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: () => void = () => {}): Promise<Runtime> {
+export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: () => void = () => {}, clock: Clock = systemClock): Promise<Runtime> {
   try {
     await migrate(db);
   } catch (err) {
@@ -99,13 +103,22 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   // The operator's catalog changes, followed from the database before the first request.
   const catalogFollower = new CatalogFollower({ db, catalog, log }, PROVIDER_DECLARATIONS.map((p) => p.name));
   await catalogFollower.start();
+  const metrics = new Metrics(db);
+  const dataPolicies = new DataPolicyCache(db);
+  const requestLog = new RequestLogRecorder(
+    { db, log, clock, dataPolicies, rows: metrics.requestLogRows },
+    { enabled: config.requestLog.enabled, delayMs: config.requestLog.batchMs, maxItems: config.requestLog.maxBatch },
+  );
   const deps: AppDeps = {
     config, db, catalog, catalogFollower, log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
-    metrics: new Metrics(db), lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
+    metrics, lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
     policies: new PolicyCache(), moderator: moderatorFor(config), stripe: config.stripe ? createStripeClient(config.stripe) : undefined,
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
+    clock, dataPolicies, requestLog,
   };
+  const retention = new RetentionLoop(deps, config.retentionIntervalMs);
+  retention.start();
   // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.
   const liveness = new NodeLiveness(db, nodeId, log);
   await liveness.start();
@@ -114,7 +127,9 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     webhooks: new WebhookDispatcher(deps),
     close: async () => {
       catalogFollower.stop();
+      await retention.stop();
       await deps.finishes.flush();
+      await requestLog.flush();
       await liveness.stop();
       await deps.settler.stop();
       await rateLimiter.close();
@@ -219,6 +234,7 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
       await Promise.all([workerStopped, deps.inflight.drain(grace)]);
       await deps.finishes.flush();
       await deps.settler.flush();
+      await deps.requestLog.flush();
       deps.lifecycle.halt();
       await releaseLeases(deps);
     },

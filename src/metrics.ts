@@ -28,6 +28,7 @@ export class Metrics {
   readonly webhookAttempts: Counter<'outcome'>;
   readonly creditsCharged: Counter<'modality'>;
   readonly creditsRefunded: Counter<'modality'>;
+  readonly requestLogRows: Counter<'outcome'>;
 
   constructor(db: Queryable, opts: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -66,6 +67,13 @@ export class Metrics {
       name: 'mmgen_credits_refunded_total',
       help: 'Credits reserved and given back (failures, cancels, actual cost below the reservation) by generations this node settled.',
       labelNames: ['modality'],
+      registers,
+    });
+
+    this.requestLogRows = new Counter({
+      name: 'mmgen_request_log_rows_total',
+      help: 'Request log rows this node wrote (outcome="written") or lost (outcome="dropped": the database could not take them, or too many waited).',
+      labelNames: ['outcome'],
       registers,
     });
 

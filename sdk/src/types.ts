@@ -119,6 +119,8 @@ export type DeletedObject = ResponseBody<'deleteApiKey'>;
 
 // Webhooks
 export type Webhook = ResponseBody<'getWebhook'>;
+/** One row of the request log (GET /v1/requests). */
+export type RequestRecord = ResponseBody<'listRequests'>['data'][number];
 /** The answer of POST /v1/webhooks: the webhook with its `secret`, shown only here. */
 export type CreatedWebhook = ResponseBody<'createWebhook', 201>;
 export type WebhookCreateParams = RequestBody<'createWebhook'>;

@@ -16,6 +16,8 @@ import { toFastifyPath } from './openapi.js';
 import type { HandlerResult, RouteContext, RouteDef, RouteSchema } from './route.js';
 import { makeAjv, validationError } from '../validation.js';
 import { allRoutes } from './routes/index.js';
+import { capturePayloads } from './payload-capture.js';
+import { recordRequest, noteError, type LogFacts } from './request-log-hook.js';
 import { isObject } from '../providers/http.js';
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -29,6 +31,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The body's top-level fields as the client sent them, before the schema fills in defaults: a model is held to what was sent (enforceParameters). */
     sentFields: ReadonlySet<string> | null;
+    /** What the request log's row says beyond what the request itself shows (request-log-hook.ts). */
+    logFacts: LogFacts | null;
   }
   interface FastifyContextConfig {
     def?: RouteDef;
@@ -138,6 +142,8 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
 
   app.decorateRequest('principal', null);
   app.decorateRequest('sentFields', null);
+  app.decorateRequest('logFacts', null);
+  app.decorateRequest('capture', null);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
@@ -180,6 +186,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
     const route = request.routeOptions.url ?? '(unmatched)';
     const seconds = reply.elapsedTime / 1000;
     deps.metrics.httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, seconds);
+    recordRequest(deps, request, reply);
     if (!deps.log.isLevelEnabled('info')) return;
     request.log.info(
       {
@@ -195,6 +202,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   });
   const authenticator = createAuthenticator(deps);
   app.addHook('onRequest', authenticator.onRequest);
+  app.addHook('onRequest', capturePayloads(deps));
   app.addHook('onRequest', async (request) => {
     await request.routeOptions.config.def?.gate?.(request, deps);
   });
@@ -218,6 +226,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
     // An error is an answer too: a key taken from the cache gets it only if the key is unchanged (else, its 401 or 403).
     if (request.principal?.unconfirmedFingerprint !== undefined) await authenticator.confirm(request).catch((authErr: unknown) => (error = authErr));
     const apiErr = toApiError(error, request.routeOptions.config?.def);
+    noteError(request, apiErr.code);
     if (apiErr.status >= 500 && apiErr.code === 'internal_error') {
       // The path only: a query string may be a credential (the signature of a presigned URL).
       request.log.error({ err, reqId: request.id, method: request.method, path: request.url.split('?')[0] }, 'internal error');
@@ -228,6 +237,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   });
   app.setNotFoundHandler((request, reply) => {
     const err = new ApiError('route_not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+    noteError(request, err.code);
     void reply.status(err.status).send(err.body(request.id));
   });
 

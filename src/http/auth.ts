@@ -4,6 +4,7 @@ import { confirmPrincipal, findKeyBySecret, hashSecret, ipAllowed, recordKeyUsed
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AuthSpec } from './route.js';
+import { noteCaller } from './request-log-hook.js';
 
 export type AuthPorts = Pick<AppDeps, 'db' | 'rateLimiter'>;
 
@@ -148,6 +149,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
     const hash = hashSecret(secret);
     const cached = useCache && def.auth.cacheable ? cache.get(hash) : null;
     if (cached) {
+      noteCaller(request, cached.principal);
       try {
         admit(request, def.auth, cached);
         request.principal = { ...cached.principal, unconfirmedFingerprint: cached.fingerprint };
@@ -157,6 +159,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
       }
     }
     const found = await lookUp(request, secret, hash);
+    noteCaller(request, found.principal);
     admit(request, def.auth, found);
     // A copy: the cache keeps the original, and a request's principal may be changed (its fingerprint confirmed).
     request.principal = { ...found.principal };

@@ -16,7 +16,7 @@ import { FakeStripe } from '../fakes/stripe.js';
  * test/.artifacts/screenshots (git-ignored).
  */
 const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
-const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage', '/billing', '/audit'];
+const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage', '/billing', '/audit', '/requests'];
 
 /** A loopback webhook receiver whose answer the test sets. */
 interface Receiver {
@@ -637,6 +637,7 @@ describe('the dashboard in a browser [pglite]', () => {
           ['/webhooks', 'tbody tr'],
           [`/webhooks/${hook.body.id}`, '[data-testid=deliveries-table] tbody tr[data-status=exhausted] .badge'],
           ['/usage', '[data-testid=usage-table]'],
+          ['/requests', '[data-testid=requests-table] tbody tr'],
           ['/moderation', '#mod-threshold'],
           ['/billing', '#buy-amount'],
           ['/audit', '[data-testid=audit-table] tbody tr'],

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { describe, inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { Clock } from '../../src/clock.js';
 import type { Plan } from '../../src/domain/access.js';
 import { createOrganization } from '../../src/domain/organizations.js';
 import { runtimeOn, startServer, type Runtime } from '../../src/main.js';
@@ -96,7 +97,7 @@ export interface TestServer {
 export async function startTestServer(
   backend: BackendName,
   env: Record<string, string> = {},
-  opts: { worker?: boolean; sameDbAs?: TestServer; log?: (config: Config) => Logger } = {},
+  opts: { worker?: boolean; sameDbAs?: TestServer; log?: (config: Config) => Logger; clock?: Clock } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-test-'));
   // The port is chosen first so that signed URLs can name it.
@@ -114,7 +115,7 @@ export async function startTestServer(
     ...env,
   });
   const { db, drop, url: dbUrl } = opts.sameDbAs ? borrowDb(opts.sameDbAs) : await freshDb(backend);
-  const runtime = await runtimeOn(config, db, opts.log ? opts.log(config) : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const runtime = await runtimeOn(config, db, opts.log ? opts.log(config) : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), undefined, opts.clock);
   const server = await startServer(runtime, { port, host: '127.0.0.1', worker: opts.worker });
   return {
     url: server.url,

@@ -56,6 +56,8 @@ describeEachBackend('isolation matrix', (backend) => {
     apiKey: string;
     ownerKeyId: string;
     auditEvent: string;
+    /** The request log's row of the image request. */
+    requestId: string;
   }
 
   async function makeResources(mode: Mode): Promise<Resources> {
@@ -64,7 +66,8 @@ describeEachBackend('isolation matrix', (backend) => {
     const upload = await ok(api('POST', '/v1/uploads', { key, body: { content_type: 'image/png', size_bytes: png.length } }), 201, 'upload');
     const u = new URL(upload.upload_url);
     expect((await fetch(`${s.url}${u.pathname}${u.search}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(200);
-    const image = await ok(api('POST', '/v1/images', { key, body: { model: 'flux-schnell', prompt: `isolation ${mode}`, width: 256, height: 256 } }), 200, 'image');
+    const imageRes = await api('POST', '/v1/images', { key, body: { model: 'flux-schnell', prompt: `isolation ${mode}`, width: 256, height: 256 } });
+    const image = await ok(Promise.resolve(imageRes), 200, 'image');
     const running = await ok(api('POST', '/v1/videos', { key, body: { model: 'wan-2.2', prompt: 'slow', simulate: { delay_ms: 600_000 } } }), 202, 'video');
     const comparison = await ok(api('POST', '/v1/comparisons', { key, body: { models: ['eleven-music', 'stable-audio-2.5'], prompt: 'x', params: { duration_s: 5 } } }), 202, 'comparison');
     const webhook = await ok(api('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/none', events: ['*'] } }), 201, 'webhook');
@@ -86,6 +89,7 @@ describeEachBackend('isolation matrix', (backend) => {
       apiKey: apiKey.id,
       ownerKeyId,
       auditEvent: auditEvent.id,
+      requestId: imageRes.headers.get('x-request-id')!,
     };
   }
 
@@ -118,6 +122,7 @@ describeEachBackend('isolation matrix', (backend) => {
       { name: 'revoke api key', method: 'DELETE', path: `/v1/api-keys/${r.apiKey}`, id: r.apiKey },
       { name: 'api keys after it', method: 'GET', path: `/v1/api-keys?starting_after=${r.apiKey}`, id: r.apiKey },
       { name: 'audit events after it', method: 'GET', path: `/v1/audit-events?starting_after=${r.auditEvent}`, id: r.auditEvent, param: 'starting_after' },
+      { name: 'requests after it', method: 'GET', path: `/v1/requests?starting_after=${r.requestId}`, id: r.requestId, param: 'starting_after' },
     ];
   }
 
@@ -129,6 +134,9 @@ describeEachBackend('isolation matrix', (backend) => {
       let r: Resources;
       beforeAll(async () => {
         r = await makeResources(mode);
+        await s.runtime.deps.requestLog.flush();
+        // The owner finds its request in the log (so an intruder's empty answer means something).
+        expect((await api('GET', `/v1/requests?request_id=${r.requestId}`, { key: keyOf(a, mode) })).body.data).toHaveLength(1);
       });
       // Nothing left running for shutdown to wait on.
       afterAll(async () => {
@@ -165,8 +173,13 @@ describeEachBackend('isolation matrix', (backend) => {
             (await api('GET', `/v1/webhooks/${own.id}/deliveries?limit=100`, { key })).body,
             (await api('GET', '/v1/audit-events?limit=100', { key })).body,
             await (await fetch(`${s.url}/v1/audit-events/export`, { headers: { authorization: `Bearer ${key}` } })).text(),
+            (await api('GET', '/v1/requests?limit=100', { key })).body,
+            (await api('GET', `/v1/requests?request_id=${r.requestId}`, { key })).body,
+            (await api('GET', `/v1/requests?key_id=${r.ownerKeyId}`, { key })).body,
+            (await api('GET', `/v1/requests?generation_id=${r.generation}`, { key })).body,
+            await (await fetch(`${s.url}/v1/requests/export`, { headers: { authorization: `Bearer ${key}` } })).text(),
           ]);
-          for (const id of [r.generation, r.running, r.comparison, r.webhook, r.delivery, r.apiKey, r.ownerKeyId, r.upload, r.auditEvent]) expect(seen).not.toContain(id);
+          for (const id of [r.generation, r.running, r.comparison, r.webhook, r.delivery, r.apiKey, r.ownerKeyId, r.upload, r.auditEvent, r.requestId]) expect(seen).not.toContain(id);
 
           // Usage reports never count them: nothing of the victim's key appears, whichever the grouping.
           for (const groupBy of ['api_key', 'model', 'day']) {

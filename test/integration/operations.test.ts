@@ -53,6 +53,15 @@ describeEachBackend('/metrics', (backend) => {
     await new Promise((r) => receiver?.close(r));
   });
 
+  it('counts the request log rows written, and every call of the organization is in its request log', async () => {
+    const before = metric(await scrape(s.url), 'mmgen_request_log_rows_total', { outcome: 'written' }) ?? 0;
+    const res = await api('GET', '/v1/wallet', { key: org.live });
+    await s.runtime.deps.requestLog.flush();
+    expect(metric(await scrape(s.url), 'mmgen_request_log_rows_total', { outcome: 'written' })).toBeGreaterThan(before);
+    const rows = (await api('GET', `/v1/requests?request_id=${res.headers.get('x-request-id')}`, { key: org.live })).body.data;
+    expect(rows).toMatchObject([{ route: 'GET /v1/wallet', status: 200 }]);
+  });
+
   it('is scraped without a key, and its counters move with the work done', async () => {
     const before = await scrape(s.url);
     for (const name of ['mmgen_queue_depth', 'mmgen_queue_oldest_age_seconds', 'mmgen_workers_live', 'process_cpu_user_seconds_total']) {

@@ -16,6 +16,7 @@ import { Overview } from './pages/Overview.js';
 import { Playground } from './pages/Playground.js';
 import { SignIn } from './pages/SignIn.js';
 import { Usage } from './pages/Usage.js';
+import { Requests } from './pages/Requests.js';
 import { WebhookDetail } from './pages/WebhookDetail.js';
 import { Webhooks } from './pages/Webhooks.js';
 import { SessionProvider } from './session.js';
@@ -45,6 +46,7 @@ function Routes() {
   if (path === '/webhooks') return <Webhooks />;
   if ((m = match('/webhooks/:id', path))) return <WebhookDetail key={m.id} id={m.id!} />;
   if (path === '/usage') return <Usage />;
+  if (path === '/requests') return <Requests />;
   if (path === '/moderation') return <Moderation />;
   if (path === '/billing') return <Billing />;
   if (path === '/audit') return <Audit />;

@@ -66,6 +66,30 @@ export interface paths {
         patch: operations["updateOrganization"];
         trace?: never;
     };
+    "/v1/organization/data-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's data policy: payload capture, redaction and retention
+         * @description What the organization keeps of its requests and for how long, with the dates what is kept now expires.
+         */
+        get: operations["getDataPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the organization's data policy (owner keys only)
+         * @description Fields left out keep their value. A shorter `request_log_days` also removes the rows already older than it. A change reaches every node within 5 seconds.
+         */
+        patch: operations["updateDataPolicy"];
+        trace?: never;
+    };
     "/v1/organization/moderation": {
         parameters: {
             query?: never;
@@ -774,6 +798,46 @@ export interface paths {
          * @description Dates are UTC days, inclusive; by default the current calendar month up to today. Usage of the calling key's mode (test keys see test usage, which costs nothing). `breakdown` splits each row by a second dimension, e.g. `group_by=day&breakdown=modality` for a daily chart by modality.
          */
         get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the request log, newest first
+         * @description Every /v1 call of the organization in the caller's mode, refused ones included, within the organization's request log retention. The filters search every row, not only a page; page with `limit` and `starting_after` (the last request id of the previous page).
+         */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the request log as JSON Lines or CSV
+         * @description The rows a search with the same filters finds, all of them, newest first, streamed: one JSON object a line (`format=jsonl`, the default) or CSV with a header line (`format=csv`). The export is read a page at a time as the client reads it, so its size is not limited.
+         */
+        get: operations["exportRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1603,6 +1667,228 @@ export interface operations {
                         limits: {
                             /** @description How many models one comparison may hold on this plan. */
                             models_per_comparison: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "data_policy";
+                        /**
+                         * @description `off` (default): nothing beyond the request log. `metadata`: request headers (credentials never), status, sizes. `full`: the request and response bodies too, redacted, in the blob store.
+                         * @enum {string}
+                         */
+                        capture: "off" | "metadata" | "full";
+                        /** @description Field paths whose values are never kept (`prompt`, `messages[*].content`). */
+                        redact_fields: string[];
+                        /** @description Regular expressions whose matches are never kept, in any text. API keys, bearer tokens and other credentials are always redacted. */
+                        redact_patterns: string[];
+                        /** @description Days the request log keeps a row (default 30). */
+                        request_log_days: number;
+                        updated_at: string | null;
+                        expiry: {
+                            request_log: {
+                                /**
+                                 * Format: date-time
+                                 * @description Rows before this are gone.
+                                 */
+                                oldest_kept_at: string;
+                                /**
+                                 * Format: date
+                                 * @description The day a row written now is removed.
+                                 */
+                                written_today_expires_on: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDataPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `off` (default): nothing beyond the request log. `metadata`: request headers (credentials never), status, sizes. `full`: the request and response bodies too, redacted, in the blob store.
+                     * @enum {string}
+                     */
+                    capture?: "off" | "metadata" | "full";
+                    /** @description Field paths whose values are never kept (`prompt`, `messages[*].content`). */
+                    redact_fields?: string[];
+                    /** @description Regular expressions whose matches are never kept, in any text. API keys, bearer tokens and other credentials are always redacted. */
+                    redact_patterns?: string[];
+                    /** @description Days the request log keeps a row (default 30). */
+                    request_log_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "data_policy";
+                        /**
+                         * @description `off` (default): nothing beyond the request log. `metadata`: request headers (credentials never), status, sizes. `full`: the request and response bodies too, redacted, in the blob store.
+                         * @enum {string}
+                         */
+                        capture: "off" | "metadata" | "full";
+                        /** @description Field paths whose values are never kept (`prompt`, `messages[*].content`). */
+                        redact_fields: string[];
+                        /** @description Regular expressions whose matches are never kept, in any text. API keys, bearer tokens and other credentials are always redacted. */
+                        redact_patterns: string[];
+                        /** @description Days the request log keeps a row (default 30). */
+                        request_log_days: number;
+                        updated_at: string | null;
+                        expiry: {
+                            request_log: {
+                                /**
+                                 * Format: date-time
+                                 * @description Rows before this are gone.
+                                 */
+                                oldest_kept_at: string;
+                                /**
+                                 * Format: date
+                                 * @description The day a row written now is removed.
+                                 */
+                                written_today_expires_on: string;
+                            };
                         };
                     };
                 };
@@ -7714,6 +8000,208 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description The id of the last object of the previous page. */
+                starting_after?: string;
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description A status (`429`) or a class (`4xx`). */
+                status?: string;
+                /** @description A path template (`/v1/images`), or method and template (`POST /v1/images`). */
+                route?: string;
+                /** @description A model id. */
+                model?: string;
+                /** @description An API key id. */
+                key_id?: string;
+                /** @description A generation id. */
+                generation_id?: string;
+                /** @description Requests at or after this time. */
+                since?: string;
+                /** @description Requests before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            /** @description The request id (X-Request-Id of the response). */
+                            id: string;
+                            /** @constant */
+                            object: "request";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Method and path template, e.g. `POST /v1/images`. */
+                            route: string;
+                            /** @description The HTTP status answered. */
+                            status: number;
+                            error_code: string | null;
+                            key_id: string | null;
+                            model: string | null;
+                            generation_id: string | null;
+                            /** @description Time from the request received to the response sent, in milliseconds. */
+                            latency_ms: number;
+                            cost_credits: number | null;
+                            /** @description The request's and response's bodies were kept (data policy `capture: full`). */
+                            payload_captured: boolean;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportRequests: {
+        parameters: {
+            query?: {
+                /** @description jsonl (default) or csv. */
+                format?: "jsonl" | "csv";
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description A status (`429`) or a class (`4xx`). */
+                status?: string;
+                /** @description A path template (`/v1/images`), or method and template (`POST /v1/images`). */
+                route?: string;
+                /** @description A model id. */
+                model?: string;
+                /** @description An API key id. */
+                key_id?: string;
+                /** @description A generation id. */
+                generation_id?: string;
+                /** @description Requests at or after this time. */
+                since?: string;
+                /** @description Requests before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/x-ndjson or text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
             400: {

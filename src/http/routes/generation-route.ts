@@ -1,3 +1,4 @@
+import { noteGeneration } from '../request-log-hook.js';
 import type { TObject } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MODALITIES, type Modality } from '../../catalog/index.js';
@@ -44,6 +45,7 @@ export async function acceptGeneration(
 ): Promise<AcceptedGeneration> {
   const accepted = await acceptRequest(ctx.deps, ctx.principal, ask);
   tagRequestLog(ctx.request, accepted.g.id);
+  noteGeneration(ctx.request, accepted.g.id, accepted.model?.slug ?? accepted.g.model);
   announceDeprecation(ctx.reply, [accepted.model], 'generation', (name) => ctx.deps.catalog.find(name));
   return accepted;
 }

@@ -7,6 +7,8 @@ import { openAiImageEdits, openAiImageGenerations } from './openai-images.js';
 import { openAiSpeech } from './openai-speech.js';
 import { createComparisonRoute, getComparisonRoute } from './comparisons.js';
 import { usageRoute } from './usage.js';
+import { getDataPolicy, updateDataPolicy } from './data-policy.js';
+import { exportRequestsRoute, listRequestsRoute } from './requests.js';
 import { generationEvents } from './generation-events.js';
 import { MODALITY_ROUTES } from './generation-route.js';
 import { cancelGenerationRoute, getGeneration, listGenerationsRoute, retryGenerationRoute } from './generations.js';
@@ -35,6 +37,8 @@ export function allRoutes(): RouteDef[] {
     getModel,
     retrieveOrganization,
     updateOrganization,
+    getDataPolicy,
+    updateDataPolicy,
     getModerationPolicy,
     updateModerationPolicyRoute,
     retrieveWallet,
@@ -68,6 +72,8 @@ export function allRoutes(): RouteDef[] {
     getComparisonRoute,
     createQuote,
     usageRoute,
+    listRequestsRoute,
+    exportRequestsRoute,
     ...webhookRoutes,
     ...auditRoutes,
     createUploadRoute,

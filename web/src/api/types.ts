@@ -37,6 +37,7 @@ export const TERMINAL: readonly GenerationStatus[] = ['succeeded', 'failed', 'ca
 export type GenerationOutput = SDK.GenerationOutput;
 
 export type Generation = SDK.Generation;
+export type RequestRecord = SDK.RequestRecord;
 
 export type Comparison = SDK.Comparison;
 

@@ -23,6 +23,7 @@ const NAV: NavItem[] = [
   { to: '/webhooks', label: 'Webhooks', needs: 'listWebhooks', icon: 'M5 12a3 3 0 1 1 1-5.8L8.5 2M11 12H6m5 0a3 3 0 1 0-2.2-5' },
   { to: '/usage', label: 'Usage', needs: 'getUsage', icon: 'M2 14h12M4 11V8M7 11V4M10 11V6M13 11V2' },
   { to: '/billing', label: 'Billing', needs: 'getBilling', icon: 'M1.5 4h13v8h-13zM1.5 6.5h13M4 10h3' },
+  { to: '/requests', label: 'Requests', needs: 'listRequests', icon: 'M2 3h12M2 6.5h12M2 10h12M2 13.5h8' },
   { to: '/moderation', label: 'Moderation', needs: 'getModerationPolicy', icon: 'M8 1.5l5.5 2v4c0 3.5-2.4 6-5.5 7-3.1-1-5.5-3.5-5.5-7v-4z' },
   { to: '/audit', label: 'Audit log', needs: 'listAuditEvents', icon: 'M4 1.5h6l3 3v10H4zM10 1.5v3h3M6 7.5h5M6 10h5M6 12.5h3' },
 ];

@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactNode } from 'react';
 import { ApiError } from '../api/client.js';
+import { Link } from '../lib/router.js';
 import type { Permission } from '../api/spec.js';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
@@ -156,7 +157,10 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
           {api.requestId && (
             <>
               {' '}
-              · request <code>{api.requestId}</code>
+              · request{' '}
+              <Link to={`/requests?request_id=${encodeURIComponent(api.requestId)}`}>
+                <code>{api.requestId}</code>
+              </Link>
             </>
           )}
         </p>

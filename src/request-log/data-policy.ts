@@ -1,0 +1,72 @@
+import { DAY_MS, utcDay, type Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import { upsertDataPolicy, type DataPolicyRow } from '../store/data-policies.js';
+import type { Db } from '../store/db.js';
+import { deleteRequestLogBefore } from '../store/request-log.js';
+import type { DataPolicyCache } from './policies.js';
+import { MAX_RULES, ruleProblem } from './redaction.js';
+
+export interface DataPolicyPorts {
+  db: Db;
+  clock: Clock;
+  dataPolicies: DataPolicyCache;
+}
+
+export interface DataPolicyChange {
+  capture?: 'off' | 'metadata' | 'full';
+  redact_fields?: string[];
+  redact_patterns?: string[];
+  request_log_days?: number;
+}
+
+/** The policy as the organization sees it, with when what is kept now expires. */
+export function toDataPolicyView(p: DataPolicyRow, now: number) {
+  return {
+    object: 'data_policy' as const,
+    capture: p.capture,
+    redact_fields: p.redact_fields,
+    redact_patterns: p.redact_patterns,
+    request_log_days: p.request_log_days,
+    updated_at: p.updated_at?.toISOString() ?? null,
+    expiry: {
+      request_log: {
+        // A row expires on its day plus the retention; its partition is dropped the day after.
+        oldest_kept_at: new Date(now - p.request_log_days * DAY_MS).toISOString(),
+        written_today_expires_on: utcDay(now + p.request_log_days * DAY_MS),
+      },
+    },
+  };
+}
+
+function check(kind: 'field' | 'pattern', rules: string[] | undefined, param: string): void {
+  if (rules === undefined) return;
+  if (rules.length > MAX_RULES) throw new ApiError('parameter_invalid', `At most ${MAX_RULES} ${param}.`, param);
+  rules.forEach((rule, i) => {
+    const problem = ruleProblem(kind, rule);
+    if (problem) throw new ApiError('parameter_invalid', `${param}[${i}] ${problem}.`, `${param}[${i}]`);
+  });
+}
+
+/**
+ * Changes the organization's data policy. A shorter request log retention also removes the rows already kept
+ * longer than it (their partitions give the disk back when their own day comes).
+ */
+export async function setDataPolicy(deps: DataPolicyPorts, organizationId: string, change: DataPolicyChange): Promise<DataPolicyRow> {
+  check('field', change.redact_fields, 'redact_fields');
+  check('pattern', change.redact_patterns, 'redact_patterns');
+  const current = await deps.dataPolicies.get(organizationId);
+  const next = await upsertDataPolicy(deps.db, {
+    organization_id: organizationId,
+    capture: change.capture ?? current.capture,
+    redact_fields: change.redact_fields ?? current.redact_fields,
+    redact_patterns: change.redact_patterns ?? current.redact_patterns,
+    request_log_days: change.request_log_days ?? current.request_log_days,
+    generation_days: current.generation_days,
+    file_days: current.file_days,
+  });
+  if (next.request_log_days < current.request_log_days) {
+    await deleteRequestLogBefore(deps.db, next.organization_seq, new Date(deps.clock.now() - next.request_log_days * DAY_MS));
+  }
+  deps.dataPolicies.forget(organizationId);
+  return next;
+}

@@ -1,0 +1,107 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DAY_MS, MovableClock } from '../../src/clock.js';
+import { runRetention } from '../../src/request-log/retention.js';
+import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/** Every file under a directory, recursively. */
+function files(dir: string): string[] {
+  let out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    out = statSync(p).isDirectory() ? out.concat(files(p)) : out.concat(p);
+  }
+  return out;
+}
+
+describeEachBackend('payload capture and redaction', (backend) => {
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  let org: TestOrg;
+  const clock = new MovableClock();
+  const SECRET = 'TOPSECRET-7f3a9c1e';
+
+  beforeAll(async () => {
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_REQUEST_LOG_BATCH_MS: '5', MMGEN_RETENTION_INTERVAL_MS: '86400000' }, { clock });
+    api = client(s.url);
+    org = await s.createOrg({ credits: 1_000_000 });
+  });
+  afterAll(async () => s?.close());
+
+  const model = (modality: string) => s.runtime.deps.catalog.list({ modality: modality as never })[0]!.slug;
+  const payloadsDir = () => join(s.config.dataDir, 'files', 'payloads');
+
+  it('is off by default; an owner sets it, and a bad rule is refused with its param', async () => {
+    const policy = (await api('GET', '/v1/organization/data-policy', { key: org.live })).body;
+    expect(policy).toMatchObject({ object: 'data_policy', capture: 'off', redact_fields: [], redact_patterns: [], request_log_days: 30 });
+    expect(policy.expiry.request_log.written_today_expires_on).toBe(new Date(clock.now() + 30 * DAY_MS).toISOString().slice(0, 10));
+    const bad = await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { redact_patterns: ['(a+)+$'] } });
+    expect([bad.status, bad.body.error.param]).toEqual([400, 'redact_patterns[0]']);
+    const badField = await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { redact_fields: ['a..b'] } });
+    expect([badField.status, badField.body.error.param]).toEqual([400, 'redact_fields[0]']);
+    const set = await api('PATCH', '/v1/organization/data-policy', {
+      key: org.live,
+      body: { capture: 'full', redact_patterns: ['TOPSECRET-[0-9a-f]+'], redact_fields: ['metadata.internal'] },
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ capture: 'full', redact_patterns: ['TOPSECRET-[0-9a-f]+'] });
+  });
+
+  it('keeps bodies with the secret in no stored byte: plain, streamed chat, compatible routes, failures', async () => {
+    const ids: string[] = [];
+    const send = async (path: string, body: unknown, expected: number) => {
+      const res = await fetch(`${s.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.live}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      expect(res.status, `${path}: ${text.slice(0, 300)}`).toBe(expected);
+      ids.push(res.headers.get('x-request-id')!);
+      return text;
+    };
+    const prompt = `a lighthouse, password ${SECRET}, key sk_live_${'A'.repeat(30)}`;
+    await send('/v1/images', { model: model('image'), prompt, width: 256, height: 256 }, 200);
+    const streamed = await send('/v1/chat/completions', { model: model('chat'), stream: true, messages: [{ role: 'user', content: `echo ${SECRET}` }] }, 200);
+    expect(streamed).toContain('data:');
+    await send('/v1/chat/completions', { model: model('chat'), messages: [{ role: 'user', content: `say ${SECRET}` }] }, 200);
+    await send('/v1/messages', { model: model('chat'), max_tokens: 50, messages: [{ role: 'user', content: `say ${SECRET}` }] }, 200);
+    await send('/v1/messages', { model: model('chat'), max_tokens: 50, stream: true, messages: [{ role: 'user', content: `say ${SECRET}` }] }, 200);
+    await send('/v1/images', { model: model('image'), prompt, width: 256, height: 256, simulate: { outcome: 'failure' } }, 502);
+    await send('/v1/images', { model: model('image'), prompt, width: 'wide' }, 400);
+    await send('/v1/images', { model: model('image'), prompt: `${SECRET}`, metadata: { internal: 'not for the log' } }, 400);
+
+    await s.runtime.deps.requestLog.flush();
+    await new Promise((r) => setTimeout(r, 300));
+    const rows = (await api('GET', '/v1/requests?limit=100', { key: org.live })).body.data as Array<{ id: string; payload_captured: boolean }>;
+    for (const id of ids) expect(rows.find((r) => r.id === id), id).toMatchObject({ payload_captured: true });
+
+    // What was kept is the request, redacted: the rest of the prompt is there, the secret and the key are not.
+    const stored = files(payloadsDir());
+    expect(stored.filter((f) => f.endsWith('.json'))).toHaveLength(ids.length);
+    const first = JSON.parse(readFileSync(join(payloadsDir(), `${ids[0]}.json`), 'utf8'));
+    expect(first.request.body.prompt).toBe('a lighthouse, password [REDACTED], key [REDACTED]');
+    expect(first.response.status).toBe(200);
+    const stream = JSON.parse(readFileSync(join(payloadsDir(), `${ids[1]}.json`), 'utf8'));
+    expect(Array.isArray(stream.response.body)).toBe(true);
+    for (const f of stored) {
+      const bytes = readFileSync(f);
+      expect(bytes.includes(SECRET), f).toBe(false);
+      expect(bytes.includes('sk_live_AAAA'), f).toBe(false);
+      expect(bytes.includes(org.live), f).toBe(false);
+      expect(bytes.includes('not for the log'), f).toBe(false);
+    }
+    // The request log's rows hold no body at all.
+    const dump = JSON.stringify((await s.db.query('SELECT * FROM request_log')).rows);
+    expect(dump).not.toContain(SECRET);
+    expect(dump).toContain(ids[0]);
+  });
+
+  it("deletes captured payloads with their rows' partition", async () => {
+    expect(files(payloadsDir()).length).toBeGreaterThan(0);
+    clock.advance(31 * DAY_MS);
+    await runRetention(s.runtime.deps);
+    expect(files(payloadsDir()).filter((f) => f.endsWith('.json'))).toEqual([]);
+  });
+});
