@@ -17,6 +17,7 @@ import type { Finishing, GenerationRow } from './generations/views.js';
 import type { Wakeup } from './wakeup.js';
 import type { Moderator } from './moderation/moderator.js';
 import type { PolicyCache } from './moderation/policy.js';
+import type { Mailer } from './mail.js';
 
 /**
  * Everything the composition root (main.ts) builds once from config. The http layer (routes, auth,
@@ -60,4 +61,6 @@ export interface AppDeps {
   policies: PolicyCache;
   /** The verdict stage of every output: the classifiers (moderation/moderator.ts). */
   moderator: Moderator;
+  /** Outgoing mail over SMTP (invitations); null when none is configured. */
+  mailer: Mailer | null;
 }

@@ -14,6 +14,7 @@ export const TAGS = {
   Usage: 'Generations, credits and spend, by day, model or key, with a breakdown.',
   Webhooks: 'Endpoints that receive signed events, and the log of every delivery and its attempts.',
   'API keys': "The organization's API keys: their roles, scopes, IP allowlists and monthly budgets.",
+  People: 'Accounts and the dashboard session (sign-in, sign-out, switching organization), members and their roles, invitations.',
   Organization: "The organization of the calling key: its plan and limits, its pause, its budget and its moderation policy.",
   Operations: 'Liveness, readiness and Prometheus metrics, for the operator of the deployment.',
   Meta: 'The API described: this OpenAPI document.',

@@ -22,6 +22,7 @@ import { createQuote } from './quotes.js';
 import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js';
 import { webhookRoutes } from './webhooks.js';
 import { adminRoutes } from './admin-catalog.js';
+import { peopleRoutes } from './people.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -42,6 +43,7 @@ export function allRoutes(): RouteDef[] {
     getKey,
     updateKey,
     deleteKey,
+    ...peopleRoutes,
     image,
     video,
     voice,
