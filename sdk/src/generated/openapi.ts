@@ -182,6 +182,190 @@ export interface paths {
         patch: operations["updateApiKey"];
         trace?: never;
     };
+    "/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in person, the organization the session acts in, and every organization they belong to
+         * @description For the dashboard session only (an API key gets 403 `session_required`).
+         */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in with an email and password
+         * @description Starts a dashboard session: sets the HttpOnly session cookie and the readable CSRF cookie. A wrong email or password is one 401 `invalid_credentials` whichever was wrong; repeated failures are slowed, then locked (429) per email and per address. Signs in to `organization_id` when given, else to the oldest membership.
+         */
+        post: operations["signIn"];
+        /**
+         * Sign out: end the current session
+         * @description Ends the session of the cookie sent (with its CSRF token) and clears the cookies. Answers 200 when there was no live session.
+         */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        /**
+         * Switch the session to another of the person's organizations, or to the other mode
+         * @description From the next request on, the session acts as the person's membership of `organization_id` (with that membership's role), in `mode`.
+         */
+        patch: operations["switchSession"];
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in person's live sessions
+         * @description Every session of the person that has not ended: where and when it signed in, and when it was last used.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of your sessions
+         * @description The session answers 401 from its next request on. Another person's session is 404, as one that never existed.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's members and their roles
+         * @description Every current member. Removed members are not listed (their keys are revoked).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A member of the organization
+         * @description A member of another organization is 404, as one that never existed.
+         */
+        get: operations["getMember"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member; their keys are revoked
+         * @description The member's keys answer 401 and their sessions in this organization end from their next request, on every node. The last owner cannot be removed (409 `last_owner`). Their generations, usage and ledger entries stay.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Up to the caller's own role, of a member whose role is not above the caller's. The member's keys act with at most the new role from their next request, on every node. The last owner cannot be demoted (409 `last_owner`).
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invitations not yet accepted
+         * @description Pending invitations (neither accepted, revoked nor expired); their links are never listed.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite a person by email
+         * @description At a role up to the caller's own. The invitation is mailed over SMTP when the operator configured it (MMGEN_SMTP_URL); its link is returned either way, once, to copy.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Its link no longer works.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation with its token, and sign in
+         * @description Without a session: creates the person's account (the invitation's email, or `email` for the first-start owner link, and `password`) and signs in. With a session (and its CSRF token): the signed-in person joins. 410 `invitation_invalid` for a used, revoked or expired link.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/images": {
         parameters: {
             query?: never;
@@ -944,7 +1128,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "model_unavailable" | "invitation_invalid" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -1066,7 +1250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1075,7 +1259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1205,7 +1389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1214,7 +1398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1317,7 +1501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1326,7 +1510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1432,7 +1616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1441,7 +1625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1527,7 +1711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1536,7 +1720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1613,7 +1797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1622,7 +1806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1705,7 +1889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1714,7 +1898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1776,6 +1960,11 @@ export interface operations {
                             mode: "live" | "test";
                             /** @enum {string} */
                             role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
                             scopes: string[];
                             ipAllowlist: string[];
                             monthly_budget_usd: number | null;
@@ -1802,7 +1991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1811,7 +2000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1865,7 +2054,7 @@ export interface operations {
                     /** @enum {string} */
                     role?: "viewer" | "developer" | "admin" | "owner";
                     /** @description Empty: every operation the role allows. */
-                    scopes?: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage")[];
+                    scopes?: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
                     /** @description IPv4/IPv6 CIDR ranges (Enterprise). */
                     ipAllowlist?: string[];
                     monthly_budget_usd?: number | null;
@@ -1894,6 +2083,11 @@ export interface operations {
                         mode: "live" | "test";
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        /**
+                         * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                         * @enum {string}
+                         */
+                        effective_role: "viewer" | "developer" | "admin" | "owner";
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
@@ -1920,7 +2114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,7 +2123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2001,6 +2195,11 @@ export interface operations {
                         mode: "live" | "test";
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        /**
+                         * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                         * @enum {string}
+                         */
+                        effective_role: "viewer" | "developer" | "admin" | "owner";
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
@@ -2025,7 +2224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2034,7 +2233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2090,6 +2289,11 @@ export interface operations {
                         mode: "live" | "test";
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        /**
+                         * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                         * @enum {string}
+                         */
+                        effective_role: "viewer" | "developer" | "admin" | "owner";
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
@@ -2114,7 +2318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2123,7 +2327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2196,7 +2400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2205,7 +2409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2275,7 +2479,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     /** @description Empty: every operation the role allows. */
-                    scopes?: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage")[];
+                    scopes?: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
                     /** @description IPv4/IPv6 CIDR ranges (Enterprise). */
                     ipAllowlist?: string[];
                     monthly_budget_usd?: number | null;
@@ -2304,6 +2508,11 @@ export interface operations {
                         mode: "live" | "test";
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        /**
+                         * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                         * @enum {string}
+                         */
+                        effective_role: "viewer" | "developer" | "admin" | "owner";
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
@@ -2328,7 +2537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2337,7 +2546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2375,6 +2584,1433 @@ export interface operations {
             };
             /** @description Rate limited: rate_limit_exceeded */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                    organization_id?: string;
+                    /** @enum {string} */
+                    mode?: "live" | "test";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                        /** @description Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie). */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    switchSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organization_id?: string;
+                    /** @enum {string} */
+                    mode?: "live" | "test";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            id: string;
+                            /** @constant */
+                            object: "session";
+                            /** @description The session this request came with. */
+                            current: boolean;
+                            method: string;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            last_seen_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            /** @description usr_… */
+                            id: string;
+                            /** @constant */
+                            object: "member";
+                            email: string | null;
+                            name: string | null;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description usr_… */
+                        id: string;
+                        /** @constant */
+                        object: "member";
+                        email: string | null;
+                        name: string | null;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "member";
+                        /** @constant */
+                        deleted: true;
+                        /** @description How many of the member's keys (dashboard session keys included) were revoked. */
+                        revoked_keys: number;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "viewer" | "developer" | "admin" | "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description usr_… */
+                        id: string;
+                        /** @constant */
+                        object: "member";
+                        email: string | null;
+                        name: string | null;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            /** @description inv_… */
+                            id: string;
+                            /** @constant */
+                            object: "invitation";
+                            email: string | null;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            invited_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    role: "viewer" | "developer" | "admin" | "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description inv_… */
+                        id: string;
+                        /** @constant */
+                        object: "invitation";
+                        email: string | null;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        invited_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description The link that accepts it: returned only here, to copy (it is also mailed when SMTP is configured). */
+                        url: string;
+                        /**
+                         * @description Whether the invitation was mailed.
+                         * @enum {string}
+                         */
+                        mail: "sent" | "not_configured" | "failed";
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "invitation";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    email?: string;
+                    password?: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                        /** @description Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie). */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable, invitation_invalid */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2513,7 +4149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2531,7 +4167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2549,7 +4185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2558,7 +4194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -2753,7 +4389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2771,7 +4407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2789,7 +4425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2798,7 +4434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -2974,7 +4610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2992,7 +4628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3010,7 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3019,7 +4655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3204,7 +4840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3222,7 +4858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3240,7 +4876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3249,7 +4885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3432,7 +5068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3450,7 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3468,7 +5104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3477,7 +5113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3655,7 +5291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3673,7 +5309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3691,7 +5327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3700,7 +5336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3870,7 +5506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3888,7 +5524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3906,7 +5542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3915,7 +5551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4083,7 +5719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4101,7 +5737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4119,7 +5755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4128,7 +5764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4297,7 +5933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4315,7 +5951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4333,7 +5969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4342,7 +5978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4490,7 +6126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4508,7 +6144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4526,7 +6162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4535,7 +6171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4723,7 +6359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4741,7 +6377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4759,7 +6395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4768,7 +6404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5027,7 +6663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5045,7 +6681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5063,7 +6699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5072,7 +6708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5264,7 +6900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5282,7 +6918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5300,7 +6936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5309,7 +6945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5493,7 +7129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5511,7 +7147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5529,7 +7165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5538,7 +7174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5687,7 +7323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5696,7 +7332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5828,7 +7464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5837,7 +7473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5959,7 +7595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5968,7 +7604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5986,7 +7622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6117,7 +7753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6135,7 +7771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6153,7 +7789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6236,7 +7872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6245,7 +7881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6403,7 +8039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6421,7 +8057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6439,7 +8075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6448,7 +8084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6612,7 +8248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6621,7 +8257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6709,7 +8345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6718,7 +8354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6736,7 +8372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6857,7 +8493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6866,7 +8502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6944,7 +8580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6953,7 +8589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7042,7 +8678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7051,7 +8687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7139,7 +8775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7148,7 +8784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7221,7 +8857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7230,7 +8866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7337,7 +8973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7346,7 +8982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7464,7 +9100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7473,7 +9109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7571,7 +9207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7580,7 +9216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7673,7 +9309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7682,7 +9318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7792,7 +9428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7801,7 +9437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7926,7 +9562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7935,7 +9571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8034,7 +9670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8043,7 +9679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8146,7 +9782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8164,7 +9800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8235,7 +9871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8253,7 +9889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8429,7 +10065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
