@@ -317,7 +317,7 @@ describeEachBackend('isolation matrix', (backend) => {
       }
       expect(JSON.parse(await snapshot())).toEqual(JSON.parse(before));
       await api('POST', `/v1/generations/${r.running}/cancel`, { key: a.live });
-    });
+    }, 120_000);
   });
 
   describe('no key can grant more than it has', () => {
