@@ -4,6 +4,7 @@ import {
   findAccount,
   findMemberById,
   findMembership,
+  findSession,
   findSessionForAuth,
   insertSession,
   listAccountSessions,
@@ -16,6 +17,7 @@ import {
 } from '../../store/accounts.js';
 import { ensureSessionKey } from '../../store/api-keys.js';
 import type { Queryable } from '../../store/db.js';
+import { findSsoSettings } from '../../store/sso.js';
 import type { Mode, Principal, Role } from '../access.js';
 import { hashSecret } from '../api-keys.js';
 
@@ -234,6 +236,12 @@ export async function switchOwnSession(
   const member = await findMembership(q, accountId, orgId);
   if (!member) throw new ApiError('resource_not_found', `No such organization: '${orgId}'`, 'organization_id');
   const mode = to.mode ?? p.mode;
+  // Switching into an organization that requires single sign-on would leave a password session refused on every request.
+  const sso = await findSsoSettings(q, orgId);
+  const session = await findSession(q, sessionId);
+  if (sso?.require_sso && session?.method !== 'sso' && sso.break_glass_user !== member.member_id) {
+    throw new ApiError('sso_required', 'That organization requires single sign-on. Sign in through its identity provider.');
+  }
   const keyId = await ensureKeyOf(q, member.member_id, orgId, mode);
   await switchSession(q, sessionId, member.member_id, mode);
   // audit: session.switched

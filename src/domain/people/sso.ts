@@ -186,12 +186,17 @@ export async function finishSsoSignIn(
   const s = await findSsoSettings(ports.db, flow.organization_id);
   if (!s) throw refused('the organization no longer has single sign-on.');
   const config = await configurationOf(s, ports.allowPrivateNetwork);
-  let claims: oidc.IDToken | undefined;
+  let claims: (oidc.IDToken & Record<string, unknown>) | undefined;
   try {
     const tokens = await oidc.authorizationCodeGrant(config, currentUrl, {
       pkceCodeVerifier: flow.code_verifier, expectedState: state!, expectedNonce: flow.nonce, idTokenExpected: true,
     });
     claims = tokens.claims();
+    // Conforming issuers put scope claims (email, name) in the UserInfo answer rather than the ID token.
+    if (claims && typeof claims.email !== 'string') {
+      const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+      claims = { ...info, ...claims, email: info.email, email_verified: info.email_verified, name: info.name };
+    }
   } catch (err) {
     throw refused(`the identity provider's answer was refused (${(err as Error).message}).`);
   }

@@ -23,6 +23,7 @@ import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js'
 import { webhookRoutes } from './webhooks.js';
 import { adminRoutes } from './admin-catalog.js';
 import { peopleRoutes } from './people.js';
+import { ssoRoutes } from './sso.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -44,6 +45,7 @@ export function allRoutes(): RouteDef[] {
     updateKey,
     deleteKey,
     ...peopleRoutes,
+    ...ssoRoutes,
     image,
     video,
     voice,
