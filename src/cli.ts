@@ -157,6 +157,8 @@ async function serve(config: Config, args: string[]): Promise<void> {
         'Created the organization "default". Its API keys are shown this once; store them now:',
         `  live key: ${created.keys.live}`,
         `  test key: ${created.keys.test}`,
+        'Create the owner\'s account (sign-in to the dashboard) with this one-time link:',
+        `  ${created.ownerLink}`,
         `Top up its wallet with: mmgen wallet topup --org ${created.organization.id} --credits 100000`,
         '',
       ].join('\n') + '\n',

@@ -55,6 +55,24 @@ export interface Config {
   logLevel: string;
   /** Failed authentications allowed per client address per minute. */
   authFailuresPerMinute: number;
+  /** People's sign-in (docs/contract-addenda.md, "People"). */
+  accounts: {
+    /** A session ends after this long without a request (idle timeout). */
+    sessionIdleS: number;
+    /** A session ends this long after sign-in, however busy (absolute timeout). */
+    sessionMaxS: number;
+    /** Failed sign-ins of one email (or from one address) in the window after which each answer is slowed. */
+    slowAfter: number;
+    /** Failed sign-ins of one email in the window after which it is locked for the window. */
+    lockAfter: number;
+    /** Failed sign-ins from one address in the window after which it is locked for the window. */
+    addressLockAfter: number;
+    lockWindowS: number;
+    /** How long an invitation link stays usable. */
+    invitationTtlS: number;
+  };
+  /** Outgoing mail (invitations) over SMTP through nodemailer; undefined: links are only shown to copy. */
+  smtp: { url: string; from: string } | undefined;
   rateLimitsPerMinute: Record<'free' | 'pro' | 'studio' | 'team', number>;
   /** How long a claimed job is owned before another worker may take it over (renewed while working). */
   jobLeaseMs: number;
@@ -353,6 +371,16 @@ function stripeConfig(env: Env): StripeConfig | undefined {
   };
 }
 
+function smtpConfig(env: Env): Config['smtp'] {
+  const smtpUrl = url(env, 'MMGEN_SMTP_URL', ['smtp:', 'smtps:']);
+  if (smtpUrl === undefined) return undefined;
+  const from = env.MMGEN_MAIL_FROM;
+  if (!from || !/^[^\s@<>]+@[^\s@<>]+$|<[^\s@<>]+@[^\s@<>]+>$/.test(from)) {
+    throw new ConfigError('MMGEN_MAIL_FROM: set it to the sender of mmgen\'s mail (e.g. "mmgen <mmgen@example.com>") when MMGEN_SMTP_URL is set');
+  }
+  return { url: smtpUrl, from };
+}
+
 function webhookRetries(env: Env): RetryPolicy {
   const raw = env.MMGEN_WEBHOOK_RETRY_DELAYS;
   if (raw === undefined) return DEFAULT_RETRY_POLICY;
@@ -390,6 +418,16 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
     signingSecret: env.MMGEN_SIGNING_SECRET || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     authFailuresPerMinute: int(env, 'MMGEN_AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
+    accounts: {
+      sessionIdleS: int(env, 'MMGEN_SESSION_IDLE_MINUTES', 60, 1, 43_200) * 60,
+      sessionMaxS: int(env, 'MMGEN_SESSION_MAX_HOURS', 12, 1, 8_760) * 3600,
+      slowAfter: int(env, 'MMGEN_SIGNIN_SLOW_AFTER', 3, 1, 1000),
+      lockAfter: int(env, 'MMGEN_SIGNIN_LOCK_AFTER', 10, 1, 1000),
+      addressLockAfter: int(env, 'MMGEN_SIGNIN_ADDRESS_LOCK_AFTER', 50, 1, 100_000),
+      lockWindowS: int(env, 'MMGEN_SIGNIN_LOCK_MINUTES', 15, 1, 1440) * 60,
+      invitationTtlS: int(env, 'MMGEN_INVITATION_TTL_HOURS', 168, 1, 8_760) * 3600,
+    },
+    smtp: smtpConfig(env),
     jobLeaseMs: int(env, 'MMGEN_JOB_LEASE_MS', 60_000, 500, 3_600_000),
     workerConcurrency: int(env, 'MMGEN_WORKER_CONCURRENCY', 64, 1, 10_000),
     workerPollMs: int(env, 'MMGEN_WORKER_POLL_MS', 200, 5, 60_000),

@@ -21,6 +21,7 @@ import type Stripe from 'stripe';
 import type { Clock } from './clock.js';
 import type { DataPolicyCache } from './request-log/policies.js';
 import type { RequestLogRecorder } from './request-log/recorder.js';
+import type { Mailer } from './mail.js';
 
 /**
  * Everything the composition root (main.ts) builds once from config. The http layer (routes, auth,
@@ -72,4 +73,6 @@ export interface AppDeps {
   dataPolicies: DataPolicyCache;
   /** Queues a row of the request log per /v1 call; written in batches, off the request's path. */
   requestLog: RequestLogRecorder;
+  /** Outgoing mail over SMTP (invitations); null when none is configured. */
+  mailer: Mailer | null;
 }

@@ -16,6 +16,8 @@ import { PolicyCache } from './moderation/policy.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { countOrganizations, insertOrganization, type CreatedOrganization } from './domain/organizations.js';
+import { createOwnerLink } from './domain/people/invitations.js';
+import { createMailer } from './mail.js';
 import { DiskBlobStore } from './files/disk-store.js';
 import { createFileLinks } from './files/links.js';
 import { S3BlobStore } from './files/s3-store.js';
@@ -113,7 +115,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     config, db, catalog, catalogFollower, log, blobs, signer, links, providers, nodeId, inflight: new InflightWork(), rateLimiter,
     metrics, lifecycle: new Lifecycle(), settler: new Settler(db, log, { delayMs: config.settleDelayMs, sweepMs: config.settleSweepMs }),
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
-    policies: new PolicyCache(), moderator: moderatorFor(config), stripe: config.stripe ? createStripeClient(config.stripe) : undefined,
+    policies: new PolicyCache(), moderator: moderatorFor(config), stripe: config.stripe ? createStripeClient(config.stripe) : undefined, mailer: createMailer(config.smtp),
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
     clock, dataPolicies, requestLog,
   };
@@ -133,6 +135,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
       await liveness.stop();
       await deps.settler.stop();
       await rateLimiter.close();
+      deps.mailer?.close();
       await providers.close();
       await deps.moderator.close();
       if (blobs instanceof S3BlobStore) blobs.close();
@@ -142,14 +145,20 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   };
 }
 
-/** On an empty database, the `default` organization with one live and one test owner key. */
-export async function bootstrapDefaultOrganization(deps: AppDeps): Promise<CreatedOrganization | null> {
+/**
+ * On an empty database, the `default` organization with one live and one test owner key, and the one-time link
+ * that gives its owner membership a person (an account that signs in to the dashboard).
+ */
+export async function bootstrapDefaultOrganization(deps: AppDeps): Promise<(CreatedOrganization & { ownerLink: string }) | null> {
   if ((await countOrganizations(deps.db)) > 0) return null;
   // Several nodes starting at once on an empty PostgreSQL: one of them creates it.
   return deps.db.tx(async (q) => {
     await advisoryXactLock(q, BOOTSTRAP_LOCK);
     if ((await countOrganizations(q)) > 0) return null;
-    return insertOrganization(q, { name: 'default', plan: 'team', enterprise: true, credits: 0 }, systemOrigin('first-start'));
+    const created = await insertOrganization(q, { name: 'default', plan: 'team', enterprise: true, credits: 0 }, systemOrigin('first-start'));
+    const ownerLink = await createOwnerLink(q, deps.config.publicUrl, created.organization.id, created.user.id, deps.config.accounts.invitationTtlS);
+    // audit: organization.created, invitation.created (the owner link; actor: system)
+    return { ...created, ownerLink };
   });
 }
 

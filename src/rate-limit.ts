@@ -23,9 +23,23 @@ export interface KeyRateLimiter {
    * its limit, else null.
    */
   failedAuth(ip: string): Promise<number | null>;
+  /** People's sign-in attempts, counted per email and per address (shared through Redis like the rest). */
+  signIn: SignInGuard;
   /** Whether Redis answers (within a second); null when Redis is not configured. */
   ping(): Promise<'ok' | 'unavailable' | null>;
   close(): Promise<void>;
+}
+
+/**
+ * The brake on guessing passwords (docs/contract-addenda.md, "People"): failures are counted per email as written
+ * (whether or not an account has it, so the answers never tell which exist) and per client address, in a window.
+ */
+export interface SignInGuard {
+  /** How many failures the email and the address have in the window (the larger), and the seconds either is locked for. */
+  state(emailKey: string, ip: string): Promise<{ failures: number; lockedForS: number | null }>;
+  failed(emailKey: string, ip: string): Promise<void>;
+  /** A right password clears the email's count (not the address's: one account cannot launder another's guesses). */
+  succeeded(emailKey: string): Promise<void>;
 }
 
 const WINDOW_S = 60;
@@ -84,7 +98,41 @@ export function createKeyRateLimiter(config: Config, log: Logger): KeyRateLimite
     resetS: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
   });
 
+  const byEmail = (() => {
+    const { lockAfter, lockWindowS } = config.accounts;
+    return redis
+      ? new RateLimiterRedis({ storeClient: redis, points: lockAfter, duration: lockWindowS, keyPrefix: `${config.redisKeyPrefix}signin:e`, rejectIfRedisNotReady: true })
+      : new RateLimiterMemory({ points: lockAfter, duration: lockWindowS, keyPrefix: 'signin:e' });
+  })();
+  const byAddress = (() => {
+    const { addressLockAfter, lockWindowS } = config.accounts;
+    return redis
+      ? new RateLimiterRedis({ storeClient: redis, points: addressLockAfter, duration: lockWindowS, keyPrefix: `${config.redisKeyPrefix}signin:a`, rejectIfRedisNotReady: true })
+      : new RateLimiterMemory({ points: addressLockAfter, duration: lockWindowS, keyPrefix: 'signin:a' });
+  })();
+  const signIn: SignInGuard = {
+    async state(emailKey, ip) {
+      await ensureConnected();
+      const [e, a] = await Promise.all([byEmail.get(emailKey), byAddress.get(ip)]);
+      const locked = [
+        e && e.consumedPoints >= config.accounts.lockAfter ? e.msBeforeNext : 0,
+        a && a.consumedPoints >= config.accounts.addressLockAfter ? a.msBeforeNext : 0,
+      ];
+      const ms = Math.max(...locked);
+      return { failures: Math.max(e?.consumedPoints ?? 0, a?.consumedPoints ?? 0), lockedForS: ms > 0 ? Math.max(1, Math.ceil(ms / 1000)) : null };
+    },
+    async failed(emailKey, ip) {
+      await ensureConnected();
+      await Promise.all([byEmail.penalty(emailKey, 1), byAddress.penalty(ip, 1)]);
+    },
+    async succeeded(emailKey) {
+      await ensureConnected();
+      await byEmail.delete(emailKey);
+    },
+  };
+
   return {
+    signIn,
     async consume(keyId, plan) {
       await ensureConnected();
       const limit = config.rateLimitsPerMinute[plan];

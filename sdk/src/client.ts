@@ -2,6 +2,7 @@ import { MmgenError } from './errors.js';
 import { Transport } from './core/transport.js';
 import { isBrowser, readEnv } from './core/util.js';
 import { ApiKeys } from './resources/api-keys.js';
+import { Invitations, Members } from './resources/members.js';
 import { Chat } from './resources/chat.js';
 import { Comparisons } from './resources/comparisons.js';
 import { Avatars, Images, Music, ThreeD, Upscale, Videos, Voice } from './resources/create.js';
@@ -73,6 +74,8 @@ export class Mmgen {
   readonly organization: OrganizationResource;
   readonly wallet: WalletResource;
   readonly apiKeys: ApiKeys;
+  readonly members: Members;
+  readonly invitations: Invitations;
   readonly webhooks: Webhooks;
   readonly auditEvents: AuditEvents;
   readonly uploads: Uploads;
@@ -112,6 +115,8 @@ export class Mmgen {
     this.organization = new OrganizationResource(t);
     this.wallet = new WalletResource(t);
     this.apiKeys = new ApiKeys(t);
+    this.members = new Members(t);
+    this.invitations = new Invitations(t);
     this.webhooks = new Webhooks(t);
     this.auditEvents = new AuditEvents(t);
     this.uploads = new Uploads(t);

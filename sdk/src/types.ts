@@ -117,6 +117,13 @@ export type ApiKeyUpdateParams = RequestBody<'updateApiKey'>;
 export type ApiKeyListParams = QueryParams<'listApiKeys'>;
 export type DeletedObject = ResponseBody<'deleteApiKey'>;
 
+export type Member = ResponseBody<'getMember'>;
+export type MemberUpdateParams = RequestBody<'updateMember'>;
+export type RemovedMember = ResponseBody<'removeMember'>;
+export type Invitation = ResponseBody<'listInvitations'>['data'][number];
+export type CreatedInvitation = ResponseBody<'createInvitation', 201>;
+export type InvitationCreateParams = RequestBody<'createInvitation'>;
+
 // Webhooks
 export type Webhook = ResponseBody<'getWebhook'>;
 /** One row of the request log (GET /v1/requests). */

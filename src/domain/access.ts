@@ -32,6 +32,7 @@ export const SCOPES = [
   'usage:read',
   'webhooks:manage',
   'api_keys:manage',
+  'members:manage',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -40,8 +41,14 @@ export type Plan = 'free' | 'pro' | 'studio' | 'team';
 export const PLANS: readonly Plan[] = ['free', 'pro', 'studio', 'team'];
 
 export interface Principal {
+  /** The key; for a signed-in person, their membership's session key (0040_accounts.sql), which nobody holds the secret of. */
   keyId: string;
+  /** The member (users row) the key belongs to, or the session acts as. */
   userId: string;
+  /** Set when a signed-in person's session cookie authenticated the request, not an API key. */
+  sessionId?: string;
+  /** The person (account) behind a session. */
+  accountId?: string;
   organizationId: string;
   mode: Mode;
   role: Role;

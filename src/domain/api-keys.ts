@@ -30,6 +30,8 @@ export interface ApiKeyView {
   name: string;
   mode: Mode;
   role: Role;
+  /** What the key may do now: the lesser of `role` and its member's role. */
+  effective_role: Role;
   scopes: Scope[];
   ipAllowlist: string[];
   monthly_budget_usd: number | null;
@@ -54,6 +56,7 @@ export function toApiKeyView(r: ApiKeyRow, spentCredits = 0): ApiKeyView {
     name: r.name,
     mode: r.mode,
     role: r.role,
+    effective_role: r.effective_role,
     scopes: r.scopes,
     ipAllowlist: r.ip_allowlist,
     monthly_budget_usd: r.monthly_budget_usd === null ? null : Number(r.monthly_budget_usd),
@@ -160,7 +163,7 @@ export interface AuthenticatedKey {
 export async function findKeyBySecret(q: Queryable, secret: string): Promise<AuthenticatedKey | null> {
   const hash = hashSecret(secret);
   const row = await findKeyBySecretSha256(q, hash);
-  if (!row || row.revoked_at) return null;
+  if (!row || row.revoked_at || row.member_removed_at) return null;
   // The index lookup already matched; the constant-time compare guards against a
   // collation or index surprise ever matching a different hash.
   if (!timingSafeEqual(Buffer.from(row.secret_sha256), Buffer.from(hash))) return null;
@@ -170,7 +173,7 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
       userId: row.user_id,
       organizationId: row.organization_id,
       mode: row.mode,
-      role: row.role,
+      role: row.effective_role,
       scopes: row.scopes,
       plan: row.plan,
       enterprise: row.enterprise,
@@ -208,12 +211,17 @@ export async function confirmCachedPrincipal(q: Queryable, principal: Principal)
 export { recordKeyUsed } from '../store/api-keys.js';
 
 async function loadKey(q: Queryable, caller: Principal, id: string): Promise<ApiKeyRow> {
-  const row = await findActiveKey(q, id, caller.organizationId, caller.mode);
+  // A session reads its own key (GET /v1/api-keys/current); no other session key is ever found by id.
+  const row = await findActiveKey(q, id, caller.organizationId, caller.mode, caller.sessionId !== undefined && id === caller.keyId);
   if (!row) throw notFound('api key', id);
   return row;
 }
 
 function assertCanManage(caller: Principal, target: ApiKeyRow): void {
+  // A signed-in person below admin (sessionRole) manages only the keys that are theirs.
+  if (!roleAllows(caller.role, 'admin') && target.user_id !== caller.userId) {
+    throw new ApiError('insufficient_role', `Your role '${caller.role}' manages only your own keys.`);
+  }
   if (!roleAllows(caller.role, target.role)) {
     throw new ApiError('insufficient_role', `This key cannot manage a key with role '${target.role}'.`);
   }

@@ -3,10 +3,12 @@ import { roleAllows, scopeAllows, type Principal } from '../domain/access.js';
 import { confirmPrincipal, findKeyBySecret, hashSecret, ipAllowed, recordKeyUsed, type AuthenticatedKey } from '../domain/api-keys.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { authenticateSession } from '../domain/people/sessions.js';
 import type { AuthSpec } from './route.js';
 import { noteCaller } from './request-log-hook.js';
+import { assertCsrf, readSessionToken, sessionCookieNames } from './session-cookie.js';
 
-export type AuthPorts = Pick<AppDeps, 'db' | 'rateLimiter'>;
+export type AuthPorts = Pick<AppDeps, 'db' | 'rateLimiter' | 'config'>;
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 const KEY_SHAPE = /^sk_(live|test)_[0-9A-Za-z]{20,200}$/;
@@ -93,6 +95,8 @@ function presentedKey(request: FastifyRequest): string {
  */
 export function createAuthenticator(deps: AuthPorts): Authenticator {
   const cache = new KeyCache();
+  const cookieNames = sessionCookieNames(deps.config.publicUrl);
+  const timeouts = { idleS: deps.config.accounts.sessionIdleS, maxS: deps.config.accounts.sessionMaxS };
 
   // Failed authentications per client address: a brute-force brake that never
   // touches requests with valid keys (contract §9), shared by every node through Redis.
@@ -122,6 +126,32 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
     }
   }
 
+  /**
+   * The session credential (docs/contract-addenda.md, "People"): the dashboard's cookie, taken only when the request
+   * presents no API key. Its checks are a key's (role, paused), after the CSRF token of a state-changing request.
+   */
+  async function authenticateBySession(request: FastifyRequest, auth: AuthSpec, token: string): Promise<void> {
+    let found;
+    try {
+      found = await authenticateSession(deps.db, timeouts, token);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return fail(request, err);
+      throw err;
+    }
+    const { principal } = found;
+    // The request log names the member's hidden session key (docs/contract-addenda.md, "People"), refusals included.
+    noteCaller(request, principal);
+    assertCsrf(request, found.csrfToken);
+    const need = auth.sessionRole ?? auth.role;
+    if (!roleAllows(principal.role, need)) {
+      throw new ApiError('insufficient_role', `This operation needs the '${need}' role; you are '${principal.role}' in this organization.`);
+    }
+    if (auth.consumesCredits && principal.paused) {
+      throw new ApiError('organization_paused', 'The organization is paused by the spending anomaly detector. An owner can unpause it.');
+    }
+    request.principal = principal;
+  }
+
   async function lookUp(request: FastifyRequest, secret: string, hash: string): Promise<AuthenticatedKey> {
     const found = await findKeyBySecret(deps.db, secret);
     if (!found) {
@@ -139,6 +169,12 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
   async function authenticate(request: FastifyRequest, useCache: boolean): Promise<boolean> {
     const def = request.routeOptions.config.def;
     if (!def || !def.auth) return false;
+    const presentsKey = (request.headers.authorization ?? '') !== '' || request.headers['x-api-key'] !== undefined;
+    const sessionToken = presentsKey ? undefined : readSessionToken(request, cookieNames);
+    if (sessionToken !== undefined) {
+      await authenticateBySession(request, def.auth, sessionToken);
+      return true;
+    }
     let secret: string;
     try {
       secret = presentedKey(request);
@@ -148,7 +184,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
     if (!KEY_SHAPE.test(secret)) return fail(request, new ApiError('invalid_api_key', 'The API key is unknown or has been revoked.'));
     const hash = hashSecret(secret);
     const cached = useCache && def.auth.cacheable ? cache.get(hash) : null;
-    if (cached) {
+    if (cached && !def.auth.sessionOnly) {
       noteCaller(request, cached.principal);
       try {
         admit(request, def.auth, cached);
@@ -161,6 +197,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
     const found = await lookUp(request, secret, hash);
     noteCaller(request, found.principal);
     admit(request, def.auth, found);
+    if (def.auth.sessionOnly) throw new ApiError('session_required', 'This operation is for a signed-in person (the dashboard session), not an API key.');
     // A copy: the cache keeps the original, and a request's principal may be changed (its fingerprint confirmed).
     request.principal = { ...found.principal };
     return true;

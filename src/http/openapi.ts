@@ -59,6 +59,8 @@ function parametersOf(schema: TSchema | undefined, where: 'path' | 'query'): unk
 
 /** Either header carries the key (alternatives, as OpenAPI lists them). */
 const KEY_SCHEMES = [{ bearerAuth: [] }, { apiKeyAuth: [] }];
+/** The dashboard's session cookie opens the same operations as a key (with the CSRF header on state-changing ones). */
+const AUTH_SCHEMES = [...KEY_SCHEMES, { sessionCookie: [] }];
 
 export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -82,13 +84,15 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       summary: def.summary,
       description: def.description,
       tags: [def.tag],
-      security: def.auth ? KEY_SCHEMES : [],
+      security: def.auth ? (def.auth.sessionOnly ? [{ sessionCookie: [] }] : AUTH_SCHEMES) : [],
       parameters: [...parametersOf(def.schema.params, 'path'), ...parametersOf(def.schema.querystring, 'query')],
       responses,
     };
     if (def.auth) {
       op['x-mmgen-role'] = def.auth.role;
       if (def.auth.scope) op['x-mmgen-scope'] = def.auth.scope;
+      if (def.auth.sessionOnly) op['x-mmgen-session-only'] = true;
+      if (def.auth.sessionRole) op['x-mmgen-session-role'] = def.auth.sessionRole;
       // Refused with 403 organization_paused while the anomaly detector has paused the organization.
       if (def.auth.consumesCredits) op['x-mmgen-consumes-credits'] = true;
     }
@@ -125,6 +129,10 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sk_live_… or sk_test_…' },
         apiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "The same key as Anthropic's SDKs send it. With Authorization too, both must name the same key." },
+        sessionCookie: {
+          type: 'apiKey', in: 'cookie', name: 'mmgen_session',
+          description: 'A signed-in person\'s dashboard session (POST /v1/session), named __Host-mmgen_session when the deployment is served over https. A request that changes something also sends the session\'s CSRF token in X-CSRF-Token. Used only when no API key is sent.',
+        },
       },
       schemas: { Error: plain(ErrorEnvelope) },
     },

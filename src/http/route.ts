@@ -33,6 +33,13 @@ export interface AuthSpec {
    * records its 401).
    */
   cacheable?: boolean;
+  /** Only a signed-in person's session may call (its own sessions, switching organization); a key gets 403 session_required. */
+  sessionOnly?: boolean;
+  /**
+   * The role a signed-in person needs, when lower than a key's: a developer makes and revokes their own keys in
+   * the dashboard (never above their role), while a developer key still manages no keys.
+   */
+  sessionRole?: Role;
 }
 
 type StaticOf<T> = T extends TSchema ? Static<T> : undefined;

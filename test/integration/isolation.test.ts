@@ -27,6 +27,23 @@ describeEachBackend('isolation matrix', (backend) => {
   afterAll(async () => s?.close());
 
   const keyOf = (org: TestOrg, mode: Mode) => (mode === 'live' ? org.live : org.test);
+
+  /**
+   * A person invited into `org` at `role`, signed in (in `mode`): the cookie and CSRF headers a browser would send.
+   * Each call is a new person.
+   */
+  let people = 0;
+  async function sessionOf(org: TestOrg, mode: Mode, role = 'owner'): Promise<Record<string, string>> {
+    const email = `person${++people}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+    const inv = await ok(api('POST', '/v1/invitations', { key: org.live, body: { email, role } }), 201, 'invitation');
+    const token = new URL(inv.url).hash.replace('#token=', '');
+    const res = await api('POST', '/v1/invitations/accept', { body: { token, password: 'isolation password' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const headers = { cookie, 'x-csrf-token': res.body.csrf_token as string };
+    if (mode === 'test') await ok(api('PATCH', '/v1/session', { body: { mode }, headers }), 200, 'switch mode');
+    return headers;
+  }
   const other = (mode: Mode): Mode => (mode === 'live' ? 'test' : 'live');
 
   async function ok<T = any>(p: Promise<ApiResponse<T>>, status: number, what: string): Promise<T> {
@@ -191,6 +208,31 @@ describeEachBackend('isolation matrix', (backend) => {
         });
       }
 
+      it('a signed-in person of another organization (session cookie) gets 404 for every one of them, as for an id that never existed', async () => {
+        const intruder = await sessionOf(b, mode);
+        const call = (method: string, path: string, body?: unknown) => api(method, path, { body, headers: intruder });
+        const own = await ok(call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/own', events: ['*'] }), 201, 'own webhook');
+        const mismatches: string[] = [];
+        for (const p of probes(r, own.id)) {
+          const res = await call(p.method, p.path, p.body);
+          const twin = await call(p.method, p.path.replace(p.id, ghost(p.id)), p.body === undefined ? undefined : JSON.parse(JSON.stringify(p.body).replace(p.id, ghost(p.id))));
+          const strip = (x: ApiResponse) => ({ status: x.status, ...x.body.error, request_id: undefined, message: String(x.body.error?.message).replace(ghost(p.id), p.id) });
+          if (res.status !== 404 || res.body?.error?.code !== 'resource_not_found') mismatches.push(`${p.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+          else if (JSON.stringify(strip(res)) !== JSON.stringify(strip(twin))) mismatches.push(`${p.name}: differs from a made-up id`);
+        }
+        expect(mismatches).toEqual([]);
+        const seen = JSON.stringify([
+          (await call('GET', '/v1/generations?limit=100')).body,
+          (await call('GET', '/v1/api-keys?limit=100')).body,
+          (await call('GET', '/v1/members')).body,
+          (await call('GET', '/v1/organization')).body,
+        ]);
+        for (const id of [r.generation, r.running, r.webhook, r.apiKey, r.ownerKeyId, r.upload, a.id, a.userId]) expect(seen).not.toContain(id);
+        // Nor can it switch into the organization it does not belong to.
+        expect((await call('PATCH', '/v1/session', { organization_id: a.id })).status).toBe(404);
+        await call('DELETE', `/v1/webhooks/${own.id}`);
+      });
+
       it('after all that, every resource is intact for its owner', async () => {
         const key = keyOf(a, mode);
         expect((await api('GET', `/v1/generations/${r.running}`, { key })).body.status).toBe('running');
@@ -267,29 +309,37 @@ describeEachBackend('isolation matrix', (backend) => {
       const ids: Record<string, string> = {
         'api-keys': r.apiKey, generations: r.generation, comparisons: r.comparison, webhooks: r.webhook, deliveries: r.delivery, uploads: r.upload, models: 'flux-schnell',
       };
-      let mutating = 0;
-      const wrong: string[] = [];
-      for (const [path, ops] of Object.entries<any>(doc.paths)) {
-        for (const [method, op] of Object.entries<any>(ops)) {
-          if (op.security.length === 0) continue;
-          const concrete = path.replace(/\{(\w+)\}/g, (_m, name: string) => {
-            const seg = path.split('/')[path.split('/').indexOf(`{${name}}`) - 1]!;
-            return ids[seg] ?? 'x';
-          });
-          const res = await api(method.toUpperCase(), concrete, { key: viewer.key, body: method === 'get' ? undefined : {} });
-          if (op['x-mmgen-role'] === 'viewer') {
-            if (res.status === 403) wrong.push(`${method} ${path}: a viewer may read, got 403`);
-            continue;
+      const viewerSession = await sessionOf(a, 'live', 'viewer');
+      for (const as of ['key', 'session'] as const) {
+        let mutating = 0;
+        const wrong: string[] = [];
+        for (const [path, ops] of Object.entries<any>(doc.paths)) {
+          for (const [method, op] of Object.entries<any>(ops)) {
+            if (op.security.length === 0) continue;
+            // The person's own session operations: a key is refused them (session_required), a session may call them.
+            if (op['x-mmgen-session-only'] && as === 'key') continue;
+            // Signing out or switching would end the sweep's own session.
+            if (op['x-mmgen-session-only'] && method !== 'get') continue;
+            const concrete = path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+              const seg = path.split('/')[path.split('/').indexOf(`{${name}}`) - 1]!;
+              return ids[seg] ?? 'x';
+            });
+            const credential = as === 'key' ? { key: viewer.key } : { headers: viewerSession };
+            const res = await api(method.toUpperCase(), concrete, { ...credential, body: method === 'get' ? undefined : {} });
+            if (op['x-mmgen-role'] === 'viewer') {
+              if (res.status === 403) wrong.push(`${as}: ${method} ${path}: a viewer may read, got 403`);
+              continue;
+            }
+            mutating++;
+            if (res.status !== 403 || res.body.error.code !== 'insufficient_role') wrong.push(`${as}: ${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 150)}`);
           }
-          mutating++;
-          if (res.status !== 403 || res.body.error.code !== 'insufficient_role') wrong.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 150)}`);
         }
+        expect(wrong).toEqual([]);
+        expect(mutating).toBeGreaterThanOrEqual(20);
       }
-      expect(wrong).toEqual([]);
-      expect(mutating).toBeGreaterThanOrEqual(20);
       expect(JSON.parse(await snapshot())).toEqual(JSON.parse(before));
       await api('POST', `/v1/generations/${r.running}/cancel`, { key: a.live });
-    });
+    }, 120_000);
   });
 
   describe('no key can grant more than it has', () => {

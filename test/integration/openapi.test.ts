@@ -35,7 +35,8 @@ describe('GET /v1/openapi.json', () => {
       expect(names).toContain(expected);
     }
     const create = doc.paths['/v1/api-keys'].post;
-    expect(create.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }]);
+    expect(create.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }, { sessionCookie: [] }]);
+    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'mmgen_session' });
     expect(doc.components.securitySchemes.apiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     expect(create.responses['201'].content['application/json'].schema.properties.key).toBeDefined();
     expect(create.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');

@@ -346,6 +346,258 @@ export interface paths {
         patch: operations["updateApiKey"];
         trace?: never;
     };
+    "/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in person, the organization the session acts in, and every organization they belong to
+         * @description For the dashboard session only (an API key gets 403 `session_required`).
+         */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in with an email and password
+         * @description Starts a dashboard session: sets the HttpOnly session cookie and the readable CSRF cookie. A wrong email or password is one 401 `invalid_credentials` whichever was wrong; repeated failures are slowed, then locked (429) per email and per address. Signs in to `organization_id` when given, else to the oldest membership.
+         */
+        post: operations["signIn"];
+        /**
+         * Sign out: end the current session
+         * @description Ends the session of the cookie sent (with its CSRF token) and clears the cookies. Answers 200 when there was no live session.
+         */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        /**
+         * Switch the session to another of the person's organizations, or to the other mode
+         * @description From the next request on, the session acts as the person's membership of `organization_id` (with that membership's role), in `mode`.
+         */
+        patch: operations["switchSession"];
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in person's live sessions
+         * @description Every session of the person that has not ended: where and when it signed in, and when it was last used.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of your sessions
+         * @description The session answers 401 from its next request on. Another person's session is 404, as one that never existed.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's members and their roles
+         * @description Every current member. Removed members are not listed (their keys are revoked).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A member of the organization
+         * @description A member of another organization is 404, as one that never existed.
+         */
+        get: operations["getMember"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member; their keys are revoked
+         * @description The member's keys answer 401 and their sessions in this organization end from their next request, on every node. The last owner cannot be removed (409 `last_owner`). Their generations, usage and ledger entries stay.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Up to the caller's own role, of a member whose role is not above the caller's. The member's keys act with at most the new role from their next request, on every node. The last owner cannot be demoted (409 `last_owner`).
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invitations not yet accepted
+         * @description Pending invitations (neither accepted, revoked nor expired); their links are never listed.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite a person by email
+         * @description At a role up to the caller's own. The invitation is mailed over SMTP when the operator configured it (MMGEN_SMTP_URL); its link is returned either way, once, to copy.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Its link no longer works.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation with its token, and sign in
+         * @description Without a session: creates the person's account (the invitation's email, or `email` for the first-start owner link, and `password`) and signs in. With a session (and its CSRF token): the signed-in person joins. 410 `invitation_invalid` for a used, revoked or expired link.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organization/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's single sign-on (OpenID Connect) settings
+         * @description The issuer, client id (never its secret), auto-join domains and role, and whether SSO is required. 404 when none is configured.
+         */
+        get: operations["getSsoSettings"];
+        /**
+         * Configure single sign-on through any OpenID Connect issuer
+         * @description Authorization code flow with PKCE, for any issuer that publishes discovery (read now: a wrong issuer is a 400 here). Omitted client_secret keeps the stored one; null makes a public client. require_sso needs a break-glass owner, who alone may still sign in with a password.
+         */
+        put: operations["updateSsoSettings"];
+        post?: never;
+        /**
+         * Turn single sign-on off
+         * @description Members sign in with their passwords (or passkeys) again; accounts made through SSO keep their memberships.
+         */
+        delete: operations["deleteSsoSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin signing in through an organization's identity provider
+         * @description Answers the issuer's authorization URL (code flow, PKCE S256, state and nonce kept by mmgen for ten minutes); send the browser there. The issuer returns it to /v1/sso/callback.
+         */
+        post: operations["startSsoSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity provider's redirect back: signs the person in
+         * @description Exchanges the code (checking PKCE, state and nonce), finds or makes the person by the ID token (subject, then verified email), joins them at the configured role when their email domain joins automatically, sets the session cookies and redirects to the dashboard.
+         */
+        get: operations["finishSsoSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/images": {
         parameters: {
             query?: never;
@@ -1188,7 +1440,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "model_unavailable" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "model_unavailable" | "invitation_invalid" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -1310,7 +1562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1319,7 +1571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1449,7 +1701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1458,7 +1710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1563,7 +1815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1572,7 +1824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1680,7 +1932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1689,7 +1941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1792,7 +2044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1801,7 +2053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1902,7 +2154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1911,7 +2163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1997,7 +2249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2006,7 +2258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2083,7 +2335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2092,7 +2344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2175,7 +2427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2184,7 +2436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2262,7 +2514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2271,7 +2523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2350,7 +2602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2359,7 +2611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2470,7 +2722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2479,7 +2731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2565,7 +2817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2574,7 +2826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2679,7 +2931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2688,7 +2940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2786,7 +3038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2795,7 +3047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2858,7 +3110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2929,6 +3181,11 @@ export interface operations {
                             mode: "live" | "test";
                             /** @enum {string} */
                             role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
                             scopes: string[];
                             ipAllowlist: string[];
                             monthly_budget_usd: number | null;
@@ -2955,7 +3212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2964,7 +3221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3018,7 +3275,7 @@ export interface operations {
                     /** @enum {string} */
                     role?: "viewer" | "developer" | "admin" | "owner";
                     /** @description Empty: every operation the role allows. */
-                    scopes?: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage")[];
+                    scopes?: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
                     /** @description IPv4/IPv6 CIDR ranges (Enterprise). */
                     ipAllowlist?: string[];
                     monthly_budget_usd?: number | null;
@@ -3047,6 +3304,11 @@ export interface operations {
                         mode: "live" | "test";
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        /**
+                         * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                         * @enum {string}
+                         */
+                        effective_role: "viewer" | "developer" | "admin" | "owner";
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
@@ -3073,7 +3335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3082,7 +3344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3154,6 +3416,11 @@ export interface operations {
                         mode: "live" | "test";
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        /**
+                         * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                         * @enum {string}
+                         */
+                        effective_role: "viewer" | "developer" | "admin" | "owner";
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
@@ -3178,7 +3445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3187,7 +3454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3243,6 +3510,11 @@ export interface operations {
                         mode: "live" | "test";
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        /**
+                         * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                         * @enum {string}
+                         */
+                        effective_role: "viewer" | "developer" | "admin" | "owner";
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
@@ -3267,7 +3539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3276,7 +3548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3349,7 +3621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3358,7 +3630,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3428,7 +3700,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     /** @description Empty: every operation the role allows. */
-                    scopes?: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage")[];
+                    scopes?: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
                     /** @description IPv4/IPv6 CIDR ranges (Enterprise). */
                     ipAllowlist?: string[];
                     monthly_budget_usd?: number | null;
@@ -3457,6 +3729,11 @@ export interface operations {
                         mode: "live" | "test";
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        /**
+                         * @description What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys').
+                         * @enum {string}
+                         */
+                        effective_role: "viewer" | "developer" | "admin" | "owner";
                         scopes: string[];
                         ipAllowlist: string[];
                         monthly_budget_usd: number | null;
@@ -3481,7 +3758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3490,7 +3767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3528,6 +3805,1852 @@ export interface operations {
             };
             /** @description Rate limited: rate_limit_exceeded */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                    organization_id?: string;
+                    /** @enum {string} */
+                    mode?: "live" | "test";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                        /** @description Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie). */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    switchSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organization_id?: string;
+                    /** @enum {string} */
+                    mode?: "live" | "test";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            id: string;
+                            /** @constant */
+                            object: "session";
+                            /** @description The session this request came with. */
+                            current: boolean;
+                            method: string;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            last_seen_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            /** @description usr_… */
+                            id: string;
+                            /** @constant */
+                            object: "member";
+                            email: string | null;
+                            name: string | null;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description usr_… */
+                        id: string;
+                        /** @constant */
+                        object: "member";
+                        email: string | null;
+                        name: string | null;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "member";
+                        /** @constant */
+                        deleted: true;
+                        /** @description How many of the member's keys (dashboard session keys included) were revoked. */
+                        revoked_keys: number;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "viewer" | "developer" | "admin" | "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description usr_… */
+                        id: string;
+                        /** @constant */
+                        object: "member";
+                        email: string | null;
+                        name: string | null;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: {
+                            /** @description inv_… */
+                            id: string;
+                            /** @constant */
+                            object: "invitation";
+                            email: string | null;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            invited_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        }[];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    role: "viewer" | "developer" | "admin" | "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description inv_… */
+                        id: string;
+                        /** @constant */
+                        object: "invitation";
+                        email: string | null;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        invited_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description The link that accepts it: returned only here, to copy (it is also mailed when SMTP is configured). */
+                        url: string;
+                        /**
+                         * @description Whether the invitation was mailed.
+                         * @enum {string}
+                         */
+                        mail: "sent" | "not_configured" | "failed";
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "invitation";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    email?: string;
+                    password?: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                        /** @description Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie). */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable, invitation_invalid */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "sso_settings";
+                        issuer: string;
+                        client_id: string;
+                        /** @description The secret itself is never answered. */
+                        has_client_secret: boolean;
+                        /** @description People whose verified email is at one of these domains join on their first sign-in. */
+                        auto_join_domains: string[];
+                        /** @enum {string} */
+                        auto_join_role: "viewer" | "developer" | "admin" | "owner";
+                        /** @description Everyone but the break-glass owner must sign in through the issuer. */
+                        require_sso: boolean;
+                        break_glass_member_id: string | null;
+                        /** @description Register this as the client's redirect URI at the issuer. */
+                        redirect_uri: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    issuer: string;
+                    client_id: string;
+                    client_secret?: string | null;
+                    auto_join_domains?: string[];
+                    /** @enum {string} */
+                    auto_join_role?: "admin" | "developer" | "viewer";
+                    require_sso?: boolean;
+                    break_glass_member_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "sso_settings";
+                        issuer: string;
+                        client_id: string;
+                        /** @description The secret itself is never answered. */
+                        has_client_secret: boolean;
+                        /** @description People whose verified email is at one of these domains join on their first sign-in. */
+                        auto_join_domains: string[];
+                        /** @enum {string} */
+                        auto_join_role: "viewer" | "developer" | "admin" | "owner";
+                        /** @description Everyone but the break-glass owner must sign in through the issuer. */
+                        require_sso: boolean;
+                        break_glass_member_id: string | null;
+                        /** @description Register this as the client's redirect URI at the issuer. */
+                        redirect_uri: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSsoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "sso_settings";
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startSsoSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organization_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_url: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    finishSsoSignIn: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                session_state?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To /dashboard, signed in. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3666,7 +5789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3684,7 +5807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3702,7 +5825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3711,7 +5834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3906,7 +6029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3924,7 +6047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3942,7 +6065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3951,7 +6074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4127,7 +6250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4145,7 +6268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4163,7 +6286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4172,7 +6295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4357,7 +6480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4375,7 +6498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4393,7 +6516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4402,7 +6525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4585,7 +6708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4603,7 +6726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4621,7 +6744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4630,7 +6753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4808,7 +6931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4826,7 +6949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4844,7 +6967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4853,7 +6976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5023,7 +7146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5041,7 +7164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5059,7 +7182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5068,7 +7191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5236,7 +7359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5254,7 +7377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5272,7 +7395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5281,7 +7404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5450,7 +7573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5468,7 +7591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5486,7 +7609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5495,7 +7618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5643,7 +7766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5661,7 +7784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5679,7 +7802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5688,7 +7811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5876,7 +7999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5894,7 +8017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5912,7 +8035,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5921,7 +8044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6180,7 +8303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6198,7 +8321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6216,7 +8339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6225,7 +8348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6417,7 +8540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6435,7 +8558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6453,7 +8576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6462,7 +8585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6646,7 +8769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6664,7 +8787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6682,7 +8805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6691,7 +8814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6840,7 +8963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6849,7 +8972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6981,7 +9104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6990,7 +9113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7112,7 +9235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7121,7 +9244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7139,7 +9262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7270,7 +9393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7288,7 +9411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7306,7 +9429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7389,7 +9512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7398,7 +9521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7556,7 +9679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7574,7 +9697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7592,7 +9715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7601,7 +9724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7765,7 +9888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7774,7 +9897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7862,7 +9985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7871,7 +9994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7889,7 +10012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable */
+            /** @description Gone: model_unavailable, invitation_invalid */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8010,7 +10133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8019,7 +10142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8121,7 +10244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8130,7 +10253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8212,7 +10335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8221,7 +10344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8299,7 +10422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8308,7 +10431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8397,7 +10520,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8406,7 +10529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8494,7 +10617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8503,7 +10626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8576,7 +10699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8585,7 +10708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8692,7 +10815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8701,7 +10824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8819,7 +10942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8828,7 +10951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8926,7 +11049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8935,7 +11058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9028,7 +11151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9037,7 +11160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9147,7 +11270,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9156,7 +11279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9296,7 +11419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9305,7 +11428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9380,7 +11503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9389,7 +11512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9487,7 +11610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9496,7 +11619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9595,7 +11718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9604,7 +11727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9707,7 +11830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9725,7 +11848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9796,7 +11919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9814,7 +11937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9990,7 +12113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -14,6 +14,7 @@ const apiKeyFields = {
   name: Type.String(),
   mode: Type.String({ enum: ['live', 'test'] }),
   role: Type.String({ enum: [...ROLES] }),
+  effective_role: Type.String({ enum: [...ROLES], description: "What the key may do now: the lesser of `role` and the role of the member it belongs to (lowering a member's role lowers their keys')." }),
   scopes: Type.Array(Type.String()),
   ipAllowlist: Type.Array(Type.String()),
   monthly_budget_usd: Nullable(Type.Number()),
@@ -30,6 +31,8 @@ const CreatedApiKey = Type.Object(
 );
 
 const auth = { role: 'admin', scope: 'api_keys:manage' } as const;
+/** A signed-in developer makes and revokes their own keys (never above their role); a developer key manages none. */
+const memberAuth = { ...auth, sessionRole: 'developer' } as const;
 const readAuth = { role: 'viewer', scope: 'api_keys:manage' } as const;
 
 export const createKey = defineRoute({
@@ -39,7 +42,7 @@ export const createKey = defineRoute({
   summary: 'Create an API key',
   description: 'The key inherits the role of the calling key unless a narrower `role` is given; it can never be broader than the caller.',
   tag: 'API keys',
-  auth,
+  auth: memberAuth,
   schema: {
     body: Type.Object(
       {
@@ -143,7 +146,7 @@ export const deleteKey = defineRoute({
   description:
     'The key answers 401 from its next request on, on every node. Its generations, usage and ledger entries stay.',
   tag: 'API keys',
-  auth,
+  auth: memberAuth,
   schema: { params: IdParams, response: { 200: Deleted('api_key') } },
   handler: async ({ principal, params, deps, request }) => ({ status: 200, body: await revokeApiKey(deps.db, principal, params.id, requestOrigin(principal, request)) }),
 });

@@ -26,6 +26,8 @@ import { createUploadRoute, getUploadRoute, putUploadRoute } from './uploads.js'
 import { webhookRoutes } from './webhooks.js';
 import { adminRoutes } from './admin-catalog.js';
 import { auditRoutes } from './audit-events.js';
+import { peopleRoutes } from './people.js';
+import { ssoRoutes } from './sso.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -49,6 +51,8 @@ export function allRoutes(): RouteDef[] {
     getKey,
     updateKey,
     deleteKey,
+    ...peopleRoutes,
+    ...ssoRoutes,
     image,
     video,
     voice,

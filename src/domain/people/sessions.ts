@@ -1,0 +1,251 @@
+import { ApiError } from '../../errors.js';
+import { newId, randomBase62 } from '../../ids.js';
+import {
+  findAccount,
+  findMemberById,
+  findMembership,
+  findSession,
+  findSessionForAuth,
+  insertSession,
+  listAccountSessions,
+  listMemberships,
+  revokeAccountSession,
+  switchSession,
+  touchSession,
+  type MembershipRow,
+  type SessionRow,
+} from '../../store/accounts.js';
+import { ensureSessionKey } from '../../store/api-keys.js';
+import type { Queryable } from '../../store/db.js';
+import { findSsoSettings } from '../../store/sso.js';
+import type { Mode, Principal, Role } from '../access.js';
+import { hashSecret } from '../api-keys.js';
+
+/**
+ * Session glossary
+ * - session: a person signed in to the dashboard. The browser holds its token in an HttpOnly cookie; the server
+ *   keeps only the token's SHA-256. It acts as one of the person's memberships at a time (switchable) and in one
+ *   mode, through that membership's session key, so a session has exactly its member's role.
+ * - CSRF token: a second secret of the session, which the dashboard sends in X-CSRF-Token with every
+ *   state-changing request; a cross-site page can make the browser send the cookie, never this header.
+ * - idle and absolute timeouts: a session ends after `idleS` without a request, and `maxS` after sign-in.
+ */
+export interface SessionTimeouts {
+  idleS: number;
+  maxS: number;
+}
+
+export type SignInMethod = 'password' | 'passkey' | 'sso' | 'invitation';
+
+export interface StartedSession {
+  token: string;
+  csrfToken: string;
+  session: SessionRow;
+}
+
+const TOKEN_LENGTH = 43;
+
+/** A new session of the person, acting as `member` in `mode`; the token is returned once, for the cookie. */
+export async function startSession(
+  q: Queryable,
+  timeouts: SessionTimeouts,
+  input: { accountId: string; member: { member_id: string; organization_id: string }; mode?: Mode; method: SignInMethod; ip: string; userAgent: string | null },
+): Promise<StartedSession> {
+  const mode = input.mode ?? 'live';
+  await ensureKeyOf(q, input.member.member_id, input.member.organization_id, mode);
+  const token = randomBase62(TOKEN_LENGTH);
+  const csrfToken = randomBase62(TOKEN_LENGTH);
+  const session = await insertSession(q, {
+    id: newId('ses'),
+    tokenSha256: hashSecret(token),
+    csrfToken,
+    accountId: input.accountId,
+    userId: input.member.member_id,
+    mode,
+    method: input.method,
+    ip: input.ip,
+    userAgent: input.userAgent?.slice(0, 500) ?? null,
+    absoluteS: timeouts.maxS,
+  });
+  return { token, csrfToken, session };
+}
+
+function ensureKeyOf(q: Queryable, userId: string, organizationId: string, mode: Mode): Promise<string> {
+  const secret = randomBase62(TOKEN_LENGTH);
+  return ensureSessionKey(q, {
+    id: newId('key'),
+    organizationId,
+    userId,
+    name: `Dashboard session (${mode})`,
+    mode,
+    role: 'owner',
+    scopes: [],
+    ipAllowlist: [],
+    monthlyBudgetUsd: null,
+    // Nobody is given this secret: the key is reachable only through a session.
+    prefix: 'session',
+    secretSha256: hashSecret(`session:${secret}`),
+  });
+}
+
+export interface AuthenticatedSession {
+  principal: Principal;
+  csrfToken: string;
+}
+
+const expired = () => new ApiError('session_expired', 'The session has ended (signed out, revoked, timed out, or no longer a member). Sign in again.');
+
+/**
+ * The principal of a session token, or the contract's 401 (ended, timed out, removed member) or 403 (the
+ * organization now requires single sign-on of a session that did not use it). Every request reads the session
+ * from the database: a revoked session or a removed member is refused at once, on every node.
+ */
+export async function authenticateSession(q: Queryable, timeouts: SessionTimeouts, token: string): Promise<AuthenticatedSession> {
+  const row = await findSessionForAuth(q, hashSecret(token));
+  if (!row || row.revoked_at || row.member_removed_at) throw expired();
+  const now = row.now.getTime();
+  if (row.expires_at.getTime() <= now || row.last_seen_at.getTime() + timeouts.idleS * 1000 <= now) throw expired();
+  if (row.require_sso && row.method !== 'sso' && row.break_glass_user !== row.user_id) {
+    throw new ApiError('sso_required', 'This organization requires single sign-on. Sign in through its identity provider.');
+  }
+  const keyId = row.key_id ?? (await ensureKeyOf(q, row.user_id, row.organization_id, row.mode));
+  if (now - row.last_seen_at.getTime() > 60_000) await touchSession(q, row.id);
+  return {
+    csrfToken: row.csrf_token,
+    principal: {
+      keyId,
+      userId: row.user_id,
+      sessionId: row.id,
+      accountId: row.account_id,
+      organizationId: row.organization_id,
+      mode: row.mode,
+      role: row.role,
+      scopes: [],
+      plan: row.plan,
+      enterprise: row.enterprise,
+      paused: row.paused,
+      budgetGated: row.budget_gated ?? false,
+    },
+  };
+}
+
+export interface MembershipView {
+  organization_id: string;
+  organization_name: string;
+  member_id: string;
+  role: Role;
+}
+
+export interface SessionView {
+  id: string;
+  object: 'session';
+  account: { id: string; email: string; name: string | null; has_password: boolean };
+  organization_id: string;
+  member_id: string;
+  role: Role;
+  mode: Mode;
+  method: string;
+  created_at: string;
+  expires_at: string;
+  memberships: MembershipView[];
+}
+
+const membershipView = (m: MembershipRow): MembershipView => ({
+  organization_id: m.organization_id, organization_name: m.organization_name, member_id: m.member_id, role: m.role,
+});
+
+function requireSession(p: Principal): { sessionId: string; accountId: string } {
+  if (p.sessionId === undefined || p.accountId === undefined) {
+    throw new ApiError('session_required', 'This operation is for a signed-in person (the dashboard session), not an API key.');
+  }
+  return { sessionId: p.sessionId, accountId: p.accountId };
+}
+
+export async function getSessionView(q: Queryable, p: Principal, session?: SessionRow): Promise<SessionView> {
+  const { sessionId, accountId } = requireSession(p);
+  const account = (await findAccount(q, accountId))!;
+  const memberships = await listMemberships(q, accountId);
+  const s = session ?? (await listAccountSessions(q, accountId)).find((x) => x.id === sessionId);
+  return {
+    id: sessionId,
+    object: 'session',
+    account: { id: account.id, email: account.email, name: account.name, has_password: account.password_hash !== null },
+    organization_id: p.organizationId,
+    member_id: p.userId,
+    role: p.role,
+    mode: p.mode,
+    method: s?.method ?? 'password',
+    created_at: (s?.created_at ?? new Date()).toISOString(),
+    expires_at: (s?.expires_at ?? new Date()).toISOString(),
+    memberships: memberships.map(membershipView),
+  };
+}
+
+export interface SessionListItem {
+  id: string;
+  object: 'session';
+  current: boolean;
+  method: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+/** The person's own sessions that are still alive (every organization's: a session is the person's, not the member's). */
+/** The view of a session just started (the sign-in answer). */
+export async function startedSessionView(q: Queryable, started: StartedSession): Promise<SessionView> {
+  const member = (await findMemberById(q, started.session.user_id))!;
+  return getSessionView(q, {
+    keyId: '', userId: started.session.user_id, sessionId: started.session.id, accountId: started.session.account_id,
+    organizationId: member.organization_id, mode: started.session.mode, role: member.role, scopes: [], plan: 'free', enterprise: false, paused: false,
+  }, started.session);
+}
+
+export async function listOwnSessions(q: Queryable, p: Principal, timeouts: SessionTimeouts): Promise<{ object: 'list'; data: SessionListItem[]; has_more: false }> {
+  const { sessionId, accountId } = requireSession(p);
+  const rows = await listAccountSessions(q, accountId);
+  const idleCutoff = Date.now() - timeouts.idleS * 1000;
+  return {
+    object: 'list',
+    has_more: false,
+    data: rows
+      .filter((s) => s.last_seen_at.getTime() > idleCutoff)
+      .map((s) => ({
+        id: s.id, object: 'session', current: s.id === sessionId, method: s.method, ip: s.ip, user_agent: s.user_agent,
+        created_at: s.created_at.toISOString(), last_seen_at: s.last_seen_at.toISOString(), expires_at: s.expires_at.toISOString(),
+      })),
+  };
+}
+
+/** Ends one of the person's sessions (the current one signs out); another person's session is 404, as one that never existed. */
+export async function revokeOwnSession(q: Queryable, p: Principal, id: string): Promise<{ id: string; object: 'session'; deleted: true }> {
+  const { accountId } = requireSession(p);
+  if (!(await revokeAccountSession(q, accountId, id))) throw new ApiError('resource_not_found', `No such session: '${id}'`, 'id');
+  // audit: session.revoked
+  return { id, object: 'session', deleted: true };
+}
+
+/** The session acts as the person's membership of another organization, or in the other mode, from its next request. */
+export async function switchOwnSession(
+  q: Queryable, p: Principal, to: { organization_id?: string | undefined; mode?: Mode | undefined },
+): Promise<SessionView> {
+  const { sessionId, accountId } = requireSession(p);
+  const orgId = to.organization_id ?? p.organizationId;
+  const member = await findMembership(q, accountId, orgId);
+  if (!member) throw new ApiError('resource_not_found', `No such organization: '${orgId}'`, 'organization_id');
+  const mode = to.mode ?? p.mode;
+  // Switching into an organization that requires single sign-on would leave a password session refused on every request.
+  const sso = await findSsoSettings(q, orgId);
+  const session = await findSession(q, sessionId);
+  if (sso?.require_sso && session?.method !== 'sso' && sso.break_glass_user !== member.member_id) {
+    throw new ApiError('sso_required', 'That organization requires single sign-on. Sign in through its identity provider.');
+  }
+  const keyId = await ensureKeyOf(q, member.member_id, orgId, mode);
+  await switchSession(q, sessionId, member.member_id, mode);
+  // audit: session.switched
+  return getSessionView(q, { ...p, keyId, userId: member.member_id, organizationId: orgId, role: member.role, mode });
+}
+
+export { requireSession };

@@ -1,0 +1,72 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../../errors.js';
+import { findAccountByEmailKey, listMemberships } from '../../store/accounts.js';
+import type { Queryable } from '../../store/db.js';
+import { findSsoSettings } from '../../store/sso.js';
+import type { SignInGuard } from '../../rate-limit.js';
+import type { Mode } from '../access.js';
+import { emailKey, passwordMatches } from './passwords.js';
+import { startSession, type SessionTimeouts, type StartedSession } from './sessions.js';
+
+export interface SignInPorts {
+  db: Queryable;
+  signIn: SignInGuard;
+  timeouts: SessionTimeouts;
+  /** Failures (per email or address) after which each answer is slowed. */
+  slowAfter: number;
+}
+
+export interface SignInRequest {
+  email: string;
+  password: string;
+  organization_id?: string | undefined;
+  mode?: Mode | undefined;
+}
+
+const SLOW_BASE_MS = 250;
+const SLOW_MAX_MS = 4_000;
+
+/**
+ * Signs a person in with their password. Every way of failing (no such email, no password, a wrong one) is the same
+ * 401 after the same work (an argon2 verification), counted against the email as written and the address; past
+ * `slowAfter` failures answers are slowed, past the guard's limits the email or address is locked (429) for the
+ * window, even for the right password: what a guesser learns is the same whether the email exists or not.
+ */
+export async function signInWithPassword(
+  ports: SignInPorts, req: SignInRequest, client: { ip: string; userAgent: string | null },
+): Promise<StartedSession> {
+  const key = emailKey(req.email);
+  const state = await ports.signIn.state(key, client.ip);
+  if (state.lockedForS !== null) {
+    // audit: sign_in.locked
+    throw new ApiError('rate_limit_exceeded', 'Too many failed sign-ins for this email or from this address. Try again later.')
+      .withHeader('Retry-After', String(state.lockedForS));
+  }
+  if (state.failures >= ports.slowAfter) {
+    await sleep(Math.min(SLOW_MAX_MS, SLOW_BASE_MS * 2 ** (state.failures - ports.slowAfter)));
+  }
+  const account = await findAccountByEmailKey(ports.db, key);
+  if (!(await passwordMatches(account?.password_hash ?? null, req.password)) || !account) {
+    await ports.signIn.failed(key, client.ip);
+    // audit: sign_in.failed (target: the email as written; actor: the address)
+    throw new ApiError('invalid_credentials', 'The email or password is wrong.');
+  }
+  await ports.signIn.succeeded(key);
+  const memberships = await listMemberships(ports.db, account.id);
+  const member = req.organization_id !== undefined ? memberships.find((m) => m.organization_id === req.organization_id) : memberships[0];
+  if (!member) {
+    throw new ApiError(
+      'resource_not_found',
+      req.organization_id !== undefined ? `No such organization: '${req.organization_id}'` : 'This account belongs to no organization any more.',
+      'organization_id',
+    );
+  }
+  const sso = await findSsoSettings(ports.db, member.organization_id);
+  if (sso?.require_sso && sso.break_glass_user !== member.member_id) {
+    throw new ApiError('sso_required', 'This organization requires single sign-on. Sign in through its identity provider.');
+  }
+  // audit: sign_in.succeeded (method password)
+  return startSession(ports.db, ports.timeouts, {
+    accountId: account.id, member, mode: req.mode, method: 'password', ip: client.ip, userAgent: client.userAgent,
+  });
+}

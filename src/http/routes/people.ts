@@ -1,0 +1,381 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ROLES, type Mode, type Role } from '../../domain/access.js';
+import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../domain/people/invitations.js';
+import { changeMemberRole, getMember, listOrganizationMembers, removeMember } from '../../domain/people/members.js';
+import { PASSWORD_MAX } from '../../domain/people/passwords.js';
+import {
+  authenticateSession,
+  getSessionView,
+  listOwnSessions,
+  revokeOwnSession,
+  startedSessionView,
+  switchOwnSession,
+  type StartedSession,
+} from '../../domain/people/sessions.js';
+import { signInWithPassword } from '../../domain/people/sign-in.js';
+import type { AppDeps } from '../../deps.js';
+import { defineRoute } from '../route.js';
+import { Deleted, IdParams, ListOf, Nullable, Timestamp } from '../schemas.js';
+import { assertCsrf, clearSessionCookies, readSessionToken, sessionCookieNames, setSessionCookies } from '../session-cookie.js';
+
+const RoleField = Type.String({ enum: [...ROLES] });
+const ModeField = Type.String({ enum: ['live', 'test'] });
+
+const Membership = Type.Object({
+  organization_id: Type.String(),
+  organization_name: Type.String(),
+  member_id: Type.String({ description: 'usr_…: the person in that organization.' }),
+  role: RoleField,
+});
+
+export const Session = Type.Object(
+  {
+    id: Type.String({ description: 'ses_…' }),
+    object: Type.Literal('session'),
+    account: Type.Object({ id: Type.String(), email: Type.String(), name: Nullable(Type.String()), has_password: Type.Boolean() }),
+    organization_id: Type.String({ description: 'The organization the session acts in now.' }),
+    member_id: Type.String(),
+    role: RoleField,
+    mode: ModeField,
+    method: Type.String({ description: 'How the person signed in: password, passkey, sso or invitation.' }),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+    memberships: Type.Array(Membership, { description: 'Every organization the person belongs to; switch with PATCH /v1/session.' }),
+  },
+  { title: 'Session' },
+);
+
+const SignedIn = Type.Object(
+  {
+    ...Session.properties,
+    csrf_token: Type.String({ description: 'Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie).' }),
+  },
+  { title: 'SignedIn' },
+);
+
+const SessionItem = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('session'),
+    current: Type.Boolean({ description: 'The session this request came with.' }),
+    method: Type.String(),
+    ip: Nullable(Type.String()),
+    user_agent: Nullable(Type.String()),
+    created_at: Timestamp,
+    last_seen_at: Timestamp,
+    expires_at: Timestamp,
+  },
+  { title: 'SessionListItem' },
+);
+
+const timeoutsOf = (deps: AppDeps) => ({ idleS: deps.config.accounts.sessionIdleS, maxS: deps.config.accounts.sessionMaxS });
+const clientOf = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? null });
+
+/** Sets the new session's cookies and answers its view with the CSRF token (the only answer that carries it). */
+export async function answerSignedIn(deps: AppDeps, reply: FastifyReply, started: StartedSession) {
+  setSessionCookies(reply, sessionCookieNames(deps.config.publicUrl), { token: started.token, csrfToken: started.csrfToken, maxAgeS: deps.config.accounts.sessionMaxS });
+  return { status: 201, body: { ...(await startedSessionView(deps.db, started)), csrf_token: started.csrfToken } };
+}
+
+export const signIn = defineRoute({
+  method: 'POST',
+  path: '/v1/session',
+  operationId: 'signIn',
+  summary: 'Sign in with an email and password',
+  description:
+    'Starts a dashboard session: sets the HttpOnly session cookie and the readable CSRF cookie. A wrong email or password is one 401 `invalid_credentials` whichever was wrong; repeated failures are slowed, then locked (429) per email and per address. Signs in to `organization_id` when given, else to the oldest membership.',
+  tag: 'People',
+  auth: null,
+  schema: {
+    body: Type.Object(
+      {
+        email: Type.String({ minLength: 3, maxLength: 320 }),
+        password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }),
+        organization_id: Type.Optional(Type.String({ maxLength: 100 })),
+        mode: Type.Optional(ModeField),
+      },
+      { additionalProperties: false },
+    ),
+    response: { 201: SignedIn },
+  },
+  errors: [401, 404, 429],
+  handler: async ({ body, deps, request, reply }) => {
+    const started = await signInWithPassword(
+      { db: deps.db, signIn: deps.rateLimiter.signIn, timeouts: timeoutsOf(deps), slowAfter: deps.config.accounts.slowAfter },
+      { ...body, mode: body.mode as Mode | undefined },
+      clientOf(request),
+    );
+    return answerSignedIn(deps, reply, started);
+  },
+});
+
+export const getSession = defineRoute({
+  method: 'GET',
+  path: '/v1/session',
+  operationId: 'getSession',
+  summary: 'The signed-in person, the organization the session acts in, and every organization they belong to',
+  description: 'For the dashboard session only (an API key gets 403 `session_required`).',
+  tag: 'People',
+  auth: { role: 'viewer', sessionOnly: true },
+  schema: { response: { 200: Session } },
+  handler: async ({ principal, deps }) => ({ status: 200, body: await getSessionView(deps.db, principal) }),
+});
+
+export const switchSession = defineRoute({
+  method: 'PATCH',
+  path: '/v1/session',
+  operationId: 'switchSession',
+  summary: 'Switch the session to another of the person\'s organizations, or to the other mode',
+  description: 'From the next request on, the session acts as the person\'s membership of `organization_id` (with that membership\'s role), in `mode`.',
+  tag: 'People',
+  auth: { role: 'viewer', sessionOnly: true },
+  schema: {
+    body: Type.Object(
+      { organization_id: Type.Optional(Type.String({ maxLength: 100 })), mode: Type.Optional(ModeField) },
+      { additionalProperties: false },
+    ),
+    response: { 200: Session },
+  },
+  handler: async ({ principal, body, deps }) => ({
+    status: 200,
+    body: await switchOwnSession(deps.db, principal, { organization_id: body.organization_id, mode: body.mode as Mode | undefined }),
+  }),
+});
+
+export const signOut = defineRoute({
+  method: 'DELETE',
+  path: '/v1/session',
+  operationId: 'signOut',
+  summary: 'Sign out: end the current session',
+  description: 'Ends the session of the cookie sent (with its CSRF token) and clears the cookies. Answers 200 when there was no live session.',
+  tag: 'People',
+  auth: null,
+  schema: { response: { 200: Deleted('session') } },
+  handler: async ({ deps, request, reply }) => {
+    const names = sessionCookieNames(deps.config.publicUrl);
+    const token = readSessionToken(request, names);
+    let id = 'none';
+    if (token !== undefined) {
+      const found = await authenticateSession(deps.db, timeoutsOf(deps), token).catch(() => null);
+      if (found) {
+        assertCsrf(request, found.csrfToken);
+        await revokeOwnSession(deps.db, found.principal, found.principal.sessionId!);
+        id = found.principal.sessionId!;
+      }
+    }
+    clearSessionCookies(reply, names);
+    return { status: 200, body: { id, object: 'session', deleted: true } };
+  },
+});
+
+export const listSessions = defineRoute({
+  method: 'GET',
+  path: '/v1/sessions',
+  operationId: 'listSessions',
+  summary: "The signed-in person's live sessions",
+  description: 'Every session of the person that has not ended: where and when it signed in, and when it was last used.',
+  tag: 'People',
+  auth: { role: 'viewer', sessionOnly: true },
+  schema: { response: { 200: ListOf(SessionItem) } },
+  handler: async ({ principal, deps }) => ({ status: 200, body: await listOwnSessions(deps.db, principal, timeoutsOf(deps)) }),
+});
+
+export const deleteSession = defineRoute({
+  method: 'DELETE',
+  path: '/v1/sessions/{id}',
+  operationId: 'revokeSession',
+  summary: 'End one of your sessions',
+  description: 'The session answers 401 from its next request on. Another person\'s session is 404, as one that never existed.',
+  tag: 'People',
+  auth: { role: 'viewer', sessionOnly: true },
+  schema: { params: IdParams, response: { 200: Deleted('session') } },
+  handler: async ({ principal, params, deps }) => ({ status: 200, body: await revokeOwnSession(deps.db, principal, params.id) }),
+});
+
+const Member = Type.Object(
+  {
+    id: Type.String({ description: 'usr_…' }),
+    object: Type.Literal('member'),
+    email: Nullable(Type.String({ description: 'Null for the first-start owner until someone accepts the owner link.' })),
+    name: Nullable(Type.String()),
+    role: RoleField,
+    created_at: Timestamp,
+  },
+  { title: 'Member' },
+);
+
+export const listMembersRoute = defineRoute({
+  method: 'GET',
+  path: '/v1/members',
+  operationId: 'listMembers',
+  summary: "The organization's members and their roles",
+  description: 'Every current member. Removed members are not listed (their keys are revoked).',
+  tag: 'People',
+  auth: { role: 'viewer', scope: 'members:manage' },
+  schema: { response: { 200: ListOf(Member) } },
+  handler: async ({ principal, deps }) => ({ status: 200, body: await listOrganizationMembers(deps.db, principal) }),
+});
+
+export const getMemberRoute = defineRoute({
+  method: 'GET',
+  path: '/v1/members/{id}',
+  operationId: 'getMember',
+  summary: 'A member of the organization',
+  description: 'A member of another organization is 404, as one that never existed.',
+  tag: 'People',
+  auth: { role: 'viewer', scope: 'members:manage' },
+  schema: { params: IdParams, response: { 200: Member } },
+  handler: async ({ principal, params, deps }) => ({ status: 200, body: await getMember(deps.db, principal, params.id) }),
+});
+
+export const updateMemberRoute = defineRoute({
+  method: 'PATCH',
+  path: '/v1/members/{id}',
+  operationId: 'updateMember',
+  summary: "Change a member's role",
+  description:
+    "Up to the caller's own role, of a member whose role is not above the caller's. The member's keys act with at most the new role from their next request, on every node. The last owner cannot be demoted (409 `last_owner`).",
+  tag: 'People',
+  auth: { role: 'admin', scope: 'members:manage' },
+  schema: { params: IdParams, body: Type.Object({ role: RoleField }, { additionalProperties: false }), response: { 200: Member } },
+  errors: [409],
+  handler: async ({ principal, params, body, deps }) => ({
+    status: 200,
+    body: (await changeMemberRole(deps.db, principal, params.id, body.role as Role)).after,
+  }),
+});
+
+export const removeMemberRoute = defineRoute({
+  method: 'DELETE',
+  path: '/v1/members/{id}',
+  operationId: 'removeMember',
+  summary: 'Remove a member; their keys are revoked',
+  description:
+    "The member's keys answer 401 and their sessions in this organization end from their next request, on every node. The last owner cannot be removed (409 `last_owner`). Their generations, usage and ledger entries stay.",
+  tag: 'People',
+  auth: { role: 'admin', scope: 'members:manage' },
+  schema: {
+    params: IdParams,
+    response: {
+      200: Type.Object({ id: Type.String(), object: Type.Literal('member'), deleted: Type.Literal(true), revoked_keys: Type.Integer({ description: "How many of the member's keys (dashboard session keys included) were revoked." }) }),
+    },
+  },
+  errors: [409],
+  handler: async ({ principal, params, deps }) => ({ status: 200, body: await removeMember(deps.db, principal, params.id) }),
+});
+
+const Invitation = Type.Object(
+  {
+    id: Type.String({ description: 'inv_…' }),
+    object: Type.Literal('invitation'),
+    email: Nullable(Type.String()),
+    role: RoleField,
+    invited_by: Nullable(Type.String({ description: 'The member who invited.' })),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+  },
+  { title: 'Invitation' },
+);
+
+const CreatedInvitation = Type.Object(
+  {
+    ...Invitation.properties,
+    url: Type.String({ description: 'The link that accepts it: returned only here, to copy (it is also mailed when SMTP is configured).' }),
+    mail: Type.String({ enum: ['sent', 'not_configured', 'failed'], description: 'Whether the invitation was mailed.' }),
+  },
+  { title: 'CreatedInvitation' },
+);
+
+export const createInvitationRoute = defineRoute({
+  method: 'POST',
+  path: '/v1/invitations',
+  operationId: 'createInvitation',
+  summary: 'Invite a person by email',
+  description:
+    "At a role up to the caller's own. The invitation is mailed over SMTP when the operator configured it (MMGEN_SMTP_URL); its link is returned either way, once, to copy.",
+  tag: 'People',
+  auth: { role: 'admin', scope: 'members:manage' },
+  schema: {
+    body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), role: RoleField }, { additionalProperties: false }),
+    response: { 201: CreatedInvitation },
+  },
+  errors: [409],
+  handler: async ({ principal, body, deps, request }) => ({
+    status: 201,
+    body: await createInvitation(
+      { db: deps.db, mailer: deps.mailer, publicUrl: deps.config.publicUrl, ttlS: deps.config.accounts.invitationTtlS },
+      principal,
+      { email: body.email, role: body.role as Role },
+      request.log,
+    ),
+  }),
+});
+
+export const listInvitationsRoute = defineRoute({
+  method: 'GET',
+  path: '/v1/invitations',
+  operationId: 'listInvitations',
+  summary: 'Invitations not yet accepted',
+  description: 'Pending invitations (neither accepted, revoked nor expired); their links are never listed.',
+  tag: 'People',
+  auth: { role: 'admin', scope: 'members:manage' },
+  schema: { response: { 200: ListOf(Invitation) } },
+  handler: async ({ principal, deps }) => ({ status: 200, body: await listInvitations(deps.db, principal) }),
+});
+
+export const revokeInvitationRoute = defineRoute({
+  method: 'DELETE',
+  path: '/v1/invitations/{id}',
+  operationId: 'revokeInvitation',
+  summary: 'Revoke an invitation',
+  description: 'Its link no longer works.',
+  tag: 'People',
+  auth: { role: 'admin', scope: 'members:manage' },
+  schema: { params: IdParams, response: { 200: Deleted('invitation') } },
+  handler: async ({ principal, params, deps }) => ({ status: 200, body: await revokeInvitation(deps.db, principal, params.id) }),
+});
+
+export const acceptInvitationRoute = defineRoute({
+  method: 'POST',
+  path: '/v1/invitations/accept',
+  operationId: 'acceptInvitation',
+  summary: 'Accept an invitation with its token, and sign in',
+  description:
+    "Without a session: creates the person's account (the invitation's email, or `email` for the first-start owner link, and `password`) and signs in. With a session (and its CSRF token): the signed-in person joins. 410 `invitation_invalid` for a used, revoked or expired link.",
+  tag: 'People',
+  auth: null,
+  schema: {
+    body: Type.Object(
+      {
+        token: Type.String({ minLength: 20, maxLength: 200 }),
+        email: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
+        password: Type.Optional(Type.String({ minLength: 1, maxLength: PASSWORD_MAX })),
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      },
+      { additionalProperties: false },
+    ),
+    response: { 201: SignedIn },
+  },
+  errors: [401, 409, 410],
+  handler: async ({ body, deps, request, reply }) => {
+    const names = sessionCookieNames(deps.config.publicUrl);
+    const token = readSessionToken(request, names);
+    let signedIn: { accountId: string } | null = null;
+    if (token !== undefined) {
+      const found = await authenticateSession(deps.db, timeoutsOf(deps), token).catch(() => null);
+      if (found) {
+        assertCsrf(request, found.csrfToken);
+        signedIn = { accountId: found.principal.accountId! };
+      }
+    }
+    const accepted = await acceptInvitation({ db: deps.db, timeouts: timeoutsOf(deps) }, body, signedIn, clientOf(request));
+    return answerSignedIn(deps, reply, accepted);
+  },
+});
+
+export const peopleRoutes = [
+  signIn, getSession, switchSession, signOut, listSessions, deleteSession,
+  listMembersRoute, getMemberRoute, updateMemberRoute, removeMemberRoute,
+  createInvitationRoute, listInvitationsRoute, revokeInvitationRoute, acceptInvitationRoute,
+];

@@ -1,0 +1,62 @@
+import { timingSafeEqual } from 'node:crypto';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+
+/**
+ * The dashboard session's cookies (docs/contract-addenda.md, "People"): the session token, HttpOnly, and the CSRF
+ * token, readable by the dashboard's script so it can send it back in X-CSRF-Token. Both SameSite=Lax (Strict would
+ * drop the cookie on the redirect back from an identity provider), Path=/. When the public URL is https they are
+ * Secure and named with the __Host- prefix (the browser then refuses them from http, from a subdomain, or with a
+ * Domain); over plain http (a loopback development or test server) a browser would drop a Secure cookie, so they
+ * are neither.
+ */
+export interface SessionCookieNames {
+  session: string;
+  csrf: string;
+  secure: boolean;
+}
+
+export function sessionCookieNames(publicUrl: string): SessionCookieNames {
+  const secure = publicUrl.startsWith('https:');
+  return secure
+    ? { session: '__Host-mmgen_session', csrf: '__Host-mmgen_csrf', secure }
+    : { session: 'mmgen_session', csrf: 'mmgen_csrf', secure };
+}
+
+export const CSRF_HEADER = 'x-csrf-token';
+
+export function readSessionToken(request: FastifyRequest, names: SessionCookieNames): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  const token = parseCookie(header)[names.session];
+  return token && /^[0-9A-Za-z]{20,200}$/.test(token) ? token : undefined;
+}
+
+export function setSessionCookies(reply: FastifyReply, names: SessionCookieNames, s: { token: string; csrfToken: string; maxAgeS: number }): void {
+  const common = { path: '/', sameSite: 'lax' as const, secure: names.secure, maxAge: s.maxAgeS };
+  void reply.header('set-cookie', [
+    stringifySetCookie(names.session, s.token, { ...common, httpOnly: true }),
+    stringifySetCookie(names.csrf, s.csrfToken, { ...common, httpOnly: false }),
+  ]);
+}
+
+export function clearSessionCookies(reply: FastifyReply, names: SessionCookieNames): void {
+  const common = { path: '/', sameSite: 'lax' as const, secure: names.secure, maxAge: 0 };
+  void reply.header('set-cookie', [
+    stringifySetCookie(names.session, '', { ...common, httpOnly: true }),
+    stringifySetCookie(names.csrf, '', { ...common, httpOnly: false }),
+  ]);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A state-changing request of a session must carry the session's CSRF token in X-CSRF-Token. */
+export function assertCsrf(request: FastifyRequest, csrfToken: string): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const sent = request.headers[CSRF_HEADER];
+  const ok = typeof sent === 'string' && sent.length === csrfToken.length && timingSafeEqual(Buffer.from(sent), Buffer.from(csrfToken));
+  if (!ok) {
+    throw new ApiError('csrf_token_invalid', 'A signed-in request that changes something must send the session\'s CSRF token in the X-CSRF-Token header.');
+  }
+}
