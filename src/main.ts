@@ -157,7 +157,7 @@ export async function bootstrapDefaultOrganization(deps: AppDeps): Promise<(Crea
     if ((await countOrganizations(q)) > 0) return null;
     const created = await insertOrganization(q, { name: 'default', plan: 'team', enterprise: true, credits: 0 }, systemOrigin('first-start'));
     const ownerLink = await createOwnerLink(q, deps.config.publicUrl, created.organization.id, created.user.id, deps.config.accounts.invitationTtlS);
-    // audit: organization.created, invitation.created (the owner link; actor: system)
+    // audit: invitation.created (the owner link; actor: system); organization.created is recorded by insertOrganization
     return { ...created, ownerLink };
   });
 }
