@@ -141,6 +141,11 @@ export type DeletedWebhook = ResponseBody<'deleteWebhook'>;
 export type AuditEvent = ResponseBody<'listAuditEvents'>['data'][number];
 export type AuditEventListParams = QueryParams<'listAuditEvents'>;
 
+/** Buying credits through Stripe (GET /v1/billing), an entry of the payment history, and a Checkout's return check. */
+export type Billing = ResponseBody<'getBilling'>;
+export type BillingEntry = ResponseBody<'listPayments'>['data'][number];
+export type CheckoutResult = ResponseBody<'getCheckout'>;
+
 // Uploads
 export type Upload = ResponseBody<'getUpload'>;
 /** The answer of POST /v1/uploads: the pending upload with its presigned `upload_url`. */

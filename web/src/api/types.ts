@@ -66,6 +66,10 @@ export type DeliveryAttempt = DeliveryWithAttempts['attempt_log'][number];
 
 export type AuditEvent = SDK.AuditEvent;
 
+export type Billing = SDK.Billing;
+export type BillingEntry = SDK.BillingEntry;
+export type CheckoutResult = SDK.CheckoutResult;
+
 export type Upload = SDK.Upload;
 export type CreatedUpload = SDK.CreatedUpload;
 

@@ -6,42 +6,7 @@ import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { setSearch, useLocation } from '../lib/router.js';
 import type { FieldErrors } from '../lib/schema.js';
 import { useSession } from '../session.js';
-
-/** GET /v1/billing, as the API answers it. */
-interface BillingInfo {
-  enabled: boolean;
-  currency: string | null;
-  min_amount: number | null;
-  max_amount: number | null;
-  credits_per_unit: number | null;
-  payment_method_saved: boolean;
-  auto_topup: {
-    enabled: boolean;
-    threshold_credits: number | null;
-    amount: number | null;
-    monthly_cap: number | null;
-    consecutive_failures: number;
-    last_error: string | null;
-    max_failures: number | null;
-  };
-}
-
-interface Entry {
-  id: string;
-  type: 'payment' | 'auto_topup' | 'refund' | 'dispute';
-  status: string;
-  amount: number;
-  currency: string;
-  credits: number;
-  receipt_url: string | null;
-  failure_message: string | null;
-  created_at: string;
-}
-
-interface CheckoutResult {
-  status: string;
-  wallet: { balance_credits: number; available_credits: number };
-}
+import type { Billing as BillingInfo, BillingEntry as Entry, CheckoutResult } from '../api/types.js';
 
 /** An amount in the smallest unit, shown in the currency (the server's currency and units; no rate is kept here). */
 function money(amount: number, currency: string): string {
