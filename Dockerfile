@@ -10,6 +10,10 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 # The dashboard: every dependency, then vite builds web/ into web/dist.
 FROM ${NODE_IMAGE} AS dashboard
 WORKDIR /app
+# An npm that does not read package.json's allowScripts runs every install script on `npm rebuild`:
+# onnxruntime-node's would fetch CUDA binaries from nuget.org, which the CPU build mmgen runs never
+# loads (and which no network here reaches). Its own switch turns that off.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
 COPY sdk/package.json ./sdk/
 # --ignore-scripts: the root `prepare` script builds the dashboard from sources not copied yet
@@ -22,6 +26,7 @@ RUN node --import tsx web/build.ts --force
 # Production dependencies only, the same way.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
+ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
 COPY sdk/package.json ./sdk/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm rebuild && npm cache clean --force

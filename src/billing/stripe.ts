@@ -13,6 +13,10 @@ import {
 import { insertEvent } from '../store/events.js';
 import { pauseIfRunning, updateOrganizationPaused } from '../store/organizations.js';
 import { adjust, getWallet, topUp, type Wallet } from './credits.js';
+import { recordAudit, systemOrigin } from '../domain/audit.js';
+
+/** What Stripe's events and the return check move is recorded as the system's, named after its source. */
+const STRIPE = systemOrigin('stripe');
 
 /**
  * Money in: credits bought through Stripe (docs/contract-addenda.md, "Buying credits").
@@ -261,8 +265,11 @@ async function credit(p: StripePorts, payment: PaymentRow, pi: Stripe.PaymentInt
     await lockBillingAccount(q, payment.organization_id);
     const row = await markPaymentCredited(q, payment.id, { paymentIntentId: pi.id, chargeId: idOf(pi.latest_charge), receiptUrl: charge?.receipt_url ?? null });
     if (!row) return false;
-    // audit: billing.payment_credited
     const wallet = await topUp(q, { organizationId: row.organization_id, credits: row.credits, reference: `stripe-payment:${row.id}`, note: `Stripe payment ${pi.id}` });
+    await recordAudit(q, {
+      ...STRIPE, organizationId: row.organization_id, action: 'billing.payment_credited', target: { type: 'payment', id: row.id },
+      before: null, after: { kind: row.kind, amount: row.amount, currency: row.currency, credits: row.credits, payment_intent: pi.id, balance_credits: wallet.balance_credits },
+    });
     if (row.kind === 'auto_topup') await resetAutoTopupFailures(q, row.organization_id);
     await unlockIfPaid(q, row.organization_id, wallet);
     return true;
@@ -273,8 +280,11 @@ async function credit(p: StripePorts, payment: PaymentRow, pi: Stripe.PaymentInt
 /** A payment that brings a wallet the refunds or disputes took below zero back to zero or more lifts their pause, in the same transaction. */
 async function unlockIfPaid(q: Queryable, organizationId: string, wallet: Wallet): Promise<void> {
   if (wallet.balance_credits >= 0 && (await isBillingPaused(q, organizationId))) {
-    // audit: billing.organization_unlocked
     await updateOrganizationPaused(q, organizationId, false, null);
+    await recordAudit(q, {
+      ...STRIPE, organizationId, action: 'organization.unpaused', target: { type: 'organization', id: organizationId },
+      before: { paused: true, pause_reason: { kind: 'billing' } }, after: { paused: false, balance_credits: wallet.balance_credits },
+    });
   }
 }
 
@@ -311,9 +321,12 @@ async function applyRefunds(p: StripePorts, s: Ready, chargeId: string): Promise
       if (!row) return false;
       await addPaymentRefund(q, current.id, refund.amount, credits);
       if (credits > 0) {
-        // audit: billing.refund
         const wallet = await adjust(q, { organizationId: current.organization_id, credits: -credits, reference: `stripe-refund:${refund.id}`, note: `Stripe refund ${refund.id} of ${charge.id}` });
         if (wallet) await lockIfNegative(q, current.organization_id, wallet);
+        await recordAudit(q, {
+          ...STRIPE, organizationId: current.organization_id, action: 'billing.refunded', target: { type: 'payment', id: current.id },
+          before: null, after: { refund: refund.id, amount: refund.amount, credits: -credits, balance_credits: wallet?.balance_credits ?? null },
+        });
       }
       return true;
     });
@@ -337,20 +350,27 @@ async function applyDispute(p: StripePorts, s: Ready, disputeId: string): Promis
       amount: dispute.amount, credits, status: 'open',
     });
     if (opened && credits > 0) {
-      // audit: billing.dispute_opened
       const wallet = await adjust(q, { organizationId: current.organization_id, credits: -credits, reference: `stripe-dispute:${dispute.id}`, note: `Stripe dispute ${dispute.id} held` });
       if (wallet) await lockIfNegative(q, current.organization_id, wallet);
+      await recordAudit(q, {
+        ...STRIPE, organizationId: current.organization_id, action: 'billing.dispute_opened', target: { type: 'payment', id: current.id },
+        before: null, after: { dispute: dispute.id, amount: dispute.amount, credits: -credits, balance_credits: wallet?.balance_credits ?? null },
+      });
       outcome = 'held';
     }
     if (dispute.status === 'won' || dispute.status === 'lost') {
       const closed = await closeDispute(q, dispute.id, dispute.status);
       if (closed && dispute.status === 'won' && closed.credits > 0) {
-        // audit: billing.dispute_won
         const wallet = await adjust(q, { organizationId: current.organization_id, credits: closed.credits, reference: `stripe-dispute-won:${dispute.id}`, note: `Stripe dispute ${dispute.id} won` });
         if (wallet) await unlockIfPaid(q, current.organization_id, wallet);
       }
-      // audit: billing.dispute_closed
-      if (closed) outcome = `closed (${dispute.status})`;
+      if (closed) {
+        outcome = `closed (${dispute.status})`;
+        await recordAudit(q, {
+          ...STRIPE, organizationId: current.organization_id, action: 'billing.dispute_closed', target: { type: 'payment', id: current.id },
+          before: { dispute: dispute.id, status: 'open' }, after: { dispute: dispute.id, status: dispute.status, credits_returned: dispute.status === 'won' ? closed.credits : 0 },
+        });
+      }
     }
     return outcome;
   });

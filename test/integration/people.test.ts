@@ -192,6 +192,25 @@ describeEachBackend('people: accounts, sessions, members and invitations', (back
     const ended = await dev.call('GET', '/v1/session');
     expect([ended.status, ended.body.error.code]).toEqual([401, 'session_expired']);
     expect((await b.call('GET', '/v1/members')).body.data.map((m: any) => m.id)).not.toContain(devMember);
+
+    // The audit log has every step, with its actor (the member who acted), the address and request, before and after.
+    const ownerMember = (await b.call('GET', '/v1/session')).body.member_id as string;
+    const entries = (await b.call('GET', '/v1/audit-events?limit=100')).body.data as any[];
+    const entry = (action: string, targetId: string) => {
+      const found = entries.filter((e) => e.action === action && e.target.id === targetId);
+      expect(found, `${action} ${targetId}`).toHaveLength(1);
+      expect(found[0].client_address).toBeTruthy();
+      expect(found[0].request_id).toBeTruthy();
+      return found[0];
+    };
+    expect(entry('invitation.created', inv.body.id)).toMatchObject({ actor: { type: 'member', id: ownerMember }, before: null, after: { email: 'dev@example.test', role: 'developer' } });
+    expect(entry('invitation.accepted', inv.body.id)).toMatchObject({ actor: { type: 'member', id: devMember } });
+    expect(entry('member.added', devMember)).toMatchObject({ actor: { type: 'member', id: devMember }, after: { role: 'developer', via: 'invitation' } });
+    expect(entry('api_key.created', key.body.id)).toMatchObject({ actor: { type: 'member', id: devMember }, after: { role: 'developer' } });
+    expect(entry('member.role_changed', devMember)).toMatchObject({ actor: { type: 'member', id: ownerMember }, before: { role: 'developer' }, after: { role: 'viewer' } });
+    expect(entry('member.removed', devMember)).toMatchObject({ actor: { type: 'member', id: ownerMember }, before: { role: 'viewer' }, after: { removed: true, revoked_keys: expect.any(Number) } });
+    expect(entry('member.removed', devMember).after.revoked_keys).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(entries)).not.toContain(tokenOf(link));
   });
 
   it('the last owner can be neither demoted nor removed, by a key or a session', async () => {

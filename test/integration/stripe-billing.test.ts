@@ -99,6 +99,10 @@ describeEachBackend('buying credits through Stripe', (backend) => {
     expect(list.body.data[0]).toMatchObject({ type: 'payment', status: 'succeeded', credits: 10_000 });
     // The Customer is the organization's, and the fake saw only well-formed calls (it refuses any other).
     expect([...fake.customers.values()].filter((c) => (c.metadata as Record<string, string>).organization_id === org.id)).toHaveLength(1);
+    // The audit log records the money once, as the payment's: who (Stripe, through the system), how much, the balance after.
+    const audit = (await api('GET', '/v1/audit-events?action=billing.payment_credited', { key: org.live })).body.data;
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor: { type: 'system', id: 'stripe' }, target: { type: 'payment' }, after: { credits: 10_000, amount: 1000, currency: 'usd', balance_credits: 10_000 } });
   });
 
   it('a forged, unsigned or stale event credits nothing; the genuine one then credits', async () => {
@@ -147,6 +151,9 @@ describeEachBackend('buying credits through Stripe', (backend) => {
     await Promise.all([fake.deliver(refunded, hook(a)), fake.deliver(refunded, hook(b)), fake.deliver(refunded, hook(a))]);
     expect(await balance(org)).toBe(7_000);
     expect((await ledgerRows(org)).filter((r) => r.reference.startsWith('stripe-refund:'))).toEqual([expect.objectContaining({ kind: 'adjustment', balance_delta: -3000 })]);
+    expect((await api('GET', '/v1/audit-events?action=billing.refunded', { key: org.live })).body.data).toEqual([
+      expect.objectContaining({ actor: expect.objectContaining({ type: 'system', id: 'stripe' }), after: expect.objectContaining({ amount: 300, credits: -3000, balance_credits: 7_000 }) }),
+    ]);
     await expectWalletMatchesLedger(a.db, org.id);
 
     // The dispute holds what is left of the payment's credits; replays and the closing event move nothing more.

@@ -21,6 +21,7 @@ import {
   type InvitationRow,
 } from '../../store/invitations.js';
 import { roleAllows, type Principal, type Role } from '../access.js';
+import { recordAudit, type AuditOrigin } from '../audit.js';
 import { hashSecret } from '../api-keys.js';
 import { assertEmail, assertPasswordAcceptable, emailKey, hashPassword } from './passwords.js';
 import { startSession, type SessionTimeouts, type StartedSession } from './sessions.js';
@@ -73,6 +74,7 @@ export function invitationUrl(publicUrl: string, token: string): string {
 export async function createInvitation(
   ports: InvitationPorts, caller: Principal, req: { email: string; role: Role },
   log: { warn: (obj: object, msg: string) => void },
+  origin: AuditOrigin,
 ): Promise<CreatedInvitation> {
   const email = assertEmail(req.email);
   if (!roleAllows(caller.role, req.role)) {
@@ -83,11 +85,14 @@ export async function createInvitation(
     throw new ApiError('email_taken', `${email} is already a member of this organization.`, 'email');
   }
   const token = randomBase62(TOKEN_LENGTH);
-  const row = await insertInvitation(ports.db, {
-    id: newId('inv'), organizationId: caller.organizationId, email, role: req.role, tokenSha256: hashSecret(token),
-    invitedBy: caller.userId, memberId: null, ttlS: ports.ttlS,
+  const row = await ports.db.tx(async (q) => {
+    const inserted = await insertInvitation(q, {
+      id: newId('inv'), organizationId: caller.organizationId, email, role: req.role, tokenSha256: hashSecret(token),
+      invitedBy: caller.userId, memberId: null, ttlS: ports.ttlS,
+    });
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'invitation.created', target: { type: 'invitation', id: inserted.id }, before: null, after: toView(inserted) });
+    return inserted;
   });
-  // audit: invitation.created (target: the invitation; after: email, role)
   const url = invitationUrl(ports.publicUrl, token);
   let mail: CreatedInvitation['mail'] = 'not_configured';
   if (ports.mailer) {
@@ -117,13 +122,15 @@ export async function listInvitations(q: Queryable, caller: Principal): Promise<
   return { object: 'list', data: (await listPendingInvitations(q, caller.organizationId)).map(toView), has_more: false };
 }
 
-export async function revokeInvitation(q: Queryable, caller: Principal, id: string): Promise<{ id: string; object: 'invitation'; deleted: true }> {
+export async function revokeInvitation(db: Db, caller: Principal, id: string, origin: AuditOrigin): Promise<{ id: string; object: 'invitation'; deleted: true }> {
+  return db.tx(async (q) => {
   const row = await findPendingInvitation(q, caller.organizationId, id);
   if (!row || row.invited_by === null) throw new ApiError('resource_not_found', `No such invitation: '${id}'`, 'id');
   if (!roleAllows(caller.role, row.role)) throw new ApiError('insufficient_role', `Your role '${caller.role}' cannot revoke an invitation at the role '${row.role}'.`);
   await revokeInvitationRow(q, id);
-  // audit: invitation.revoked
+  await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'invitation.revoked', target: { type: 'invitation', id }, before: toView(row), after: null });
   return { id, object: 'invitation', deleted: true };
+  });
 }
 
 export interface AcceptRequest {
@@ -144,7 +151,7 @@ export async function acceptInvitation(
   ports: { db: Db; timeouts: SessionTimeouts },
   req: AcceptRequest,
   signedIn: { accountId: string } | null,
-  client: { ip: string; userAgent: string | null },
+  client: { ip: string; userAgent: string | null; requestId: string | null },
 ): Promise<StartedSession & { organization_id: string; member_id: string }> {
   // Hashed before the transaction: argon2 takes tens of milliseconds that no lock should wait on.
   const passwordHash = signedIn === null && req.password !== undefined ? (assertPasswordAcceptable(req.password), await hashPassword(req.password)) : null;
@@ -152,6 +159,7 @@ export async function acceptInvitation(
     const inv = await claimInvitationByToken(q, hashSecret(req.token));
     if (!inv) throw invalid();
     let accountId: string;
+    let created = false;
     if (signedIn) {
       const account = (await findAccount(q, signedIn.accountId))!;
       if (inv.email !== null && emailKey(account.email) !== emailKey(inv.email)) {
@@ -167,7 +175,7 @@ export async function acceptInvitation(
       const account = await insertAccount(q, { id: newId('acc'), email, emailKey: emailKey(email), name: req.name ?? null, passwordHash });
       if (!account) throw new ApiError('email_taken', `An account with ${email} exists: sign in, then accept the invitation.`, 'email');
       accountId = account.id;
-      // audit: account.created
+      created = true;
     }
     if (await findMembership(q, accountId, inv.organization_id)) {
       throw new ApiError('email_taken', 'You are already a member of this organization.');
@@ -181,7 +189,15 @@ export async function acceptInvitation(
       await insertMember(q, { id: memberId, organizationId: inv.organization_id, accountId, role: inv.role, name: req.name ?? null });
     }
     await markInvitationAccepted(q, inv.id, memberId);
-    // audit: invitation.accepted and member.added (actor: the new member; after: role)
+    // The new member is the actor: the invitation's token is their credential here. Entries of a person are read in both modes.
+    const origin: AuditOrigin = { actor: { type: 'member', id: memberId }, address: client.ip, requestId: client.requestId, mode: null };
+    const entry = { ...origin, organizationId: inv.organization_id };
+    if (created) await recordAudit(q, { ...entry, action: 'account.created', target: { type: 'account', id: accountId }, before: null, after: { via: 'invitation' } });
+    await recordAudit(q, { ...entry, action: 'invitation.accepted', target: { type: 'invitation', id: inv.id }, before: null, after: { member_id: memberId } });
+    await recordAudit(q, {
+      ...entry, action: 'member.added', target: { type: 'member', id: memberId }, before: null,
+      after: { role: inv.member_id !== null ? 'owner' : inv.role, account_id: accountId, via: inv.member_id !== null ? 'owner_link' : 'invitation' },
+    });
     const started = await startSession(q, ports.timeouts, {
       accountId, member: { member_id: memberId, organization_id: inv.organization_id }, method: 'invitation', ip: client.ip, userAgent: client.userAgent,
     });

@@ -3,6 +3,7 @@ import { findMember, listMembers, lockOwners, markMemberRemoved, updateMemberRol
 import { revokeMemberKeys } from '../../store/api-keys.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { roleAllows, type Principal, type Role } from '../access.js';
+import { recordAudit, type AuditOrigin } from '../audit.js';
 
 /**
  * Member glossary
@@ -59,7 +60,7 @@ export interface MemberChange {
 }
 
 /** Changes a member's role; their keys act with the new role (if lower) from their next request, on every node. */
-export async function changeMemberRole(db: Db, caller: Principal, id: string, role: Role): Promise<MemberChange> {
+export async function changeMemberRole(db: Db, caller: Principal, id: string, role: Role, origin: AuditOrigin): Promise<MemberChange> {
   return db.tx(async (q) => {
     const owners = await lockOwners(q, caller.organizationId);
     const target = await findMember(q, caller.organizationId, id, true);
@@ -67,13 +68,14 @@ export async function changeMemberRole(db: Db, caller: Principal, id: string, ro
     assertCanManage(caller, target, role);
     if (role !== 'owner') assertNotLastOwner(owners, target);
     await updateMemberRole(q, id, role);
-    // audit: member.role_changed (before: target.role, after: role)
-    return { before: toMemberView(target), after: toMemberView({ ...target, role }) };
+    const change = { before: toMemberView(target), after: toMemberView({ ...target, role }) };
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'member.role_changed', target: { type: 'member', id }, before: change.before, after: change.after });
+    return change;
   });
 }
 
 /** Removes a member: their keys are revoked and their sessions in this organization end, at once, on every node. */
-export async function removeMember(db: Db, caller: Principal, id: string): Promise<{ id: string; object: 'member'; deleted: true; revoked_keys: number }> {
+export async function removeMember(db: Db, caller: Principal, id: string, origin: AuditOrigin): Promise<{ id: string; object: 'member'; deleted: true; revoked_keys: number }> {
   return db.tx(async (q) => {
     const owners = await lockOwners(q, caller.organizationId);
     const target = await findMember(q, caller.organizationId, id, true);
@@ -82,7 +84,7 @@ export async function removeMember(db: Db, caller: Principal, id: string): Promi
     assertNotLastOwner(owners, target);
     await markMemberRemoved(q, id);
     const revoked = await revokeMemberKeys(q, id);
-    // audit: member.removed (before: the member's view; revoked_keys)
+    await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'member.removed', target: { type: 'member', id }, before: toMemberView(target), after: { removed: true, revoked_keys: revoked } });
     return { id, object: 'member', deleted: true, revoked_keys: revoked };
   });
 }

@@ -15,6 +15,7 @@ import {
   type SsoSettingsRow,
 } from '../../store/sso.js';
 import { roleAllows, type Principal, type Role } from '../access.js';
+import { recordAudit, type AuditOrigin } from '../audit.js';
 import { emailKey } from './passwords.js';
 import { startSession, type SessionTimeouts, type StartedSession } from './sessions.js';
 
@@ -115,7 +116,7 @@ export interface SsoSettingsRequest {
 }
 
 /** Sets the organization's connection; the issuer is discovered first, so a wrong one is refused here, not at sign-in. */
-export async function putSsoSettings(ports: SsoPorts, caller: Principal, req: SsoSettingsRequest): Promise<SsoSettingsView> {
+export async function putSsoSettings(ports: SsoPorts, caller: Principal, req: SsoSettingsRequest, origin: AuditOrigin): Promise<SsoSettingsView> {
   const before = await findSsoSettings(ports.db, caller.organizationId);
   const clientSecret = req.client_secret === undefined ? (before?.client_secret ?? null) : req.client_secret;
   try {
@@ -136,18 +137,31 @@ export async function putSsoSettings(ports: SsoPorts, caller: Principal, req: Ss
   const domains = [...new Set((req.auto_join_domains ?? before?.auto_join_domains ?? []).map((d) => d.trim().toLowerCase()))];
   const role = req.auto_join_role ?? before?.auto_join_role ?? 'viewer';
   if (!roleAllows(caller.role, role) || role === 'owner') throw new ApiError('parameter_invalid', 'auto_join_role must be admin, developer or viewer.', 'auto_join_role');
-  const saved = await upsertSsoSettings(ports.db, {
-    organization_id: caller.organizationId, issuer: req.issuer, client_id: req.client_id, client_secret: clientSecret,
-    auto_join_domains: domains, auto_join_role: role, require_sso: requireSso, break_glass_user: breakGlass,
+  // The views carry has_client_secret, never the secret itself.
+  return ports.db.tx(async (q) => {
+    const saved = await upsertSsoSettings(q, {
+      organization_id: caller.organizationId, issuer: req.issuer, client_id: req.client_id, client_secret: clientSecret,
+      auto_join_domains: domains, auto_join_role: role, require_sso: requireSso, break_glass_user: breakGlass,
+    });
+    const after = view(saved, ports.publicUrl);
+    await recordAudit(q, {
+      ...origin, organizationId: caller.organizationId, action: 'sso.settings_changed', target: { type: 'sso_settings', id: caller.organizationId },
+      before: before ? view(before, ports.publicUrl) : null, after,
+    });
+    return after;
   });
-  // audit: sso.settings_changed (before/after without client_secret)
-  return view(saved, ports.publicUrl);
 }
 
-export async function removeSsoSettings(q: Queryable, caller: Principal): Promise<{ object: 'sso_settings'; deleted: true }> {
-  if (!(await deleteSsoSettings(q, caller.organizationId))) throw notConfigured();
-  // audit: sso.settings_removed
-  return { object: 'sso_settings', deleted: true };
+export async function removeSsoSettings(db: Db, caller: Principal, origin: AuditOrigin): Promise<{ object: 'sso_settings'; deleted: true }> {
+  return db.tx(async (q) => {
+    const before = await findSsoSettings(q, caller.organizationId);
+    if (!(await deleteSsoSettings(q, caller.organizationId)) || !before) throw notConfigured();
+    await recordAudit(q, {
+      ...origin, organizationId: caller.organizationId, action: 'sso.settings_removed', target: { type: 'sso_settings', id: caller.organizationId },
+      before: view(before, ''), after: null,
+    });
+    return { object: 'sso_settings', deleted: true };
+  });
 }
 
 /** The issuer's authorization URL for one sign-in to the organization (PKCE S256, state, nonce kept server-side). */

@@ -15,6 +15,7 @@ import {
 } from '../../domain/people/sessions.js';
 import { signInWithPassword } from '../../domain/people/sign-in.js';
 import type { AppDeps } from '../../deps.js';
+import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 import { Deleted, IdParams, ListOf, Nullable, Timestamp } from '../schemas.js';
 import { assertCsrf, clearSessionCookies, readSessionToken, sessionCookieNames, setSessionCookies } from '../session-cookie.js';
@@ -240,9 +241,9 @@ export const updateMemberRoute = defineRoute({
   auth: { role: 'admin', scope: 'members:manage' },
   schema: { params: IdParams, body: Type.Object({ role: RoleField }, { additionalProperties: false }), response: { 200: Member } },
   errors: [409],
-  handler: async ({ principal, params, body, deps }) => ({
+  handler: async ({ principal, params, body, deps, request }) => ({
     status: 200,
-    body: (await changeMemberRole(deps.db, principal, params.id, body.role as Role)).after,
+    body: (await changeMemberRole(deps.db, principal, params.id, body.role as Role, requestOrigin(principal, request))).after,
   }),
 });
 
@@ -262,7 +263,7 @@ export const removeMemberRoute = defineRoute({
     },
   },
   errors: [409],
-  handler: async ({ principal, params, deps }) => ({ status: 200, body: await removeMember(deps.db, principal, params.id) }),
+  handler: async ({ principal, params, deps, request }) => ({ status: 200, body: await removeMember(deps.db, principal, params.id, requestOrigin(principal, request)) }),
 });
 
 const Invitation = Type.Object(
@@ -308,6 +309,7 @@ export const createInvitationRoute = defineRoute({
       principal,
       { email: body.email, role: body.role as Role },
       request.log,
+      requestOrigin(principal, request),
     ),
   }),
 });
@@ -333,7 +335,7 @@ export const revokeInvitationRoute = defineRoute({
   tag: 'People',
   auth: { role: 'admin', scope: 'members:manage' },
   schema: { params: IdParams, response: { 200: Deleted('invitation') } },
-  handler: async ({ principal, params, deps }) => ({ status: 200, body: await revokeInvitation(deps.db, principal, params.id) }),
+  handler: async ({ principal, params, deps, request }) => ({ status: 200, body: await revokeInvitation(deps.db, principal, params.id, requestOrigin(principal, request)) }),
 });
 
 export const acceptInvitationRoute = defineRoute({
@@ -369,7 +371,7 @@ export const acceptInvitationRoute = defineRoute({
         signedIn = { accountId: found.principal.accountId! };
       }
     }
-    const accepted = await acceptInvitation({ db: deps.db, timeouts: timeoutsOf(deps) }, body, signedIn, clientOf(request));
+    const accepted = await acceptInvitation({ db: deps.db, timeouts: timeoutsOf(deps) }, body, signedIn, { ...clientOf(request), requestId: request.id });
     return answerSignedIn(deps, reply, accepted);
   },
 });

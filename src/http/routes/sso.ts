@@ -3,6 +3,7 @@ import { ROLES, type Role } from '../../domain/access.js';
 import { finishSsoSignIn, getSsoSettings, putSsoSettings, removeSsoSettings, startSsoSignIn, type SsoPorts } from '../../domain/people/sso.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
+import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 import { Nullable, Timestamp } from '../schemas.js';
 import { sessionCookieNames, setSessionCookies } from '../session-cookie.js';
@@ -66,9 +67,9 @@ export const putSso = defineRoute({
     ),
     response: { 200: SsoSettings },
   },
-  handler: async ({ principal, body, deps }) => ({
+  handler: async ({ principal, body, deps, request }) => ({
     status: 200,
-    body: await putSsoSettings(portsOf(deps), principal, { ...body, auto_join_role: body.auto_join_role as Role | undefined }),
+    body: await putSsoSettings(portsOf(deps), principal, { ...body, auto_join_role: body.auto_join_role as Role | undefined }, requestOrigin(principal, request)),
   }),
 });
 
@@ -81,7 +82,7 @@ export const deleteSso = defineRoute({
   tag: 'People',
   auth: { role: 'owner', scope: 'members:manage' },
   schema: { response: { 200: Type.Object({ object: Type.Literal('sso_settings'), deleted: Type.Literal(true) }) } },
-  handler: async ({ principal, deps }) => ({ status: 200, body: await removeSsoSettings(deps.db, principal) }),
+  handler: async ({ principal, deps, request }) => ({ status: 200, body: await removeSsoSettings(deps.db, principal, requestOrigin(principal, request)) }),
 });
 
 export const startSso = defineRoute({
