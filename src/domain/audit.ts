@@ -110,7 +110,8 @@ export function redact(value: unknown): unknown {
     if (typeof v === 'string') return SECRET_VALUE_PATTERNS.some((p) => p.test(v)) ? REDACTED : v.replace(/\u0000/g, '');
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, secretName(k) && x !== null ? REDACTED : walk(x)]));
+      // A yes/no under a secret's name (`has_client_secret`) says whether one is set, never what it is: kept.
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, secretName(k) && x !== null && typeof x !== 'boolean' ? REDACTED : walk(x)]));
     }
     return v;
   };

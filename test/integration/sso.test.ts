@@ -46,6 +46,11 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toMatchObject({ has_client_secret: true, auto_join_role: 'developer', redirect_uri: `${s.url}/v1/sso/callback` });
     expect(JSON.stringify(put.body)).not.toContain('loopback secret');
+    // Audited, before and after, never the secret.
+    const audit = (await api()('GET', '/v1/audit-events?action=sso.settings_changed', { key: org.live })).body.data;
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor: { type: 'api_key' }, before: null, after: { issuer: idp.issuer, has_client_secret: true, auto_join_role: 'developer' } });
+    expect(JSON.stringify(audit)).not.toContain('loopback secret');
   });
 
   it('a new person of an auto-join domain signs in through the provider and lands with the configured role', async () => {
@@ -61,6 +66,11 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     const again = await signInAs('u-ada');
     expect(again.status).toBe(302);
     expect((await api()('GET', '/v1/members', { key: org.live })).body.data.filter((m: any) => m.email === 'ada@acme.test')).toHaveLength(1);
+    // The audit log: the account made and the member added once, at the configured role; each sign-in, by SSO.
+    const ada = members.find((m: any) => m.email === 'ada@acme.test').id as string;
+    const audit = (await api()('GET', '/v1/audit-events?limit=100', { key: org.live })).body.data.filter((e: any) => e.actor.id === ada);
+    expect(audit.map((e: any) => e.action).sort()).toEqual(['account.created', 'member.added', 'sign_in.succeeded', 'sign_in.succeeded']);
+    expect(audit.find((e: any) => e.action === 'member.added')).toMatchObject({ actor: { type: 'member' }, after: { role: 'developer', via: 'sso' } });
   });
 
   it('a person of another domain who is not a member is refused; a replayed callback is refused', async () => {

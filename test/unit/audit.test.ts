@@ -39,6 +39,8 @@ describe('audit redaction: secrets never reach the log', () => {
     expect(redact({ note: live, list: [hook], prefix: live.slice(0, 12) })).toEqual({ note: REDACTED, list: [REDACTED], prefix: live.slice(0, 12) });
     // Counts of tokens, a hash chain's own fields elsewhere, and null secrets are not secrets.
     expect(redact({ max_tokens: 100, budget_tokens: 5, max_completion_tokens: 9, secret: null })).toEqual({ max_tokens: 100, budget_tokens: 5, max_completion_tokens: 9, secret: null });
+    // Whether a secret is set is not the secret: a yes/no under its name is kept, any other value is not.
+    expect(redact({ has_client_secret: true, client_secret: 'x', password: 12345 })).toEqual({ has_client_secret: true, client_secret: REDACTED, password: REDACTED });
   });
 
   it('stores JSON: dates become strings, undefined fields go, NUL characters are dropped', () => {

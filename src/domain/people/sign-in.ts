@@ -5,6 +5,7 @@ import type { Queryable } from '../../store/db.js';
 import { findSsoSettings } from '../../store/sso.js';
 import type { SignInGuard } from '../../rate-limit.js';
 import type { Mode } from '../access.js';
+import { recordAudit, type AuditOrigin } from '../audit.js';
 import { emailKey, passwordMatches } from './passwords.js';
 import { startSession, type SessionTimeouts, type StartedSession } from './sessions.js';
 
@@ -33,12 +34,19 @@ const SLOW_MAX_MS = 4_000;
  * window, even for the right password: what a guesser learns is the same whether the email exists or not.
  */
 export async function signInWithPassword(
-  ports: SignInPorts, req: SignInRequest, client: { ip: string; userAgent: string | null },
+  ports: SignInPorts, req: SignInRequest, client: { ip: string; userAgent: string | null; requestId?: string | null },
 ): Promise<StartedSession> {
   const key = emailKey(req.email);
+  // Refusals are the installation's entries (the operator's log): an email as written may name no account, and an
+  // organization's log is no place for what anyone on the internet typed.
+  const refusal = (action: string) =>
+    recordAudit(ports.db, {
+      actor: { type: 'system', id: 'sign-in' }, address: client.ip, requestId: client.requestId ?? null, organizationId: null,
+      action, target: { type: 'email', id: req.email.slice(0, 320) }, before: null, after: null,
+    });
   const state = await ports.signIn.state(key, client.ip);
   if (state.lockedForS !== null) {
-    // audit: sign_in.locked
+    await refusal('sign_in.locked');
     throw new ApiError('rate_limit_exceeded', 'Too many failed sign-ins for this email or from this address. Try again later.')
       .withHeader('Retry-After', String(state.lockedForS));
   }
@@ -48,7 +56,7 @@ export async function signInWithPassword(
   const account = await findAccountByEmailKey(ports.db, key);
   if (!(await passwordMatches(account?.password_hash ?? null, req.password)) || !account) {
     await ports.signIn.failed(key, client.ip);
-    // audit: sign_in.failed (target: the email as written; actor: the address)
+    await refusal('sign_in.failed');
     throw new ApiError('invalid_credentials', 'The email or password is wrong.');
   }
   await ports.signIn.succeeded(key);
@@ -65,8 +73,10 @@ export async function signInWithPassword(
   if (sso?.require_sso && sso.break_glass_user !== member.member_id) {
     throw new ApiError('sso_required', 'This organization requires single sign-on. Sign in through its identity provider.');
   }
-  // audit: sign_in.succeeded (method password)
-  return startSession(ports.db, ports.timeouts, {
+  const started = await startSession(ports.db, ports.timeouts, {
     accountId: account.id, member, mode: req.mode, method: 'password', ip: client.ip, userAgent: client.userAgent,
   });
+  const origin: AuditOrigin = { actor: { type: 'member', id: member.member_id }, address: client.ip, requestId: client.requestId ?? null, mode: null };
+  await recordAudit(ports.db, { ...origin, organizationId: member.organization_id, action: 'sign_in.succeeded', target: { type: 'account', id: account.id }, before: null, after: { method: 'password' } });
+  return started;
 }

@@ -192,7 +192,7 @@ const refused = (why: string) => new ApiError('invalid_credentials', `Single sig
  * signed in as a member, joining at the connection's role when their email's domain joins automatically.
  */
 export async function finishSsoSignIn(
-  ports: SsoPorts, currentUrl: URL, client: { ip: string; userAgent: string | null },
+  ports: SsoPorts, currentUrl: URL, client: { ip: string; userAgent: string | null; requestId?: string | null },
 ): Promise<StartedSession> {
   const state = currentUrl.searchParams.get('state');
   const flow = state ? await takeSsoFlow(ports.db, state) : null;
@@ -219,6 +219,8 @@ export async function finishSsoSignIn(
   const verified = claims.email_verified === true;
   return ports.db.tx(async (q) => {
     let accountId = await findIdentity(q, s.issuer, claims.sub);
+    let newAccount = false;
+    let joined = false;
     if (!accountId) {
       if (!email || !verified) throw refused('the identity provider gave no verified email.');
       // A verified email at the organization's own issuer finds the person's existing account.
@@ -226,6 +228,7 @@ export async function finishSsoSignIn(
       accountId = existing?.id ?? (await insertAccount(q, {
         id: newId('acc'), email, emailKey: emailKey(email), name: typeof claims.name === 'string' ? claims.name : null, passwordHash: null,
       }))!.id;
+      newAccount = !existing;
       await insertIdentity(q, s.issuer, claims.sub, accountId);
     }
     let member = await findMembership(q, accountId, s.organization_id);
@@ -236,10 +239,14 @@ export async function finishSsoSignIn(
       }
       const id = newId('usr');
       await insertMember(q, { id, organizationId: s.organization_id, accountId, role: s.auto_join_role, name: typeof claims.name === 'string' ? claims.name : null });
-      // audit: member.added (by SSO auto-join; after: role)
+      joined = true;
       member = (await findMembership(q, accountId, s.organization_id))!;
     }
-    // audit: sign_in.succeeded (method sso)
-    return startSession(q, ports.timeouts, { accountId, member, method: 'sso', ip: client.ip, userAgent: client.userAgent });
+    const started = await startSession(q, ports.timeouts, { accountId, member, method: 'sso', ip: client.ip, userAgent: client.userAgent });
+    const entry = { actor: { type: 'member', id: member.member_id } as const, address: client.ip, requestId: client.requestId ?? null, mode: null, organizationId: s.organization_id };
+    if (newAccount) await recordAudit(q, { ...entry, action: 'account.created', target: { type: 'account', id: accountId }, before: null, after: { via: 'sso', issuer: s.issuer } });
+    if (joined) await recordAudit(q, { ...entry, action: 'member.added', target: { type: 'member', id: member.member_id }, before: null, after: { role: s.auto_join_role, account_id: accountId, via: 'sso' } });
+    await recordAudit(q, { ...entry, action: 'sign_in.succeeded', target: { type: 'account', id: accountId }, before: null, after: { method: 'sso', issuer: s.issuer } });
+    return started;
   });
 }

@@ -105,7 +105,7 @@ export const signIn = defineRoute({
     const started = await signInWithPassword(
       { db: deps.db, signIn: deps.rateLimiter.signIn, timeouts: timeoutsOf(deps), slowAfter: deps.config.accounts.slowAfter },
       { ...body, mode: body.mode as Mode | undefined },
-      clientOf(request),
+      { ...clientOf(request), requestId: request.id },
     );
     return answerSignedIn(deps, reply, started);
   },

@@ -128,7 +128,7 @@ export const ssoCallback = defineRoute({
   handler: async ({ query, deps, request, reply }) => {
     if (query.error !== undefined) throw new ApiError('invalid_credentials', `Single sign-on failed at the identity provider: ${query.error}${query.error_description ? ` (${query.error_description})` : ''}.`);
     const current = new URL(`${deps.config.publicUrl}${request.url}`);
-    const started = await finishSsoSignIn(portsOf(deps), current, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null });
+    const started = await finishSsoSignIn(portsOf(deps), current, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null, requestId: request.id });
     setSessionCookies(reply, sessionCookieNames(deps.config.publicUrl), { token: started.token, csrfToken: started.csrfToken, maxAgeS: deps.config.accounts.sessionMaxS });
     void reply.code(302).header('location', `${deps.config.publicUrl}/dashboard/`).send();
     return 'sent';
