@@ -78,7 +78,7 @@ describe('mmgen audit verify on the embedded database', () => {
   it('passes, then names the entry changed, then the entry deleted', async () => {
     await walkthrough({ MMGEN_DATA_DIR: dataDir }, async (fn) => {
       // No mmgen process runs between commands: the test opens the data directory itself.
-      const db = await PGliteDb.open(dataDir);
+      const db = await PGliteDb.open(join(dataDir, 'pgdata'));
       try {
         await behindTheTrigger(db, fn);
       } finally {

@@ -158,6 +158,8 @@ function baselineBody(op: Operation, f: Fixture): Record<string, unknown> | unde
     createWebhook: { url: 'https://receiver.example/hook', events: ['*'] },
     createUpload: { content_type: 'image/png', size_bytes: 1000 },
     updateOrganization: { paused: false },
+    // Stripe's webhook takes the event's raw bytes (its schema is a binary string): an event as Stripe sends one.
+    receiveStripeEvent: { id: 'evt_fuzz', object: 'event', type: 'checkout.session.completed', data: { object: { id: 'cs_fuzz', object: 'checkout.session' } } },
   };
   return known[op.operationId] ?? (exampleOf(schema) as Record<string, unknown>);
 }

@@ -94,7 +94,7 @@ describeEachBackend('wallet and ledger', (backend) => {
     const org = await s.createOrg({ credits: 10 });
     await expect(s.db.query('UPDATE ledger_entries SET balance_delta = 1000000 WHERE organization_id = $1', [org.id])).rejects.toThrow(/append-only/);
     await expect(s.db.query('DELETE FROM ledger_entries WHERE organization_id = $1', [org.id])).rejects.toThrow(/append-only/);
-    await expect(s.db.query('UPDATE wallets SET held_credits = 11 WHERE organization_id = $1', [org.id])).rejects.toThrow(/wallet_no_overdraft/);
+    await expect(s.db.query('UPDATE wallets SET held_credits = 11 WHERE organization_id = $1', [org.id])).rejects.toThrow(/wallet overdraft/);
     await expectConsistent(org);
   });
 });

@@ -550,7 +550,7 @@ export interface paths {
         post?: never;
         /**
          * Turn single sign-on off
-         * @description Members sign in with their passwords (or passkeys) again; accounts made through SSO keep their memberships.
+         * @description Members sign in with their passwords (or passkeys) again; accounts made through SSO keep their memberships. 404 when none is configured.
          */
         delete: operations["deleteSsoSettings"];
         options?: never;
@@ -5313,6 +5313,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited: rate_limit_exceeded */
             429: {
                 headers: {
@@ -5490,6 +5499,15 @@ export interface operations {
             };
             /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -40,6 +40,7 @@ export const getSso = defineRoute({
   tag: 'People',
   auth: { role: 'admin', scope: 'members:manage' },
   schema: { response: { 200: SsoSettings } },
+  errors: [404],
   handler: async ({ principal, deps }) => ({ status: 200, body: await getSsoSettings(deps.db, principal, deps.config.publicUrl) }),
 });
 
@@ -78,10 +79,11 @@ export const deleteSso = defineRoute({
   path: '/v1/organization/sso',
   operationId: 'deleteSsoSettings',
   summary: 'Turn single sign-on off',
-  description: 'Members sign in with their passwords (or passkeys) again; accounts made through SSO keep their memberships.',
+  description: 'Members sign in with their passwords (or passkeys) again; accounts made through SSO keep their memberships. 404 when none is configured.',
   tag: 'People',
   auth: { role: 'owner', scope: 'members:manage' },
   schema: { response: { 200: Type.Object({ object: Type.Literal('sso_settings'), deleted: Type.Literal(true) }) } },
+  errors: [404],
   handler: async ({ principal, deps, request }) => ({ status: 200, body: await removeSsoSettings(deps.db, principal, requestOrigin(principal, request)) }),
 });
 
