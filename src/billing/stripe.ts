@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { Type, type Static } from '@sinclair/typebox';
 import Stripe from 'stripe';
 import type { Config, StripeConfig } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -522,20 +523,28 @@ export async function getBilling(p: StripePorts, organizationId: string): Promis
   };
 }
 
-export interface BillingEntry {
-  object: 'billing_entry';
-  id: string;
-  type: 'payment' | 'auto_topup' | 'refund' | 'dispute';
-  status: string;
-  payment_id: string;
-  amount: number;
-  currency: string;
-  /** Credits this entry moved (negative for a refund or a held dispute); 0 for a payment not (yet) credited. */
-  credits: number;
-  receipt_url: string | null;
-  failure_message: string | null;
-  created_at: string;
-}
+/**
+ * An entry of the payment history as GET /v1/billing/payments answers it: the schema the route serves, and the type
+ * this module builds, are one.
+ */
+export const BillingEntrySchema = Type.Object(
+  {
+    object: Type.Literal('billing_entry'),
+    id: Type.String(),
+    // Served as a string enum, as before; typed as its union.
+    type: Type.Unsafe<'payment' | 'auto_topup' | 'refund' | 'dispute'>(Type.String({ enum: ['payment', 'auto_topup', 'refund', 'dispute'] })),
+    status: Type.String({ description: 'payment: pending, succeeded, failed, requires_action, canceled; refund: succeeded; dispute: open, won, lost.' }),
+    payment_id: Type.String(),
+    amount: Type.Integer({ description: "In the currency's smallest unit." }),
+    currency: Type.String(),
+    credits: Type.Integer({ description: 'Credits moved: positive for a credited payment, negative for a refund or a dispute still held or lost, 0 otherwise.' }),
+    receipt_url: Type.Union([Type.String({ description: "Stripe's receipt of the payment." }), Type.Null()]),
+    failure_message: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'BillingEntry' },
+);
+export type BillingEntry = Static<typeof BillingEntrySchema>;
 
 /** Payments, automatic top-ups, refunds and disputes, newest first. */
 export async function listBillingEntries(db: Db, organizationId: string, limit: number): Promise<BillingEntry[]> {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import {
-  getBilling, listBillingEntries, receiveStripeEvent, setAutoTopup, startCardSetup, startCheckout, syncCheckoutSession,
+  BillingEntrySchema as BillingEntry, getBilling, listBillingEntries, receiveStripeEvent, setAutoTopup, startCardSetup, startCheckout, syncCheckoutSession,
 } from '../../billing/stripe.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute, type RouteDef } from '../route.js';
@@ -60,22 +60,6 @@ const Billing = Type.Object(
   { title: 'Billing' },
 );
 
-const BillingEntry = Type.Object(
-  {
-    object: Type.Literal('billing_entry'),
-    id: Type.String(),
-    type: Type.String({ enum: ['payment', 'auto_topup', 'refund', 'dispute'] }),
-    status: Type.String({ description: 'payment: pending, succeeded, failed, requires_action, canceled; refund: succeeded; dispute: open, won, lost.' }),
-    payment_id: Type.String(),
-    amount: Type.Integer({ description: "In the currency's smallest unit." }),
-    currency: Type.String(),
-    credits: Type.Integer({ description: 'Credits moved: positive for a credited payment, negative for a refund or a dispute still held or lost, 0 otherwise.' }),
-    receipt_url: Nullable(Type.String({ description: "Stripe's receipt of the payment." })),
-    failure_message: Nullable(Type.String()),
-    created_at: Timestamp,
-  },
-  { title: 'BillingEntry' },
-);
 
 /** A return URL must lead back to this instance: Checkout must not become an open redirect. */
 function ownReturnUrl(publicUrl: string, url: string | undefined): string | undefined {
