@@ -1,3 +1,4 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { DAY_MS, type Clock } from '../clock.js';
 import type { Principal } from '../domain/access.js';
 import { ApiError } from '../errors.js';
@@ -22,21 +23,25 @@ export interface RequestLogReadPorts {
   dataPolicies: DataPolicyCache;
 }
 
-/** One row as the API shows it. */
-export interface RequestView {
-  id: string;
-  object: 'request';
-  created_at: string;
-  route: string;
-  status: number;
-  error_code: string | null;
-  key_id: string | null;
-  model: string | null;
-  generation_id: string | null;
-  latency_ms: number;
-  cost_credits: number | null;
-  payload_captured: boolean;
-}
+/** One row as the API shows it: the schema GET /v1/requests serves, and the type toRequestView builds, are one. */
+export const RequestRecord = Type.Object(
+  {
+    id: Type.String({ description: 'The request id (X-Request-Id of the response).' }),
+    object: Type.Literal('request'),
+    created_at: Type.String({ format: 'date-time' }),
+    route: Type.String({ description: 'Method and path template, e.g. `POST /v1/images`.' }),
+    status: Type.Integer({ description: 'The HTTP status answered.' }),
+    error_code: Type.Union([Type.String({ description: "The error envelope's code, for a refused or failed request." }), Type.Null()]),
+    key_id: Type.Union([Type.String({ description: 'The API key that called.' }), Type.Null()]),
+    model: Type.Union([Type.String({ description: 'The catalog id of the model the request named.' }), Type.Null()]),
+    generation_id: Type.Union([Type.String({ description: 'The generation the request made or read.' }), Type.Null()]),
+    latency_ms: Type.Number({ description: 'Time from the request received to the response sent, in milliseconds.' }),
+    cost_credits: Type.Union([Type.Integer({ description: "The generation's charge once it ended (1 credit = US$0.001); null without one." }), Type.Null()]),
+    payload_captured: Type.Boolean({ description: "The request's and response's bodies were kept (data policy `capture: full`)." }),
+  },
+  { title: 'RequestRecord' },
+);
+export type RequestView = Static<typeof RequestRecord>;
 
 export function toRequestView(r: RequestLogRow): RequestView {
   return {

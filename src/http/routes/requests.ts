@@ -2,27 +2,9 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { stringify } from 'csv-stringify/sync';
 import type { RequestLogRow } from '../../store/request-log.js';
-import { exportRequests, listRequests, toRequestView, type RequestSearch } from '../../request-log/reads.js';
+import { exportRequests, listRequests, RequestRecord, toRequestView, type RequestSearch } from '../../request-log/reads.js';
 import { defineRoute } from '../route.js';
-import { ListOf, Nullable, PageQuery, Timestamp } from '../schemas.js';
-
-export const RequestRecord = Type.Object(
-  {
-    id: Type.String({ description: 'The request id (X-Request-Id of the response).' }),
-    object: Type.Literal('request'),
-    created_at: Timestamp,
-    route: Type.String({ description: 'Method and path template, e.g. `POST /v1/images`.' }),
-    status: Type.Integer({ description: 'The HTTP status answered.' }),
-    error_code: Nullable(Type.String({ description: "The error envelope's code, for a refused or failed request." })),
-    key_id: Nullable(Type.String({ description: 'The API key that called.' })),
-    model: Nullable(Type.String({ description: 'The catalog id of the model the request named.' })),
-    generation_id: Nullable(Type.String({ description: 'The generation the request made or read.' })),
-    latency_ms: Type.Number({ description: 'Time from the request received to the response sent, in milliseconds.' }),
-    cost_credits: Nullable(Type.Integer({ description: "The generation's charge once it ended (1 credit = US$0.001); null without one." })),
-    payload_captured: Type.Boolean({ description: "The request's and response's bodies were kept (data policy `capture: full`)." }),
-  },
-  { title: 'RequestRecord' },
-);
+import { ListOf, PageQuery } from '../schemas.js';
 
 const SEARCH = {
   request_id: Type.Optional(Type.String({ maxLength: 100, description: 'One request, by its id.' })),
