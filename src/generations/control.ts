@@ -57,7 +57,9 @@ export async function cancelGeneration(deps: CancelPorts, principal: Principal, 
  * pays once.
  */
 export async function retryGeneration(deps: RetryPorts, principal: Principal, id: string, claim?: IdempotencyClaim): Promise<GenerationRow> {
-  await retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
+  // The answer is the generation as this retry left it (queued), read in its transaction: read after the worker is
+  // woken, it could already be running.
+  const queued = await retryAfterSettling(deps.db, principal.organizationId, () => deps.db.tx(async (q) => {
     // The Idempotency-Key names the retried generation in the retry's own transaction (store/idempotency.ts).
     if (claim && !(await linkIdempotencyClaim(q, claim, id))) throw claimLost();
     const g = await generationOf(q, principal, id, true);
@@ -85,7 +87,8 @@ export async function retryGeneration(deps: RetryPorts, principal: Principal, id
     }
     await requeueForAttempt(q, id, attempt, history);
     await enqueueJob(q, id);
+    return (await selectGeneration(q, id))!;
   }));
   deps.jobsAvailable.notify();
-  return (await selectGeneration(deps.db, id))!;
+  return queued;
 }

@@ -125,7 +125,12 @@ describe.runIf(inject('pgTemplate'))('mmgen catalog sync --apply on a running ca
       // The model gone upstream is shut down as of the catalog's date, so delisted.
       const haiku = await eventually(node, '/v1/models/claude-haiku-4.5', (r) => r.status !== 200 || r.body.status === 'delisted');
       expect([haiku.status, haiku.body.status ?? haiku.body.error?.code]).not.toEqual([200, 'active']);
-      const listed = await eventually(node, '/v1/models', (r) => !r.body.data.some((m: { slug: string }) => m.slug === 'claude-haiku-4.5'));
+      // The changed records and each new model are taken in transactions of their own (addenda): wait for the last.
+      const listed = await eventually(node, '/v1/models', (r) => {
+        const slugs = r.body.data.map((m: { slug: string }) => m.slug);
+        return !slugs.includes('claude-haiku-4.5') && slugs.includes('flux-2-pro');
+      });
+      expect(listed.body.data.map((m: { slug: string }) => m.slug)).not.toContain('claude-haiku-4.5');
       expect(listed.body.data.map((m: { slug: string }) => m.slug)).toContain('flux-2-pro');
       // The published shutdown reaches the deprecation every answer about gpt-4o carries.
       const gpt4o = await eventually(node, '/v1/models/gpt-4o', (r) => r.body.deprecation?.shutdown_on === '2027-02-14');
