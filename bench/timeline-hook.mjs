@@ -32,7 +32,7 @@ const query = pg.Client.prototype.query;
 let statementSeq = 0;
 pg.Client.prototype.query = function (config, values, callback) {
   const text = typeof config === 'string' ? config : (config?.text ?? '');
-  const what = /INSERT INTO generations/.test(text) ? 'accept' : (text.trim().split(/\s+/)[0] ?? '').toUpperCase();
+  const what = /INSERT INTO generations/.test(text) ? 'accept' : (process.env.MMGEN_TIMELINE_TEXT ? text.replace(/\s+/g, ' ').slice(0, 90) : (text.trim().split(/\s+/)[0] ?? '').toUpperCase());
   const id = ++statementSeq;
   at('sql.sent', { id, what });
   const done = () => at('sql.done', { id, what });
