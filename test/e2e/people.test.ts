@@ -156,6 +156,19 @@ describe('people in the dashboard [pglite]', () => {
     await expect.poll(() => heading(p).textContent(), { timeout: 15_000 }).toBe('Overview');
     const cookie = (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     expect((await api()('GET', '/v1/session', { headers: { cookie } })).status).toBe(200);
+    // The Account page lists the person's sessions; ending another one refuses its cookie from the next request.
+    const elsewhere = await api()('POST', '/v1/session', { body: { email: OWNER.email, password: OWNER.password } });
+    expect(elsewhere.status).toBe(201);
+    const elsewhereCookie = elsewhere.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    await go(p, '/account');
+    const row = p.locator(`[data-session-id="${elsewhere.body.id}"]`);
+    await row.waitFor();
+    expect(await p.getByTestId('sessions-table').getByText('this one').count()).toBe(1);
+    expect(await axeBothSchemes(p, 'account')).toEqual([]);
+    await shot(p, 'account');
+    await row.getByRole('button', { name: /^End the session/ }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await api()('GET', '/v1/session', { headers: { cookie: elsewhereCookie } })).status).toBe(401);
     await p.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => heading(p).textContent()).toBe('Sign in');
     const after = await api()('GET', '/v1/session', { headers: { cookie } });

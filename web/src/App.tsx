@@ -12,6 +12,7 @@ import { Billing } from './pages/Billing.js';
 import { Audit } from './pages/Audit.js';
 import { AcceptInvitation } from './pages/AcceptInvitation.js';
 import { Members } from './pages/Members.js';
+import { Account } from './pages/Account.js';
 import { NotFound } from './pages/NotFound.js';
 import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
@@ -53,6 +54,7 @@ function Routes() {
   if (path === '/billing') return <Billing />;
   if (path === '/audit') return <Audit />;
   if (path === '/members') return <Members />;
+  if (path === '/account') return <Account />;
   return <NotFound />;
 }
 

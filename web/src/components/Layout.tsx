@@ -26,6 +26,7 @@ const NAV: NavItem[] = [
   { to: '/requests', label: 'Requests', needs: 'listRequests', icon: 'M2 3h12M2 6.5h12M2 10h12M2 13.5h8' },
   { to: '/moderation', label: 'Moderation', needs: 'getModerationPolicy', icon: 'M8 1.5l5.5 2v4c0 3.5-2.4 6-5.5 7-3.1-1-5.5-3.5-5.5-7v-4z' },
   { to: '/members', label: 'Members', needs: 'listMembers', icon: 'M6 7a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5zM1.5 14c0-2.5 2-4.5 4.5-4.5s4.5 2 4.5 4.5M11 7.5a2 2 0 1 0 0-4M12 9.7c1.5.5 2.5 2 2.5 3.8' },
+  { to: '/account', label: 'Account', needs: 'listSessions', icon: 'M8 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2.5 14.5c0-3 2.5-5 5.5-5s5.5 2 5.5 5' },
   { to: '/audit', label: 'Audit log', needs: 'listAuditEvents', icon: 'M4 1.5h6l3 3v10H4zM10 1.5v3h3M6 7.5h5M6 10h5M6 12.5h3' },
 ];
 

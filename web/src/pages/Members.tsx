@@ -249,42 +249,44 @@ export function Members() {
   return (
     <>
       <PageHeader title="Members" description="The people of this organization and their roles. A member's keys never act above the member's role." />
-      {!perm.ok ? (
-        <Locked perm={perm} what="list members" />
-      ) : members.error ? (
-        <ErrorNotice error={members.error} />
-      ) : !members.data ? (
-        <Loading what="Loading members" />
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="members-table">
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                <th scope="col">Role</th>
-                <th scope="col">Last sign-in</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.data.map((m) => (
-                <MemberRow
-                  key={m.id}
-                  m={m}
-                  onChanged={(changed) => members.set({ ...members.data!, data: members.data!.data.map((x) => (x.id === changed.id ? changed : x)) })}
-                  onRemove={() => setRemoving(m)}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {can('createInvitation').ok && <InviteForm onInvited={() => setInvited((n) => n + 1)} />}
-      <Invitations reloadKey={invited} />
-      <SsoSettingsSection />
+      <div className="people-stack">
+        {!perm.ok ? (
+          <Locked perm={perm} what="list members" />
+        ) : members.error ? (
+          <ErrorNotice error={members.error} />
+        ) : !members.data ? (
+          <Loading what="Loading members" />
+        ) : (
+          <div className="table-wrap">
+            <table className="table" data-testid="members-table">
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Last sign-in</th>
+                  <th scope="col">Joined</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {members.data.data.map((m) => (
+                  <MemberRow
+                    key={m.id}
+                    m={m}
+                    onChanged={(changed) => members.set({ ...members.data!, data: members.data!.data.map((x) => (x.id === changed.id ? changed : x)) })}
+                    onRemove={() => setRemoving(m)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {can('createInvitation').ok && <InviteForm onInvited={() => setInvited((n) => n + 1)} />}
+        <Invitations reloadKey={invited} />
+        <SsoSettingsSection />
+      </div>
       {removing && (
         <RemoveDialog
           target={removing}
