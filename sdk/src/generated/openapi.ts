@@ -4449,6 +4449,7 @@ export interface operations {
                             role: "viewer" | "developer" | "admin" | "owner";
                             /** Format: date-time */
                             created_at: string;
+                            last_signed_in_at: string | null;
                         }[];
                         has_more: boolean;
                     };
@@ -4529,6 +4530,7 @@ export interface operations {
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** Format: date-time */
                         created_at: string;
+                        last_signed_in_at: string | null;
                     };
                 };
             };
@@ -4734,6 +4736,7 @@ export interface operations {
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** Format: date-time */
                         created_at: string;
+                        last_signed_in_at: string | null;
                     };
                 };
             };

@@ -202,6 +202,7 @@ const Member = Type.Object(
     name: Nullable(Type.String()),
     role: RoleField,
     created_at: Timestamp,
+    last_signed_in_at: Nullable(Type.String({ format: 'date-time', description: "When the person last signed in (to any of their organizations); null before their first sign-in." })),
   },
   { title: 'Member' },
 );
