@@ -171,7 +171,7 @@ describeEachBackend('passkeys', (backend) => {
 
     const good = auth.assert(await signInOptions());
     const sig = Buffer.from(good.response.signature, 'base64url');
-    sig[sig.length - 3] ^= 0x01;
+    sig[sig.length - 3] = sig[sig.length - 3]! ^ 0x01;
     await refused({ ...good, response: { ...good.response, signature: sig.toString('base64url') } }, /signature/i);
     // The tampered try used the challenge up; the untouched answer to it is now a replay.
     await refused(good, /already used/);
