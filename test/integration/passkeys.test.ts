@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MovableClock } from '../../src/clock.js';
+import { advancePasskeyCounter } from '../../src/store/passkeys.js';
 import { SoftwareAuthenticator, AUTHENTICATOR_FLAGS } from '../helpers/software-authenticator.js';
 import { client, describeEachBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
 
@@ -41,9 +42,9 @@ describeEachBackend('passkeys', (backend) => {
 
   /** A person invited into the organization, signed in with a password: their browser. */
   let people = 0;
-  async function person(role = 'developer') {
+  async function person(role = 'developer', into: TestOrg = org) {
     const email = `passkey-person${++people}@example.test`;
-    const inv = await client(s.url)('POST', '/v1/invitations', { key: org.live, body: { email, role } });
+    const inv = await client(s.url)('POST', '/v1/invitations', { key: into.live, body: { email, role } });
     expect(inv.status, JSON.stringify(inv.body)).toBe(201);
     const b = browser(s.url);
     const accepted = await b.call('POST', '/v1/invitations/accept', { body: { token: new URL(inv.body.url).hash.replace('#token=', ''), password: 'a long enough password' } });
@@ -213,6 +214,34 @@ describeEachBackend('passkeys', (backend) => {
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     const password = await browser(s.url).call('POST', '/v1/session', { body: { email: p.email, password: 'a long enough password' } });
     expect(password.status).toBe(429);
+    const locks = await s.db.query<{ target_id: string }>(
+      `SELECT target_id FROM audit_events WHERE chain = 'installation' AND action = 'sign_in.locked' AND after->>'method' = 'passkey'`,
+    );
+    expect(locks.rows.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('an organization that requires single sign-on refuses a passkey sign-in, as a password one', async () => {
+    const strict = await s.createOrg({ name: 'SSO only' });
+    const p = await person('developer', strict);
+    const auth = new SoftwareAuthenticator(origin);
+    await addPasskey(p.b, auth);
+    // The connection as PUT /v1/organization/sso stores it (its issuer is never fetched by a sign-in refused first).
+    await s.db.query(`INSERT INTO sso_connections (organization_id, issuer, client_id, require_sso, break_glass_user) VALUES ($1, 'https://idp.example', 'mmgen', true, $2)`, [strict.id, strict.userId]);
+    const res = await browser(s.url).call('POST', '/v1/session/passkey', { body: { credential: auth.assert(await signInOptions()) } });
+    expect([res.status, res.body.error.code]).toEqual([403, 'sso_required']);
+    expect(res.headers.getSetCookie()).toEqual([]);
+    // And the session that added the passkey (a password one) is refused from its next request.
+    expect((await p.b.call('GET', '/v1/passkeys')).status).toBe(403);
+  });
+
+  it('two sign-ins that pass the library with one counter cannot both record it (the race a cloned authenticator would win)', async () => {
+    const p = await person();
+    const pk = await addPasskey(p.b, new SoftwareAuthenticator(origin));
+    // Both read counter 0 and verified 7 > 0; only the first conditional update takes it.
+    expect(await advancePasskeyCounter(s.db, pk.id, 7, false)).toBe(true);
+    expect(await advancePasskeyCounter(s.db, pk.id, 7, false)).toBe(false);
+    expect(await advancePasskeyCounter(s.db, pk.id, 6, false)).toBe(false);
+    expect(await advancePasskeyCounter(s.db, pk.id, 8, false)).toBe(true);
   });
 
   it('a person removes a passkey (audited); it signs no one in afterwards; another person\'s passkey is 404', async () => {
