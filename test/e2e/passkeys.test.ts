@@ -6,7 +6,7 @@ import { client, startTestServer, type TestOrg, type TestServer } from '../helpe
 
 /**
  * Passkeys in the built dashboard, in headless Chromium with the DevTools protocol's virtual authenticator (a
- * platform authenticator with user verification, as a laptop's): a person adds a passkey on /dashboard/account,
+ * platform authenticator with user verification, as a laptop's): a person adds a passkey on /dashboard/passkeys,
  * signs out, and signs in with it, there and from the sign-in page. The server is the real mmgen whose public URL is
  * http://localhost:PORT: a secure context, and a domain the browser takes as the relying party's id.
  */
@@ -56,7 +56,7 @@ describe('passkeys in the dashboard [pglite]', () => {
     const accepted = await context.request.post(`${base}/v1/invitations/accept`, { data: { token, password: 'a long enough password' } });
     expect(accepted.status()).toBe(201);
 
-    await page.goto(`${base}/dashboard/account`);
+    await page.goto(`${base}/dashboard/passkeys`);
     await expect.poll(() => page.locator('#signed-in-as').textContent(), { timeout: 10_000 }).toMatch(/dev@passkey\.example.*developer of Passkey Co.*with an invitation link/);
     expect(await page.evaluate('window.isSecureContext')).toBe(true);
     await page.locator('#no-passkeys').waitFor();
@@ -80,13 +80,13 @@ describe('passkeys in the dashboard [pglite]', () => {
     expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]!.signCount).toBeGreaterThan(0);
     await expect.poll(() => page.locator('#passkeys li').first().textContent()).toMatch(/last used/);
 
-    // From the dashboard's sign-in page too: its passkey button signs in and goes to the account page.
+    // From the dashboard's sign-in page too: its passkey button signs in and goes to the passkeys page.
     await page.locator('#sign-out-session').click();
     await page.locator('#signed-out').waitFor();
     await page.goto(`${base}/dashboard/`);
     await page.locator('#api-key').waitFor();
     await page.locator('#passkey-sign-in').click();
-    await page.waitForURL((u) => u.pathname === '/dashboard/account');
+    await page.waitForURL((u) => u.pathname === '/dashboard/passkeys');
     await expect.poll(() => page.locator('#signed-in-as').textContent(), { timeout: 10_000 }).toMatch(/with a passkey/);
 
     // Removing it in the dashboard: the list empties, and the audit log has it all with the member as actor.
@@ -100,7 +100,7 @@ describe('passkeys in the dashboard [pglite]', () => {
   it('an IP literal is no relying party id: the same browser refuses a passkey for 127.0.0.1 (why the public URL must name a host)', async () => {
     const p = await context.newPage();
     try {
-      await p.goto(`${s.url}/dashboard/account`);
+      await p.goto(`${s.url}/dashboard/passkeys`);
       // A string, run in the page (the test's TypeScript has no DOM).
       const outcome = await p.evaluate(`(async () => {
         try {

@@ -10,7 +10,7 @@ import { Models } from './pages/Models.js';
 import { Moderation } from './pages/Moderation.js';
 import { Billing } from './pages/Billing.js';
 import { Audit } from './pages/Audit.js';
-import { Account } from './pages/Account.js';
+import { PasskeyAccount } from './pages/PasskeyAccount.js';
 import { NotFound } from './pages/NotFound.js';
 import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
@@ -64,11 +64,11 @@ export function App() {
       </ToastProvider>
     );
   }
-  // The person's own page (passkeys) runs on the dashboard session's cookie, not on the API key the rest signs in with.
-  if (path === '/account') {
+  // The person's passkeys page runs on the dashboard session's cookie, not on the API key the rest signs in with.
+  if (path === '/passkeys') {
     return (
       <ToastProvider>
-        <Account />
+        <PasskeyAccount />
       </ToastProvider>
     );
   }

@@ -64,8 +64,8 @@ export function SignIn({ onSubmit, message }: { onSubmit: (key: string) => Promi
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         {error ? <ErrorNotice error={error} title="Could not sign in" /> : null}
-        {/* A passkey signs the person in to the dashboard session, which /account uses today. */}
-        <PasskeySignInButton onSignedIn={() => window.location.assign('/dashboard/account')} />
+        {/* A passkey signs the person in to the dashboard session, which /passkeys uses today. */}
+        <PasskeySignInButton onSignedIn={() => window.location.assign('/dashboard/passkeys')} />
         <p className="muted small">
           No key? The operator prints one at the first start of <code>mmgen serve</code>, or creates one with <code>mmgen org create</code>.
         </p>

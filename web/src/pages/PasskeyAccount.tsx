@@ -16,12 +16,12 @@ interface SessionView {
 const METHODS: Record<string, string> = { password: 'a password', passkey: 'a passkey', sso: 'single sign-on', invitation: 'an invitation link' };
 
 /**
- * The signed-in person's own page (/dashboard/account), on the dashboard session's cookie rather than the API key
+ * The signed-in person's passkeys page (/dashboard/passkeys), on the dashboard session's cookie rather than the API key
  * the rest of the dashboard signs in with today: who is signed in and how, their passkeys, signing out; signed out,
  * signing in with a passkey.
  */
-export function Account() {
-  useDocumentTitle('Your account');
+export function PasskeyAccount() {
+  useDocumentTitle('Your passkeys');
   const [session, setSession] = useState<SessionView | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
 
@@ -53,7 +53,7 @@ export function Account() {
           mmgen
         </div>
         <h1 tabIndex={-1} id="page-title">
-          Your account
+          Your passkeys
         </h1>
         {session === undefined && !error ? <p className="muted">Loading…</p> : null}
         {session === null ? (
