@@ -13,6 +13,7 @@ import { Audit } from './pages/Audit.js';
 import { AcceptInvitation } from './pages/AcceptInvitation.js';
 import { Members } from './pages/Members.js';
 import { Account } from './pages/Account.js';
+import { PasskeyAccount } from './pages/PasskeyAccount.js';
 import { NotFound } from './pages/NotFound.js';
 import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
@@ -73,6 +74,14 @@ export function App() {
     return (
       <ToastProvider>
         <Operator />
+      </ToastProvider>
+    );
+  }
+  // The person's passkeys page runs on the dashboard session's cookie, not on the API key the rest signs in with.
+  if (path === '/passkeys') {
+    return (
+      <ToastProvider>
+        <PasskeyAccount />
       </ToastProvider>
     );
   }

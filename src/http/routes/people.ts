@@ -47,7 +47,7 @@ export const Session = Type.Object(
   { title: 'Session' },
 );
 
-const SignedIn = Type.Object(
+export const SignedIn = Type.Object(
   {
     ...Session.properties,
     csrf_token: Type.String({ description: 'Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie).' }),

@@ -1,4 +1,5 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
+import { PasskeySignInButton } from '../components/Passkeys.js';
 import { ErrorNotice } from '../components/ui.js';
 import { useDocumentTitle } from '../lib/hooks.js';
 import type { SignInProps } from '../session.js';
@@ -132,7 +133,8 @@ export function SignIn({ onKey, onPassword, onSso, message }: SignInProps) {
         </div>
       )}
       <PasswordSignIn onSubmit={onPassword} />
-      {/* Passkeys (branch `passkeys`): "Sign in with a passkey" belongs here, beside the password. */}
+      {/* The passkey sets the same session cookie a password does; a reload restores the session from it. */}
+      <PasskeySignInButton onSignedIn={() => window.location.reload()} />
       <SsoSignIn onSubmit={onSso} />
       <KeySignIn onSubmit={onKey} />
     </Card>
