@@ -256,6 +256,19 @@ describeEachBackend('people: accounts, sessions, members and invitations', (back
     expect((await b.call('GET', `/v1/api-keys/${otherKey.id}`)).status).toBe(200);
     await b.call('PATCH', '/v1/session', { body: { organization_id: orgId } });
     expect((await b.call('GET', '/v1/organization')).body.id).toBe(orgId);
+    // Each switch is in the log of the organization switched to, by the membership that acts there from then on.
+    const sessionId = switched.body.id as string;
+    const switches = async (org: string) =>
+      ((await api('GET', '/v1/audit-events?action=session.switched&limit=100', { key: org })).body.data as any[]).filter((e) => e.target.id === sessionId);
+    // (Accepting the invitation moved the session into org B already: the switch to B above changed nothing, and
+    // nothing was recorded for it.)
+    expect(await switches(other.live)).toEqual([]);
+    const backToA = await switches(ownerKey);
+    expect(backToA.map((e) => [e.actor.type, e.before.organization_id, e.after.organization_id])).toEqual([['member', other.id, orgId]]);
+    await b.call('PATCH', '/v1/session', { body: { organization_id: other.id, mode: 'test' } });
+    const intoB = await switches(other.live);
+    expect(intoB.map((e) => [e.before.organization_id, e.before.mode, e.after.organization_id, e.after.mode])).toEqual([[orgId, 'live', other.id, 'test']]);
+    expect(intoB[0].actor).toMatchObject({ type: 'member', id: switched.body.member_id });
   });
 
   it('a person lists their sessions and revokes one; idle and absolute timeouts end a session', async () => {
@@ -280,8 +293,14 @@ describeEachBackend('people: accounts, sessions, members and invitations', (back
     await s.db.query(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id = $1`, [oldId]);
     expect((await old.call('GET', '/v1/members')).body.error.code).toBe('session_expired');
     // Signing out ends the session and clears the cookies.
+    const oneId = (await one.call('GET', '/v1/session')).body.id as string;
     expect((await one.call('DELETE', '/v1/session')).status).toBe(200);
     expect(one.jar.size).toBe(0);
+    // Both ends are in the log: the revoked one and the sign-out, each by the person.
+    const revoked = (await client(s.url)('GET', '/v1/audit-events?action=session.revoked&limit=100', { key: ownerKey })).body.data as any[];
+    const of = (id: string) => revoked.filter((e) => e.target.id === id).map((e) => [e.actor.type, e.after.via]);
+    expect(of(second.body.id)).toEqual([['member', 'revoke']]);
+    expect(of(oneId)).toEqual([['member', 'sign_out']]);
   });
 
   describe('sign-in brute force', () => {

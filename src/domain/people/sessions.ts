@@ -16,9 +16,10 @@ import {
   type SessionRow,
 } from '../../store/accounts.js';
 import { ensureSessionKey } from '../../store/api-keys.js';
-import type { Queryable } from '../../store/db.js';
+import type { Db, Queryable } from '../../store/db.js';
 import { findSsoSettings } from '../../store/sso.js';
 import type { Mode, Principal, Role } from '../access.js';
+import { recordAudit, type AuditOrigin } from '../audit.js';
 import { hashSecret } from '../api-keys.js';
 
 /**
@@ -220,17 +221,26 @@ export async function listOwnSessions(q: Queryable, p: Principal, timeouts: Sess
 }
 
 /** Ends one of the person's sessions (the current one signs out); another person's session is 404, as one that never existed. */
-export async function revokeOwnSession(q: Queryable, p: Principal, id: string): Promise<{ id: string; object: 'session'; deleted: true }> {
+export async function revokeOwnSession(
+  db: Db, p: Principal, id: string, origin: AuditOrigin, via: 'sign_out' | 'revoke',
+): Promise<{ id: string; object: 'session'; deleted: true }> {
   const { accountId } = requireSession(p);
-  if (!(await revokeAccountSession(q, accountId, id))) throw new ApiError('resource_not_found', `No such session: '${id}'`, 'id');
-  // audit: session.revoked
-  return { id, object: 'session', deleted: true };
+  return db.tx(async (q) => {
+    if (!(await revokeAccountSession(q, accountId, id))) throw new ApiError('resource_not_found', `No such session: '${id}'`, 'id');
+    // In the chain of the organization the revoking session acts in: the person's own act, as their sign-in was.
+    await recordAudit(q, { ...origin, organizationId: p.organizationId, action: 'session.revoked', target: { type: 'session', id }, before: { session_id: id }, after: { via } });
+    return { id, object: 'session', deleted: true };
+  });
 }
 
 /** The session acts as the person's membership of another organization, or in the other mode, from its next request. */
 export async function switchOwnSession(
-  q: Queryable, p: Principal, to: { organization_id?: string | undefined; mode?: Mode | undefined },
+  db: Db, p: Principal, to: { organization_id?: string | undefined; mode?: Mode | undefined }, origin: AuditOrigin,
 ): Promise<SessionView> {
+  return db.tx((q) => switchIn(q, p, to, origin));
+}
+
+async function switchIn(q: Queryable, p: Principal, to: { organization_id?: string | undefined; mode?: Mode | undefined }, origin: AuditOrigin): Promise<SessionView> {
   const { sessionId, accountId } = requireSession(p);
   const orgId = to.organization_id ?? p.organizationId;
   const member = await findMembership(q, accountId, orgId);
@@ -244,7 +254,17 @@ export async function switchOwnSession(
   }
   const keyId = await ensureKeyOf(q, member.member_id, orgId, mode);
   await switchSession(q, sessionId, member.member_id, mode);
-  // audit: session.switched
+  if (orgId === p.organizationId && mode === p.mode) return getSessionView(q, p);
+  // In the chain of the organization switched to: from here on the session acts there, as that membership.
+  await recordAudit(q, {
+    ...origin,
+    actor: { type: 'member', id: member.member_id },
+    organizationId: orgId,
+    action: 'session.switched',
+    target: { type: 'session', id: sessionId },
+    before: { organization_id: p.organizationId, mode: p.mode },
+    after: { organization_id: orgId, mode },
+  });
   return getSessionView(q, { ...p, keyId, userId: member.member_id, organizationId: orgId, role: member.role, mode });
 }
 

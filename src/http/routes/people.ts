@@ -138,9 +138,9 @@ export const switchSession = defineRoute({
     ),
     response: { 200: Session },
   },
-  handler: async ({ principal, body, deps }) => ({
+  handler: async ({ principal, body, deps, request }) => ({
     status: 200,
-    body: await switchOwnSession(deps.db, principal, { organization_id: body.organization_id, mode: body.mode as Mode | undefined }),
+    body: await switchOwnSession(deps.db, principal, { organization_id: body.organization_id, mode: body.mode as Mode | undefined }, requestOrigin(principal, request)),
   }),
 });
 
@@ -161,7 +161,7 @@ export const signOut = defineRoute({
       const found = await authenticateSession(deps.db, timeoutsOf(deps), token).catch(() => null);
       if (found) {
         assertCsrf(request, found.csrfToken);
-        await revokeOwnSession(deps.db, found.principal, found.principal.sessionId!);
+        await revokeOwnSession(deps.db, found.principal, found.principal.sessionId!, requestOrigin(found.principal, request), 'sign_out');
         id = found.principal.sessionId!;
       }
     }
@@ -191,7 +191,7 @@ export const deleteSession = defineRoute({
   tag: 'People',
   auth: { role: 'viewer', sessionOnly: true },
   schema: { params: IdParams, response: { 200: Deleted('session') } },
-  handler: async ({ principal, params, deps }) => ({ status: 200, body: await revokeOwnSession(deps.db, principal, params.id) }),
+  handler: async ({ principal, params, deps, request }) => ({ status: 200, body: await revokeOwnSession(deps.db, principal, params.id, requestOrigin(principal, request), 'revoke') }),
 });
 
 const Member = Type.Object(
