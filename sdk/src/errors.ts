@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   'email_taken',
   'model_unavailable',
   'invitation_invalid',
+  'file_expired',
   'payload_too_large',
   'unsupported_media_type',
   'idempotency_key_reused',

@@ -17,6 +17,17 @@ export interface DataPolicyChange {
   redact_fields?: string[];
   redact_patterns?: string[];
   request_log_days?: number;
+  /** null: kept forever (the default). */
+  generation_days?: number | null;
+  file_days?: number | null;
+}
+
+/** When what was kept `days` days expires: the oldest time still kept, and the day something made now goes. */
+function horizon(now: number, days: number | null) {
+  return {
+    oldest_kept_at: days === null ? null : new Date(now - days * DAY_MS).toISOString(),
+    written_today_expires_on: days === null ? null : utcDay(now + days * DAY_MS),
+  };
 }
 
 /** The policy as the organization sees it, with when what is kept now expires. */
@@ -27,13 +38,15 @@ export function toDataPolicyView(p: DataPolicyRow, now: number) {
     redact_fields: p.redact_fields,
     redact_patterns: p.redact_patterns,
     request_log_days: p.request_log_days,
+    generation_days: p.generation_days,
+    file_days: p.file_days,
     updated_at: p.updated_at?.toISOString() ?? null,
     expiry: {
-      request_log: {
-        // A row expires on its day plus the retention; its partition is dropped the day after.
-        oldest_kept_at: new Date(now - p.request_log_days * DAY_MS).toISOString(),
-        written_today_expires_on: utcDay(now + p.request_log_days * DAY_MS),
-      },
+      // A row expires on its day plus the retention; its partition is dropped the day after.
+      request_log: horizon(now, p.request_log_days) as { oldest_kept_at: string; written_today_expires_on: string },
+      // Prompts and files go at the first retention run (hourly) after their generation's time plus the days.
+      generation_records: horizon(now, p.generation_days),
+      files: horizon(now, p.file_days),
     },
   };
 }
@@ -49,7 +62,8 @@ function check(kind: 'field' | 'pattern', rules: string[] | undefined, param: st
 
 /**
  * Changes the organization's data policy. A shorter request log retention also removes the rows already kept
- * longer than it (their partitions give the disk back when their own day comes).
+ * longer than it (their partitions give the disk back when their own day comes); shorter generation and file
+ * retentions take effect at the next retention run.
  */
 export async function setDataPolicy(deps: DataPolicyPorts, organizationId: string, change: DataPolicyChange): Promise<DataPolicyRow> {
   check('field', change.redact_fields, 'redact_fields');
@@ -61,8 +75,8 @@ export async function setDataPolicy(deps: DataPolicyPorts, organizationId: strin
     redact_fields: change.redact_fields ?? current.redact_fields,
     redact_patterns: change.redact_patterns ?? current.redact_patterns,
     request_log_days: change.request_log_days ?? current.request_log_days,
-    generation_days: current.generation_days,
-    file_days: current.file_days,
+    generation_days: change.generation_days !== undefined ? change.generation_days : current.generation_days,
+    file_days: change.file_days !== undefined ? change.file_days : current.file_days,
   });
   if (next.request_log_days < current.request_log_days) {
     await deleteRequestLogBefore(deps.db, next.organization_seq, new Date(deps.clock.now() - next.request_log_days * DAY_MS));
