@@ -117,7 +117,7 @@ function suite(backend: BackendName, store: 'disk' | 's3') {
       expect((await api('GET', `/v1/uploads/${up.body.id}`, { key: org.live })).body.status).toBe('uploaded');
       uploads.push(up.body.id);
     }
-    const gens: Array<{ id: string; outputs: Array<{ url: string }> }> = [];
+    const gens: Array<{ id: string; charged_credits: number; outputs: Array<{ url: string }> }> = [];
     const make = async (path: string, body: Record<string, unknown>) => {
       const res = await api('POST', path, { key: org.live, body });
       expect(res.status, JSON.stringify(res.body)).toBe(200);

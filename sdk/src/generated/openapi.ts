@@ -85,7 +85,7 @@ export interface paths {
         head?: never;
         /**
          * Change the organization's data policy (owner keys only)
-         * @description Fields left out keep their value. A shorter `request_log_days` also removes the rows already older than it. A change reaches every node within 5 seconds.
+         * @description Fields left out keep their value; `generation_days` and `file_days` take null to keep forever. A shorter `request_log_days` also removes the rows already older than it; prompts and files past a new `generation_days` or `file_days` are removed at the next retention run (hourly). A change reaches every node within 5 seconds.
          */
         patch: operations["updateDataPolicy"];
         trace?: never;
@@ -1339,7 +1339,7 @@ export interface paths {
         };
         /**
          * Download a generated file (presigned URL)
-         * @description The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL. A file moderation blocked answers 451 `content_blocked`; one whose verdict is pending, 409 `moderation_pending`.
+         * @description The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL. A file moderation blocked answers 451 `content_blocked`; one whose verdict is pending, 409 `moderation_pending`; one the organization's retention (`file_days`) deleted, 410 `file_expired`.
          */
         get: operations["getFile"];
         put?: never;
@@ -1440,7 +1440,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "model_unavailable" | "invitation_invalid" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "model_unavailable" | "invitation_invalid" | "file_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -2017,6 +2017,8 @@ export interface operations {
                         redact_patterns: string[];
                         /** @description Days the request log keeps a row (default 30). */
                         request_log_days: number;
+                        generation_days: number | null;
+                        file_days: number | null;
                         updated_at: string | null;
                         expiry: {
                             request_log: {
@@ -2030,6 +2032,14 @@ export interface operations {
                                  * @description The day a row written now is removed.
                                  */
                                 written_today_expires_on: string;
+                            };
+                            generation_records: {
+                                oldest_kept_at: string | null;
+                                written_today_expires_on: string | null;
+                            };
+                            files: {
+                                oldest_kept_at: string | null;
+                                written_today_expires_on: string | null;
                             };
                         };
                     };
@@ -2103,6 +2113,8 @@ export interface operations {
                     redact_patterns?: string[];
                     /** @description Days the request log keeps a row (default 30). */
                     request_log_days?: number;
+                    generation_days?: number | null;
+                    file_days?: number | null;
                 };
             };
         };
@@ -2127,6 +2139,8 @@ export interface operations {
                         redact_patterns: string[];
                         /** @description Days the request log keeps a row (default 30). */
                         request_log_days: number;
+                        generation_days: number | null;
+                        file_days: number | null;
                         updated_at: string | null;
                         expiry: {
                             request_log: {
@@ -2140,6 +2154,14 @@ export interface operations {
                                  * @description The day a row written now is removed.
                                  */
                                 written_today_expires_on: string;
+                            };
+                            generation_records: {
+                                oldest_kept_at: string | null;
+                                written_today_expires_on: string | null;
+                            };
+                            files: {
+                                oldest_kept_at: string | null;
+                                written_today_expires_on: string | null;
                             };
                         };
                     };
@@ -5212,7 +5234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5770,7 +5792,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -5786,6 +5808,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -5852,7 +5876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6009,7 +6033,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -6025,6 +6049,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -6092,7 +6118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6231,7 +6257,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -6247,6 +6273,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -6313,7 +6341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6461,7 +6489,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -6477,6 +6505,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -6543,7 +6573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6689,7 +6719,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -6705,6 +6735,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -6771,7 +6803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6912,7 +6944,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -6928,6 +6960,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -6994,7 +7028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7209,7 +7243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7422,7 +7456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7636,7 +7670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7829,7 +7863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8062,7 +8096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8366,7 +8400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8521,7 +8555,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -8537,6 +8571,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -8603,7 +8639,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8750,7 +8786,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -8766,6 +8802,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -8832,7 +8870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8944,7 +8982,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -8960,6 +8998,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -9083,7 +9123,7 @@ export interface operations {
                                 duration_s: string | null;
                                 /**
                                  * Format: uri
-                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                                  */
                                 url: string;
                                 /** @enum {string} */
@@ -9099,6 +9139,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             completed_at: string | null;
+                            prompt_expired_at: string | null;
+                            files_expired_at: string | null;
                             message?: {
                                 /** @constant */
                                 role: "assistant";
@@ -9216,7 +9258,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -9232,6 +9274,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -9374,7 +9418,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -9390,6 +9434,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -9655,7 +9701,7 @@ export interface operations {
                                 duration_s: string | null;
                                 /**
                                  * Format: uri
-                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                                  */
                                 url: string;
                                 /** @enum {string} */
@@ -9671,6 +9717,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             completed_at: string | null;
+                            prompt_expired_at: string | null;
+                            files_expired_at: string | null;
                             message?: {
                                 /** @constant */
                                 role: "assistant";
@@ -9742,7 +9790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9864,7 +9912,7 @@ export interface operations {
                                 duration_s: string | null;
                                 /**
                                  * Format: uri
-                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                                  */
                                 url: string;
                                 /** @enum {string} */
@@ -9880,6 +9928,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             completed_at: string | null;
+                            prompt_expired_at: string | null;
+                            files_expired_at: string | null;
                             message?: {
                                 /** @constant */
                                 role: "assistant";
@@ -10030,7 +10080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -11606,6 +11656,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         uploaded_at: string | null;
+                        file_expired_at: string | null;
                         /** @description PUT the file here within 15 minutes; no API key needed. Returned only at creation. */
                         upload_url: string;
                         /** @constant */
@@ -11724,6 +11775,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         uploaded_at: string | null;
+                        file_expired_at: string | null;
                     };
                 };
             };
@@ -11836,6 +11888,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         uploaded_at: string | null;
+                        file_expired_at: string | null;
                     };
                 };
             };
@@ -11868,6 +11921,15 @@ export interface operations {
             };
             /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11957,6 +12019,15 @@ export interface operations {
             };
             /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
