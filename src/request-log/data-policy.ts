@@ -1,6 +1,7 @@
 import { DAY_MS, utcDay, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { upsertDataPolicy, type DataPolicyRow } from '../store/data-policies.js';
+import { recordAudit, type AuditOrigin } from '../domain/audit.js';
 import type { Db } from '../store/db.js';
 import { deleteRequestLogBefore } from '../store/request-log.js';
 import type { DataPolicyCache } from './policies.js';
@@ -51,6 +52,11 @@ export function toDataPolicyView(p: DataPolicyRow, now: number) {
   };
 }
 
+function auditedPolicy(p: DataPolicyRow) {
+  const { organization_id: _id, organization_seq: _seq, updated_at: _at, ...kept } = p;
+  return kept;
+}
+
 function check(kind: 'field' | 'pattern', rules: string[] | undefined, param: string): void {
   if (rules === undefined) return;
   if (rules.length > MAX_RULES) throw new ApiError('parameter_invalid', `At most ${MAX_RULES} ${param}.`, param);
@@ -65,11 +71,13 @@ function check(kind: 'field' | 'pattern', rules: string[] | undefined, param: st
  * longer than it (their partitions give the disk back when their own day comes); shorter generation and file
  * retentions take effect at the next retention run.
  */
-export async function setDataPolicy(deps: DataPolicyPorts, organizationId: string, change: DataPolicyChange): Promise<DataPolicyRow> {
+export async function setDataPolicy(deps: DataPolicyPorts, organizationId: string, change: DataPolicyChange, origin: AuditOrigin): Promise<DataPolicyRow> {
   check('field', change.redact_fields, 'redact_fields');
   check('pattern', change.redact_patterns, 'redact_patterns');
   const current = await deps.dataPolicies.get(organizationId);
-  const next = await upsertDataPolicy(deps.db, {
+  // The change and its audit entry (`data_policy.updated`) are one transaction.
+  const next = await deps.db.tx(async (q) => {
+    const written = await upsertDataPolicy(q, {
     organization_id: organizationId,
     capture: change.capture ?? current.capture,
     redact_fields: change.redact_fields ?? current.redact_fields,
@@ -77,6 +85,12 @@ export async function setDataPolicy(deps: DataPolicyPorts, organizationId: strin
     request_log_days: change.request_log_days ?? current.request_log_days,
     generation_days: change.generation_days !== undefined ? change.generation_days : current.generation_days,
     file_days: change.file_days !== undefined ? change.file_days : current.file_days,
+    });
+    await recordAudit(q, {
+      ...origin, organizationId, action: 'data_policy.updated', target: { type: 'data_policy', id: organizationId },
+      before: auditedPolicy(current), after: auditedPolicy(written),
+    });
+    return written;
   });
   if (next.request_log_days < current.request_log_days) {
     await deleteRequestLogBefore(deps.db, next.organization_seq, new Date(deps.clock.now() - next.request_log_days * DAY_MS));

@@ -99,6 +99,9 @@ function suite(backend: BackendName, store: 'disk' | 's3') {
     expect(set.body).toMatchObject({ file_days: 30, generation_days: null });
     const reset = await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { file_days: null } });
     expect(reset.body.file_days).toBeNull();
+    // Each change is in the organization's audit log, with the values before and after; a refused one is not.
+    const audit = (await api('GET', '/v1/audit-events?action=data_policy.updated', { key: org.live })).body.data as Array<{ before: { file_days: number | null }; after: { file_days: number | null } }>;
+    expect(audit.map((e) => [e.before.file_days, e.after.file_days])).toEqual([[30, null], [null, 30]]);
   });
 
   it('with retention of 1 day and the clock moved forward, the files are gone from disk and S3 and answer 410, and the usage report is unchanged', async () => {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { setDataPolicy, toDataPolicyView, type DataPolicyChange } from '../../request-log/data-policy.js';
 import { MAX_PATTERN_LENGTH, MAX_RULES } from '../../request-log/redaction.js';
+import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 import { Nullable, Timestamp } from '../schemas.js';
 
@@ -100,8 +101,8 @@ export const updateDataPolicy = defineRoute({
     ),
     response: { 200: DataPolicy },
   },
-  handler: async ({ principal, body, deps }) => ({
+  handler: async ({ principal, body, deps, request }) => ({
     status: 200,
-    body: toDataPolicyView(await setDataPolicy(deps, principal.organizationId, body as DataPolicyChange), deps.clock.now()),
+    body: toDataPolicyView(await setDataPolicy(deps, principal.organizationId, body as DataPolicyChange, requestOrigin(principal, request)), deps.clock.now()),
   }),
 });
