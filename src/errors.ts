@@ -41,6 +41,7 @@ export const ERROR_TABLE = {
   email_taken: { status: 409, type: 'invalid_request_error' },
   model_unavailable: { status: 410, type: 'invalid_request_error' },
   invitation_invalid: { status: 410, type: 'invalid_request_error' },
+  file_expired: { status: 410, type: 'invalid_request_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   idempotency_key_reused: { status: 422, type: 'idempotency_error' },

@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   'email_taken',
   'model_unavailable',
   'invitation_invalid',
+  'file_expired',
   'payload_too_large',
   'unsupported_media_type',
   'idempotency_key_reused',
@@ -147,7 +148,7 @@ export class NotFoundError extends APIError {
 export class ConflictError extends APIError {
   override name = 'ConflictError';
 }
-/** 410: the model was delisted (`model_unavailable`). */
+/** 410: the model was delisted (`model_unavailable`), or the file was deleted under the organization's retention (`file_expired`). */
 export class GoneError extends APIError {
   override name = 'GoneError';
 }

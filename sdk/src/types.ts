@@ -128,6 +128,9 @@ export type InvitationCreateParams = RequestBody<'createInvitation'>;
 export type Webhook = ResponseBody<'getWebhook'>;
 /** One row of the request log (GET /v1/requests). */
 export type RequestRecord = ResponseBody<'listRequests'>['data'][number];
+/** What the organization keeps and for how long (GET /v1/organization/data-policy). */
+export type DataPolicy = ResponseBody<'getDataPolicy'>;
+export type DataPolicyUpdateParams = RequestBody<'updateDataPolicy'>;
 /** The answer of POST /v1/webhooks: the webhook with its `secret`, shown only here. */
 export type CreatedWebhook = ResponseBody<'createWebhook', 201>;
 export type WebhookCreateParams = RequestBody<'createWebhook'>;

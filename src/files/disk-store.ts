@@ -1,7 +1,7 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { assertBlobKey, type BlobStore } from './types.js';
+import { assertBlobKey, MAX_DELETE_BATCH, type BlobStore } from './types.js';
 
 /** Blobs as files under one directory; the content type is kept in a sidecar file. */
 export class DiskBlobStore implements BlobStore {
@@ -44,6 +44,15 @@ export class DiskBlobStore implements BlobStore {
     const p = this.path(key);
     await rm(p, { force: true });
     await rm(`${p}.type`, { force: true });
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    if (keys.length > MAX_DELETE_BATCH) throw new Error(`at most ${MAX_DELETE_BATCH} keys a call`);
+    await Promise.all(keys.map((k) => this.delete(k)));
+    // A generation's outputs share a directory (outputs/gen_…/): once they are gone it goes too, so retention leaves
+    // no empty directories behind. A directory still holding something is left.
+    const dirs = new Set(keys.map((k) => dirname(this.path(k))).filter((d) => d !== this.root));
+    await Promise.all([...dirs].map((d) => rmdir(d).catch(() => {})));
   }
 
   /** The directory can be written (a full or read-only disk fails here rather than in a generation). */

@@ -26,9 +26,10 @@ export interface FileLinks {
   /**
    * A fresh URL of a generation output (`fileName` is its public name, `out_….png`). A `held` file (moderation
    * blocked it, or its verdict is pending) always gets mmgen's own URL, which answers 451 or 409: never a presigned
-   * URL straight to S3, which would hand out the bytes.
+   * URL straight to S3, which would hand out the bytes. An `expired` file (retention deleted it) gets mmgen's URL
+   * too, which answers 410 `file_expired` where S3 would answer its own 404.
    */
-  output(o: { fileName: string; blobKey: string; mime: string; held?: boolean }): Promise<string>;
+  output(o: { fileName: string; blobKey: string; mime: string; held?: boolean; expired?: boolean }): Promise<string>;
   upload(id: string, contentType: string, sizeBytes: number, ttlSeconds: number): Promise<UploadTarget>;
 }
 
@@ -50,7 +51,7 @@ export function createFileLinks(config: Config, signer: UrlSigner, blobs: BlobSt
     };
   }
   return {
-    output: async (o) => (o.held ? signer.sign(`/files/${o.fileName}`) : presigner.getUrl(o.blobKey, DEFAULT_URL_TTL_SECONDS, o.mime)),
+    output: async (o) => (o.held || o.expired ? signer.sign(`/files/${o.fileName}`) : presigner.getUrl(o.blobKey, DEFAULT_URL_TTL_SECONDS, o.mime)),
     upload: async (id, contentType, sizeBytes, ttlSeconds) => {
       const url = await presigner.putUrl(incomingUploadKey(id), ttlSeconds, contentType, sizeBytes);
       return { url, headers: { 'Content-Type': contentType, 'Content-Length': String(sizeBytes) }, expiresAt: presignedExpiry(url), direct: true };

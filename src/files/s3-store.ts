@@ -1,7 +1,7 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config.js';
-import { assertBlobKey, type BlobPresigner, type BlobStore } from './types.js';
+import { assertBlobKey, MAX_DELETE_BATCH, type BlobPresigner, type BlobStore } from './types.js';
 
 type Credentials = S3ClientConfig['credentials'];
 
@@ -85,6 +85,17 @@ export class S3BlobStore implements BlobStore {
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
+  }
+
+  /** One DeleteObjects request (S3 answers a missing key as deleted); a key S3 could not delete fails the call. */
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    if (keys.length > MAX_DELETE_BATCH) throw new Error(`at most ${MAX_DELETE_BATCH} keys a call`);
+    const r = await this.client.send(
+      new DeleteObjectsCommand({ Bucket: this.config.bucket, Delete: { Objects: keys.map((k) => ({ Key: this.objectKey(k) })), Quiet: true } }),
+    );
+    const failed = (r.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+    if (failed.length > 0) throw new Error(`S3 could not delete ${failed.length} of ${keys.length} objects: ${failed[0]!.Key} (${failed[0]!.Code})`);
   }
 
   async ping(): Promise<void> {

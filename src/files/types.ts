@@ -1,7 +1,8 @@
 /**
  * Files glossary
  * - blob: the bytes of a stored file, under a key like `outputs/gen_…/out_….png`.
- *   Files are kept; only the URLs that point at them expire.
+ *   Files are kept as long as the organization's `file_days` says (forever by
+ *   default); the URLs that point at them expire sooner.
  * - signed URL: `{public_url}/files/{name}?expires=…&signature=…`, an HMAC over
  *   the path and the expiry, made afresh every time a generation is read and
  *   served by mmgen from the blob store.
@@ -16,11 +17,16 @@ export interface BlobStore {
   get(key: string): Promise<{ bytes: Buffer; contentType: string } | null>;
   /** Deleting a blob that does not exist is not an error. */
   delete(key: string): Promise<void>;
+  /** Deletes up to MAX_DELETE_BATCH blobs in as few round trips as the store allows; missing ones are not an error. */
+  deleteMany(keys: readonly string[]): Promise<void>;
   /** Throws when the store cannot be reached or used (readiness). */
   ping(): Promise<void>;
   /** URLs that reach the store directly, for stores that can make them (S3). */
   readonly presigner?: BlobPresigner;
 }
+
+/** S3's DeleteObjects takes at most 1000 keys a request. */
+export const MAX_DELETE_BATCH = 1000;
 
 export interface BlobPresigner {
   /** A GET of `key` valid for ttlSeconds, answered with `contentType`. */

@@ -73,6 +73,8 @@ export interface UploadView {
   expires_at: string;
   created_at: string;
   uploaded_at: string | null;
+  /** When the organization's file retention deleted the file; null while kept. */
+  file_expired_at: string | null;
 }
 
 export interface CreatedUploadView extends UploadView {
@@ -96,7 +98,17 @@ function toView(r: UploadRow): UploadView {
     expires_at: r.expires_at.toISOString(),
     created_at: r.created_at.toISOString(),
     uploaded_at: r.uploaded_at ? r.uploaded_at.toISOString() : null,
+    file_expired_at: r.file_expired_at?.toISOString() ?? null,
   };
+}
+
+/** 410: retention deleted this upload's file (`param` names the field that gave its id, when one did). */
+function uploadExpired(row: UploadRow, param?: string): ApiError {
+  return new ApiError(
+    'file_expired',
+    `Upload ${row.id}'s file was deleted on ${row.file_expired_at!.toISOString()} under the organization's file retention (file_days); upload it again.`,
+    param,
+  );
 }
 
 export const uploadPath = (id: string): string => `/uploads/${id}`;
@@ -127,7 +139,7 @@ function uploadOf(deps: Pick<UploadPorts, 'db'>, principal: Principal, id: strin
 export async function getUpload(deps: UploadPorts, principal: Principal, id: string): Promise<UploadView> {
   let row = await uploadOf(deps, principal, id);
   if (!row) throw notFound('upload', id);
-  if (row.status === 'pending' && directUploads(deps)) {
+  if (row.status === 'pending' && directUploads(deps) && !row.file_expired_at) {
     // A file that fails the checks leaves the upload pending; using it in a generation says why.
     row = await completeDirectUpload(deps, row).catch((err: unknown) => {
       if (err instanceof ApiError) return row!;
@@ -190,6 +202,7 @@ export async function receiveUpload(
   const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
   const row = await findUpload(deps.db, id);
   if (!row) throw notFound('upload', id);
+  if (row.file_expired_at) throw uploadExpired(row);
   if (row.status === 'uploaded') return repeatedPut(row, bytes);
   const checked = await checkUploadBytes(row, contentType, bytes);
   const done = await storeUpload(deps, row, checked.bytes, checked.probe);
@@ -250,6 +263,8 @@ async function storeUpload(deps: Pick<ReceiveUploadPorts, 'blobs' | 'db'>, row: 
   // The row lock makes two racing PUTs take turns, so the blob always holds the bytes the row describes.
   return deps.db.tx(async (q) => {
     const locked = (await lockUpload(q, id))!;
+    // Retention took it while the bytes were being checked: nothing is stored for a row that says it is gone.
+    if (locked.file_expired_at) throw uploadExpired(locked);
     if (locked.status === 'uploaded') return locked;
     await deps.blobs.put(blobKey, bytes, row.content_type);
     return markUploaded(q, id, { sizeBytes: bytes.length, width: probe.width, height: probe.height, durationMs: probe.durationMs, blobKey, sha256: digest });
@@ -351,6 +366,7 @@ export async function audioFromUpload(deps: UploadPorts, principal: Principal, i
 async function uploadedFile(deps: UploadPorts, principal: Principal, id: string, param: string): Promise<{ row: UploadRow; blob: { bytes: Buffer } }> {
   let row = await uploadOf(deps, principal, id);
   if (!row) throw new ApiError('resource_not_found', `No such upload: '${id}'`, param);
+  if (row.file_expired_at) throw uploadExpired(row, param);
   if (row.status === 'pending' && directUploads(deps)) {
     const pending = row;
     row = await completeDirectUpload(deps, pending).catch((err: unknown) => {

@@ -253,7 +253,7 @@ function insertedRow(deps: Pick<AcceptStatementPorts, 'nodeId'>, a: PreparedGene
     charged_credits: 0, refunded_credits: 0, cache_hit: false, cache_key: a.cacheKey, attempt: 1, provider: a.provider,
     upstream_id: null, upstream_history: [], result: resultJson === null ? null : (JSON.parse(resultJson) as GenerationRow['result']),
     error: null, progress: null, comparison_id: a.comparisonId, runner_node: a.sync ? deps.nodeId : null, version: 1,
-    created_at: createdAt, started_at: a.sync ? createdAt : null, completed_at: null,
+    created_at: createdAt, started_at: a.sync ? createdAt : null, completed_at: null, prompt_expired_at: null, files_expired_at: null,
   };
 }
 
@@ -261,6 +261,8 @@ function insertedRow(deps: Pick<AcceptStatementPorts, 'nodeId'>, a: PreparedGene
 export function cacheEntryKey(organizationId: string, mode: string, cacheKey: string): string {
   return `cache:${organizationId}:${mode}:${cacheKey}`;
 }
+
+const NO_CACHE_SOURCE = new Error('the cache source expired');
 
 async function cachedCopy(
   deps: Pick<CreateGenerationPorts, 'db' | 'metrics'>,
@@ -275,10 +277,10 @@ async function cachedCopy(
   const outputs = (await selectOutputs(deps.db, [source.id])).get(source.id) ?? [];
   const id = newId('gen');
   // The files are shared: the copy's outputs point at the same blobs.
-  await deps.db.tx(async (q) => {
+  const copied = await deps.db.tx(async (q) => {
     // Free, but still one generation per key: the copy is named on the claim like any acceptance.
     if (input.claim && !(await linkIdempotencyClaim(q, input.claim, id))) throw claimLost();
-    await insertCacheCopy(
+    const made = await insertCacheCopy(
       q,
       {
         id, organizationId: principal.organizationId, apiKeyId: principal.keyId, mode: principal.mode, modality: input.modality,
@@ -287,7 +289,14 @@ async function cachedCopy(
       source,
       outputs,
     );
+    // Retention took the source meanwhile: undo the claim's link, and the request runs as if there were no cache.
+    if (!made) throw NO_CACHE_SOURCE;
+    return true;
+  }).catch((err: unknown) => {
+    if (err === NO_CACHE_SOURCE) return false;
+    throw err;
   });
+  if (!copied) return null;
   deps.metrics.generationsAccepted.inc({ modality: input.modality, cache_hit: 'true' });
   deps.metrics.generationsFinished.inc({ modality: input.modality, status: 'succeeded' });
   return (await selectGeneration(deps.db, id))!;

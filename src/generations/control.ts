@@ -75,6 +75,10 @@ export async function retryGeneration(deps: RetryPorts, principal: Principal, id
     if (g.error?.code === 'content_blocked') {
       throw new ApiError('generation_not_retryable', `Moderation blocked every output of ${id}; send a new request instead.`, 'id');
     }
+    // Its request's text or input files are gone (the organization's retention): there is nothing left to send again.
+    if (g.prompt_expired_at || g.files_expired_at) {
+      throw new ApiError('generation_not_retryable', `The prompt or files of ${id} were removed under the organization's retention; send a new request instead.`, 'id');
+    }
     const attempt = g.attempt + 1;
     const history = [...g.upstream_history, { attempt: g.attempt, provider: g.provider, upstream_id: g.upstream_id }];
     if (g.price_credits > 0) {

@@ -40,7 +40,8 @@ export function outputFileName(o: Pick<OutputRow, 'id' | 'mime'>): string {
   return `${o.id}.${extensionForMime(o.mime) ?? 'bin'}`;
 }
 
-export async function toOutputView(o: OutputRow, links: FileLinks): Promise<OutputView> {
+/** `filesExpired`: retention deleted the file (its generation's files_expired_at), so its URL is mmgen's, answering 410. */
+export async function toOutputView(o: OutputRow, links: FileLinks, filesExpired = false): Promise<OutputView> {
   return {
     id: o.id,
     type: o.type,
@@ -48,7 +49,7 @@ export async function toOutputView(o: OutputRow, links: FileLinks): Promise<Outp
     width: o.width,
     height: o.height,
     duration_s: o.duration_s,
-    url: await links.output({ fileName: outputFileName(o), blobKey: o.blob_key, mime: o.mime, held: o.moderation_status === 'blocked' || o.moderation_status === 'pending' }),
+    url: await links.output({ fileName: outputFileName(o), blobKey: o.blob_key, mime: o.mime, held: o.moderation_status === 'blocked' || o.moderation_status === 'pending', expired: filesExpired }),
     moderation_status: o.moderation_status,
   };
 }
@@ -67,12 +68,14 @@ export async function toGenerationView(g: GenerationRow, outputs: OutputRow[], l
     refunded_credits: g.refunded_credits,
     price_version: g.price_version ?? null,
     cache_hit: g.cache_hit,
-    outputs: await Promise.all(outputs.sort((a, b) => a.position - b.position).map((o) => toOutputView(o, links))),
+    outputs: await Promise.all(outputs.sort((a, b) => a.position - b.position).map((o) => toOutputView(o, links, g.files_expired_at !== null))),
     error: g.error,
     comparison_id: g.comparison_id,
     livemode: g.mode === 'live',
     created_at: g.created_at.toISOString(),
     completed_at: g.completed_at ? g.completed_at.toISOString() : null,
+    prompt_expired_at: g.prompt_expired_at?.toISOString() ?? null,
+    files_expired_at: g.files_expired_at?.toISOString() ?? null,
   };
   if (MODALITY_RULES[g.modality].replyInView) {
     view.message = g.result?.message ?? null;

@@ -3,6 +3,7 @@ import { utcDay, type Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import { dropRequestLogPartitionsBefore, listRequestLogPartitions, selectPartitionPayloads } from '../store/request-log.js';
 import type { BlobStore } from '../files/types.js';
+import { runGenerationRetention, type GenerationRetentionResult } from '../generations/retention.js';
 import type { RequestLogRecorder } from './recorder.js';
 
 export interface RetentionPorts {
@@ -15,10 +16,11 @@ export interface RetentionPorts {
 
 /**
  * What each organization chose not to keep, removed: the request log's partitions whose expiry day has passed are
- * dropped whole (their disk is given back at once). Every node runs it; the statements serialize on a lock, and a
- * second run finds nothing left to do.
+ * dropped whole (their disk is given back at once), then generations' prompts and files past the organization's
+ * `generation_days` and `file_days` (generations/retention.ts). Every node runs it; the statements serialize on
+ * locks, and a second run finds nothing left to do.
  */
-export async function runRetention(deps: RetentionPorts): Promise<{ requestLogDaysDropped: string[] }> {
+export async function runRetention(deps: RetentionPorts): Promise<{ requestLogDaysDropped: string[]; generations: GenerationRetentionResult }> {
   const today = utcDay(deps.clock.now());
   // Captured payloads first: a partition dropped before its blobs were deleted would leave them with no reference.
   for (const p of await listRequestLogPartitions(deps.db)) {
@@ -27,7 +29,8 @@ export async function runRetention(deps: RetentionPorts): Promise<{ requestLogDa
   }
   const requestLogDaysDropped = await dropRequestLogPartitionsBefore(deps.db, today);
   if (requestLogDaysDropped.length > 0) deps.requestLog.forgetPartitions();
-  return { requestLogDaysDropped };
+  const generations = await runGenerationRetention(deps);
+  return { requestLogDaysDropped, generations };
 }
 
 /** Runs retention every `intervalMs` (and once soon after start), never two at once. */

@@ -46,6 +46,10 @@ export interface GenerationRow {
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
+  /** When retention removed the prompt and the request's text (migration 0061); null while kept. */
+  prompt_expired_at: Date | null;
+  /** When retention deleted its input and output files; null while kept. */
+  files_expired_at: Date | null;
 }
 
 export interface OutputRow {
@@ -159,8 +163,15 @@ export async function selectComparisonChildren(q: Queryable, comparisonId: strin
 }
 
 /** Where an output's bytes are, for serving a signed file URL. */
-export async function selectOutputBlob(q: Queryable, outputId: string): Promise<{ blob_key: string; mime: string; moderation_status: string } | null> {
-  const r = await q.query<{ blob_key: string; mime: string; moderation_status: string }>('SELECT blob_key, mime, moderation_status FROM generation_outputs WHERE id = $1', [outputId]);
+export async function selectOutputBlob(
+  q: Queryable,
+  outputId: string,
+): Promise<{ blob_key: string; mime: string; moderation_status: string; files_expired_at: Date | null } | null> {
+  const r = await q.query<{ blob_key: string; mime: string; moderation_status: string; files_expired_at: Date | null }>(
+    `SELECT o.blob_key, o.mime, o.moderation_status, g.files_expired_at
+       FROM generation_outputs o JOIN generations g ON g.id = o.generation_id WHERE o.id = $1`,
+    [outputId],
+  );
   return r.rows[0] ?? null;
 }
 
@@ -168,6 +179,7 @@ export async function selectOutputBlob(q: Queryable, outputId: string): Promise<
 export async function selectCacheSource(q: Queryable, organizationId: string, mode: Mode, cacheKey: string): Promise<GenerationRow | null> {
   const r = await q.query<GenerationRow>(
     `SELECT * FROM generations WHERE organization_id = $1 AND mode = $2 AND cache_key = $3 AND status = 'succeeded'
+       AND prompt_expired_at IS NULL AND files_expired_at IS NULL
      ORDER BY seq DESC LIMIT 1`,
     [organizationId, mode, cacheKey],
   );
@@ -187,7 +199,11 @@ export async function insertCacheCopy(
   },
   source: GenerationRow,
   outputs: readonly OutputRow[],
-): Promise<void> {
+): Promise<boolean> {
+  // The source is held until the copy commits, so retention cannot delete the files the copy is about to share; one
+  // whose prompt or files retention took meanwhile is no source (false: nothing written).
+  const held = await q.query('SELECT 1 FROM generations WHERE id = $1 AND prompt_expired_at IS NULL AND files_expired_at IS NULL FOR SHARE', [source.id]);
+  if (held.rows.length === 0) return false;
   await q.query(
     `INSERT INTO generations (id, organization_id, api_key_id, mode, modality, model, status, sync, prompt, params,
        cache_hit, cache_key, provider, result, started_at, completed_at)
@@ -207,4 +223,5 @@ export async function insertCacheCopy(
     id: copy.eventId, organizationId: copy.organizationId, mode: copy.mode, type: 'generation.completed',
     data: { generation_id: copy.id, modality: copy.modality, status: 'succeeded', charged_credits: 0 },
   });
+  return true;
 }

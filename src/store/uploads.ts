@@ -17,6 +17,8 @@ export interface UploadRow {
   expires_at: Date;
   created_at: Date;
   uploaded_at: Date | null;
+  /** When retention deleted the file (migration 0061); null while kept. */
+  file_expired_at: Date | null;
 }
 
 export interface NewUpload {
@@ -40,7 +42,7 @@ export interface ReceivedFile {
   sha256: string;
 }
 
-const COLUMNS = 'id, organization_id, mode, content_type, size_bytes, status, width, height, duration_ms, blob_key, sha256, expires_at, created_at, uploaded_at';
+const COLUMNS = 'id, organization_id, mode, content_type, size_bytes, status, width, height, duration_ms, blob_key, sha256, expires_at, created_at, uploaded_at, file_expired_at';
 
 export async function insertUpload(q: Queryable, u: NewUpload): Promise<UploadRow> {
   const r = await q.query<UploadRow>(

@@ -231,6 +231,29 @@ describe('the dashboard in a browser [pglite]', () => {
     await shot(page, 'compare');
   }, 40_000);
 
+  it("sets the organization's retention on the Requests page and shows the day what is made today goes", async () => {
+    const p = watch(await context.newPage(), 'retention');
+    await signIn(p, org.live);
+    await go(p, '/requests');
+    const row = (kind: string) => p.locator(`[data-testid=retention] tr[data-kind=${kind}] td`);
+    await expect.poll(() => row('file_days').nth(1).textContent()).toBe('forever');
+    await p.locator('#ret-file_days').fill('7');
+    await p.locator('#ret-generation_days').fill('0');
+    await p.getByRole('button', { name: 'Save retention' }).click();
+    // The server's refusal lands on the field it names.
+    await expect.poll(() => p.locator('#ret-generation_days-error').textContent()).toMatch(/generation_days|1/);
+    await p.locator('#ret-generation_days').fill('');
+    await p.getByRole('button', { name: 'Save retention' }).click();
+    await expect.poll(() => row('file_days').nth(1).textContent()).toBe('7');
+    const day = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    expect(await row('file_days').nth(2).textContent()).toBe(day);
+    expect(await row('generation_days').nth(1).textContent()).toBe('forever');
+    const policy = (await api()('GET', '/v1/organization/data-policy', { key: org.live })).body;
+    expect(policy).toMatchObject({ file_days: 7, generation_days: null, request_log_days: 30 });
+    await api()('PATCH', '/v1/organization/data-policy', { key: org.live, body: { file_days: null } });
+    await p.close();
+  });
+
   it('lists generations and shows one with its media, credits and actions', async () => {
     await go(page, '/generations');
     await expect.poll(() => page.locator('.gallery-item').count()).toBe(4);

@@ -91,6 +91,19 @@ describe.each(Object.keys(kinds))('blob store: %s', (kind) => {
     await expect(t.store.delete('never/was')).resolves.toBeUndefined();
   });
 
+  it('deletes many in one call, missing ones included, and leaves the rest', async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `outputs/gen_dm/out_${i}`);
+    await Promise.all(keys.map((k) => t.store.put(k, Buffer.from(k), 'image/png')));
+    await t.store.put('outputs/gen_dm_kept/out_0', Buffer.from('kept'), 'image/png');
+    await t.store.deleteMany([...keys.slice(0, 29), 'outputs/gen_dm/never-was']);
+    for (const k of keys.slice(0, 29)) expect(await t.store.get(k), k).toBeNull();
+    expect((await t.store.get(keys[29]!))?.bytes.toString()).toBe(keys[29]);
+    expect((await t.store.get('outputs/gen_dm_kept/out_0'))?.bytes.toString()).toBe('kept');
+    await expect(t.store.deleteMany([])).resolves.toBeUndefined();
+    await expect(t.store.deleteMany(keys)).resolves.toBeUndefined();
+    expect(await t.store.get(keys[29]!)).toBeNull();
+  });
+
   it('keeps many blobs written at once apart, byte for byte (a 5 MiB one too)', async () => {
     const blobs = Array.from({ length: 24 }, (_, i) => ({ key: `outputs/gen_many/out_${i}`, bytes: randomBytes(i === 0 ? 5 * 1024 * 1024 : 1000 + i) }));
     await Promise.all(blobs.map((b) => t.store.put(b.key, b.bytes, 'application/octet-stream')));

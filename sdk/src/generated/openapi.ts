@@ -85,7 +85,7 @@ export interface paths {
         head?: never;
         /**
          * Change the organization's data policy (owner keys only)
-         * @description Fields left out keep their value. A shorter `request_log_days` also removes the rows already older than it. A change reaches every node within 5 seconds.
+         * @description Fields left out keep their value; `generation_days` and `file_days` take null to keep forever. A shorter `request_log_days` also removes the rows already older than it; prompts and files past a new `generation_days` or `file_days` are removed at the next retention run (hourly). A change reaches every node within 5 seconds.
          */
         patch: operations["updateDataPolicy"];
         trace?: never;
@@ -1443,7 +1443,7 @@ export interface paths {
         };
         /**
          * Download a generated file (presigned URL)
-         * @description The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL. A file moderation blocked answers 451 `content_blocked`; one whose verdict is pending, 409 `moderation_pending`.
+         * @description The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL. A file moderation blocked answers 451 `content_blocked`; one whose verdict is pending, 409 `moderation_pending`; one the organization's retention (`file_days`) deleted, 410 `file_expired`.
          */
         get: operations["getFile"];
         put?: never;
@@ -1544,7 +1544,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "model_unavailable" | "invitation_invalid" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "model_unavailable" | "invitation_invalid" | "file_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -2121,6 +2121,8 @@ export interface operations {
                         redact_patterns: string[];
                         /** @description Days the request log keeps a row (default 30). */
                         request_log_days: number;
+                        generation_days: number | null;
+                        file_days: number | null;
                         updated_at: string | null;
                         expiry: {
                             request_log: {
@@ -2134,6 +2136,14 @@ export interface operations {
                                  * @description The day a row written now is removed.
                                  */
                                 written_today_expires_on: string;
+                            };
+                            generation_records: {
+                                oldest_kept_at: string | null;
+                                written_today_expires_on: string | null;
+                            };
+                            files: {
+                                oldest_kept_at: string | null;
+                                written_today_expires_on: string | null;
                             };
                         };
                     };
@@ -2207,6 +2217,8 @@ export interface operations {
                     redact_patterns?: string[];
                     /** @description Days the request log keeps a row (default 30). */
                     request_log_days?: number;
+                    generation_days?: number | null;
+                    file_days?: number | null;
                 };
             };
         };
@@ -2231,6 +2243,8 @@ export interface operations {
                         redact_patterns: string[];
                         /** @description Days the request log keeps a row (default 30). */
                         request_log_days: number;
+                        generation_days: number | null;
+                        file_days: number | null;
                         updated_at: string | null;
                         expiry: {
                             request_log: {
@@ -2244,6 +2258,14 @@ export interface operations {
                                  * @description The day a row written now is removed.
                                  */
                                 written_today_expires_on: string;
+                            };
+                            generation_records: {
+                                oldest_kept_at: string | null;
+                                written_today_expires_on: string | null;
+                            };
+                            files: {
+                                oldest_kept_at: string | null;
+                                written_today_expires_on: string | null;
                             };
                         };
                     };
@@ -5319,7 +5341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6519,7 +6541,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -6535,6 +6557,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -6601,7 +6625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6758,7 +6782,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -6774,6 +6798,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -6841,7 +6867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6980,7 +7006,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -6996,6 +7022,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -7062,7 +7090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7210,7 +7238,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -7226,6 +7254,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -7292,7 +7322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7438,7 +7468,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -7454,6 +7484,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -7520,7 +7552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7661,7 +7693,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -7677,6 +7709,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -7743,7 +7777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7958,7 +7992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8171,7 +8205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8385,7 +8419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8578,7 +8612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8811,7 +8845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9115,7 +9149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9270,7 +9304,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -9286,6 +9320,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -9352,7 +9388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9499,7 +9535,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -9515,6 +9551,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -9581,7 +9619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9693,7 +9731,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -9709,6 +9747,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -9832,7 +9872,7 @@ export interface operations {
                                 duration_s: string | null;
                                 /**
                                  * Format: uri
-                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                                  */
                                 url: string;
                                 /** @enum {string} */
@@ -9848,6 +9888,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             completed_at: string | null;
+                            prompt_expired_at: string | null;
+                            files_expired_at: string | null;
                             message?: {
                                 /** @constant */
                                 role: "assistant";
@@ -9965,7 +10007,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -9981,6 +10023,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -10123,7 +10167,7 @@ export interface operations {
                             duration_s: string | null;
                             /**
                              * Format: uri
-                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                             * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                              */
                             url: string;
                             /** @enum {string} */
@@ -10139,6 +10183,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         completed_at: string | null;
+                        prompt_expired_at: string | null;
+                        files_expired_at: string | null;
                         message?: {
                             /** @constant */
                             role: "assistant";
@@ -10404,7 +10450,7 @@ export interface operations {
                                 duration_s: string | null;
                                 /**
                                  * Format: uri
-                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                                  */
                                 url: string;
                                 /** @enum {string} */
@@ -10420,6 +10466,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             completed_at: string | null;
+                            prompt_expired_at: string | null;
+                            files_expired_at: string | null;
                             message?: {
                                 /** @constant */
                                 role: "assistant";
@@ -10491,7 +10539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -10613,7 +10661,7 @@ export interface operations {
                                 duration_s: string | null;
                                 /**
                                  * Format: uri
-                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one.
+                                 * @description Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.
                                  */
                                 url: string;
                                 /** @enum {string} */
@@ -10629,6 +10677,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             completed_at: string | null;
+                            prompt_expired_at: string | null;
+                            files_expired_at: string | null;
                             message?: {
                                 /** @constant */
                                 role: "assistant";
@@ -10779,7 +10829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid */
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -12355,6 +12405,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         uploaded_at: string | null;
+                        file_expired_at: string | null;
                         /** @description PUT the file here within 15 minutes; no API key needed. Returned only at creation. */
                         upload_url: string;
                         /** @constant */
@@ -12473,6 +12524,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         uploaded_at: string | null;
+                        file_expired_at: string | null;
                     };
                 };
             };
@@ -12585,6 +12637,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         uploaded_at: string | null;
+                        file_expired_at: string | null;
                     };
                 };
             };
@@ -12617,6 +12670,15 @@ export interface operations {
             };
             /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12706,6 +12768,15 @@ export interface operations {
             };
             /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

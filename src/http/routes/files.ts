@@ -52,6 +52,11 @@ export async function serveSignedBlob(
   return 'sent';
 }
 
+/** The answer for a file retention deleted: gone for good, unlike a 404 (never was) or a 403 (a URL to renew). */
+export function fileExpired(name: string, at: Date): ApiError {
+  return new ApiError('file_expired', `${name} was deleted on ${at.toISOString()} under the organization's file retention (file_days); it cannot be downloaded again.`);
+}
+
 export const getFile = defineRoute({
   method: 'GET',
   path: '/files/{name}',
@@ -59,10 +64,11 @@ export const getFile = defineRoute({
   summary: 'Download a generated file (presigned URL)',
   description:
     'The `url` of a generation output. No API key: the signature in the query is the credential. A tampered or expired URL gets 403; read the generation again for a fresh URL. ' +
-    'A file moderation blocked answers 451 `content_blocked`; one whose verdict is pending, 409 `moderation_pending`.',
+    'A file moderation blocked answers 451 `content_blocked`; one whose verdict is pending, 409 `moderation_pending`; ' +
+    "one the organization's retention (`file_days`) deleted, 410 `file_expired`.",
   tag: 'Files',
   auth: null,
-  errors: [403, 404, 409, 451],
+  errors: [403, 404, 409, 410, 451],
   schema: {
     params: Type.Object({ name: Type.String({ maxLength: 200, description: 'out_….ext' }) }),
     querystring: SignedQuery,
@@ -74,6 +80,7 @@ export const getFile = defineRoute({
       const id = name.split('.')[0]!;
       if (!id.startsWith('out_')) return null;
       const output = await selectOutputBlob(ctx.deps.db, id);
+      if (output?.files_expired_at) throw fileExpired(name, output.files_expired_at);
       if (output?.moderation_status === 'blocked') throw new ApiError('content_blocked', `Moderation blocked ${name}; it is not served.`);
       if (output?.moderation_status === 'pending') throw new ApiError('moderation_pending', `${name} is waiting for its moderation verdict; try again shortly.`);
       return output?.blob_key ?? null;

@@ -11,7 +11,10 @@ export const GenerationOutput = Type.Object(
     width: Nullable(Type.Integer()),
     height: Nullable(Type.Integer()),
     duration_s: Nullable(Type.String({ description: 'Seconds as a decimal string, e.g. "5" or "12.48".' })),
-    url: Type.String({ format: 'uri', description: 'Signed URL, valid 1 hour; reading the generation again signs a fresh one.' }),
+    url: Type.String({
+      format: 'uri',
+      description: "Signed URL, valid 1 hour; reading the generation again signs a fresh one. Once the organization's `file_days` has removed the file (`files_expired_at`), it answers 410 `file_expired`.",
+    }),
     moderation_status: Type.String({ enum: ['pending', 'approved', 'flagged', 'blocked'] }),
   },
   { title: 'GenerationOutput' },
@@ -36,6 +39,14 @@ const generationFields = {
   livemode: Type.Boolean(),
   created_at: Timestamp,
   completed_at: Nullable(Timestamp),
+  prompt_expired_at: Nullable({
+    ...Timestamp,
+    description: "When the organization's `generation_days` removed the prompt, the request's text (from `params`) and a chat's `message`; null while they are kept.",
+  } as typeof Timestamp),
+  files_expired_at: Nullable({
+    ...Timestamp,
+    description: "When the organization's `file_days` deleted the input and output files; their URLs then answer 410 `file_expired`. null while they are kept.",
+  } as typeof Timestamp),
   message: Type.Optional(Nullable(Type.Object({ role: Type.Literal('assistant'), content: Type.String() }))),
   usage: Type.Optional(Nullable(Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer() }))),
 } satisfies TProperties;

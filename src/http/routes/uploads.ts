@@ -17,6 +17,10 @@ const uploadFields = {
   expires_at: Type.String({ format: 'date-time', description: 'When upload_url stops working. An uploaded file is kept.' }),
   created_at: Timestamp,
   uploaded_at: Nullable(Timestamp),
+  file_expired_at: Nullable({
+    ...Timestamp,
+    description: "When the organization's file retention (`file_days`) deleted the file; a generation naming the upload then answers 410 `file_expired`. null while kept.",
+  } as typeof Timestamp),
 };
 export const Upload = Type.Object(uploadFields, { title: 'Upload' });
 const CreatedUpload = Type.Object(
@@ -90,7 +94,7 @@ export const putUploadRoute = defineRoute({
   tag: 'Uploads',
   auth: null,
   rawBody: { contentTypes: [...UPLOAD_CONTENT_TYPES], maxBytes: MAX_UPLOAD_BYTES },
-  errors: [403, 404, 409, 413, 415],
+  errors: [403, 404, 409, 410, 413, 415],
   schema: { params: IdParams, querystring: SignedQuery, response: { 200: Upload } },
   handler: async ({ params, query, request, deps }) => ({
     status: 200,

@@ -38,6 +38,7 @@ export type GenerationOutput = SDK.GenerationOutput;
 
 export type Generation = SDK.Generation;
 export type RequestRecord = SDK.RequestRecord;
+export type DataPolicy = SDK.DataPolicy;
 
 export type Comparison = SDK.Comparison;
 

@@ -113,7 +113,13 @@ export function GenerationDetail({ id }: { id: string }) {
               <p>{g.error.message}</p>
             </div>
           )}
-          {g.status === 'succeeded' || g.outputs.length > 0 ? <GenerationMedia generation={g} /> : !live && !g.error && <p className="muted">No output ({g.status}).</p>}
+          {(g.prompt_expired_at || g.files_expired_at) && (
+            <p className="notice" data-testid="generation-expired">
+              {g.files_expired_at && <>Its files were deleted on {formatDateTime(g.files_expired_at)} under the organization's retention. </>}
+              {g.prompt_expired_at && <>Its prompt was removed on {formatDateTime(g.prompt_expired_at)} under the organization's retention.</>}
+            </p>
+          )}
+          {g.files_expired_at ? null : g.status === 'succeeded' || g.outputs.length > 0 ? <GenerationMedia generation={g} /> : !live && !g.error && <p className="muted">No output ({g.status}).</p>}
         </Card>
         <div className="stack">
           <Card title="Credits">

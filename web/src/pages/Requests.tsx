@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { List, RequestRecord } from '../api/types.js';
+import { RetentionSettings } from '../components/RetentionSettings.js';
 import { Button, Empty, ErrorNotice, Field, Loading, Locked, PageHeader } from '../components/ui.js';
 import { formatShort } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
@@ -126,6 +127,7 @@ export function Requests() {
           )}
         </>
       )}
+      <RetentionSettings />
     </>
   );
 }
