@@ -14,6 +14,8 @@ import { actualCredits, priceVersion } from '../billing/pricing.js';
 import type { AttemptEnd, GenerationRow, OutputRow } from './views.js';
 import { materializeOutputs, OutputError, type OutputPorts } from './outputs.js';
 import { demandOf, upstreamRequest, type UpstreamRequestPorts } from './upstream-request.js';
+import type { DataPolicyCache } from '../request-log/policies.js';
+import { Redactor } from '../request-log/redaction.js';
 
 /**
  * Ending an attempt with what is already known (a failure, a cancel, outputs already stored): the finishing
@@ -26,6 +28,30 @@ export interface FinishPorts {
   log: Logger;
   metrics: Metrics;
   settler: Settler;
+  dataPolicies: Pick<DataPolicyCache, 'get'>;
+}
+
+const redactors = new WeakMap<object, Redactor>();
+
+/**
+ * An organization that redacts (rules of its own in its data policy) keeps its generations' requests redacted once
+ * they end, as it keeps its captured payloads (docs/contract-addenda.md, "Redaction"): the prompt, the request's
+ * fields, and a chat's answer. Not an asynchronous generation that failed: a retry sends its request again, so it is
+ * kept as sent until it ends otherwise or generation_days removes it.
+ */
+async function redactedEnd(deps: Pick<FinishPorts, 'dataPolicies'>, g: GenerationRow, end: AttemptEnd): Promise<AttemptEnd> {
+  if (end.status === 'failed' && !g.sync) return end;
+  const policy = await deps.dataPolicies.get(g.organization_id);
+  if (policy.redact_fields.length === 0 && policy.redact_patterns.length === 0) return end;
+  let r = redactors.get(policy);
+  if (!r) redactors.set(policy, (r = new Redactor({ fields: policy.redact_fields, patterns: policy.redact_patterns })));
+  const result = end.result as GenerationRow['result'];
+  const content = result?.message?.content;
+  return {
+    ...end,
+    record: { prompt: g.prompt === null ? null : r.text(g.prompt), params: r.value(g.params) as Record<string, unknown> },
+    ...(result && typeof content === 'string' ? { result: { ...result, message: { ...result.message!, content: r.text(content) } } } : {}),
+  };
 }
 
 /** Files that belong to no output row are deleted. */
@@ -120,10 +146,13 @@ function afterFinish(deps: FinishPorts, row: GenerationRow, charged: number): vo
   );
 }
 
-export async function finish(deps: FinishPorts, g: GenerationRow, end: AttemptEnd, opts: { batched?: boolean } = {}): Promise<RunResult> {
-  const [row] = opts.batched ? [await deps.finishes.add({ g, end })] : await chargeAndFinish(deps.db, [{ g, end }]);
-  if (!row) return { outcome: 'finished' };
-  afterFinish(deps, row, end.charged);
+export async function finish(deps: FinishPorts, g: GenerationRow, ended: AttemptEnd, opts: { batched?: boolean } = {}): Promise<RunResult> {
+  const end = await redactedEnd(deps, g, ended);
+  const [stored] = opts.batched ? [await deps.finishes.add({ g, end })] : await chargeAndFinish(deps.db, [{ g, end }]);
+  if (!stored) return { outcome: 'finished' };
+  afterFinish(deps, stored, end.charged);
+  // The caller answers this request with what it sent and got; what is kept from now on is redacted.
+  const row = end.record ? { ...stored, prompt: g.prompt, params: g.params, result: (ended.result as GenerationRow['result']) ?? stored.result } : stored;
   return { outcome: 'finished', row, outputs: end.outputs };
 }
 

@@ -11,6 +11,11 @@ export interface AttemptEnd {
   error: unknown;
   upstreamId: string | null;
   outputs: OutputRow[];
+  /**
+   * The generation's request as it is to be kept from now on, redacted by its organization's rules (the runner no
+   * longer needs it as sent); absent: the stored request stays as it is.
+   */
+  record?: { prompt: string | null; params: Record<string, unknown> } | undefined;
   /** The version of the model's prices that priced the charge; absent: the one it was reserved at stays. */
   priceVersion?: string | null;
 }
@@ -41,12 +46,15 @@ const finishSql = (slots: number): string => {
   return `
 WITH x AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb)
-    AS x(id text, attempt int, status text, charged bigint, result jsonb, error jsonb, upstream_id text, evt text, cevt text, price_version text)),
+    AS x(id text, attempt int, status text, charged bigint, result jsonb, error jsonb, upstream_id text, evt text, cevt text, price_version text,
+      redact boolean, prompt text, params jsonb)),
 g AS (
   UPDATE generations SET status = x.status, charged_credits = charged_credits + x.charged,
     refunded_credits = refunded_credits + (price_credits - x.charged),
     result = coalesce(x.result, generations.result), error = x.error, upstream_id = coalesce(generations.upstream_id, x.upstream_id),
-    completed_at = now(), version = version + 1, price_version = coalesce(x.price_version, generations.price_version)
+    completed_at = now(), version = version + 1, price_version = coalesce(x.price_version, generations.price_version),
+    prompt = CASE WHEN x.redact THEN x.prompt ELSE generations.prompt END,
+    params = CASE WHEN x.redact THEN x.params ELSE generations.params END
   FROM x WHERE generations.id IN (${ids}) AND generations.id = x.id AND generations.attempt = x.attempt
     AND generations.status IN ('queued', 'running')
   RETURNING generations.*, x.charged AS x_charged, x.evt AS x_evt, x.cevt AS x_cevt),
@@ -148,6 +156,7 @@ async function finishDistinct(db: Queryable, items: readonly Finishing[]): Promi
   const attempts = items.map(({ g, end }) => ({
     id: g.id, attempt: g.attempt, status: end.status, charged: end.charged, result: end.result, error: end.error,
     upstream_id: end.upstreamId, evt: newId('evt'), cevt: newId('evt'), price_version: end.priceVersion ?? null,
+    ...(end.record ? { redact: true, prompt: end.record.prompt, params: end.record.params } : {}),
   }));
   // Several rows are locked by one statement only here, for attempts this node ran and no other node finishes (a
   // node's batches run one at a time; a cancel finishes one attempt): no two statements can wait on each other.
