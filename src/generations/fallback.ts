@@ -1,14 +1,34 @@
 import type { Logger } from 'pino';
+import type { Modality } from '../catalog/index.js';
 import type { Route } from '../providers/registry.js';
+import { errorType, type SpanScope, type Tracing } from '../tracing.js';
 import { ProviderError } from '../providers/types.js';
 import type { Queryable } from '../store/db.js';
 import { setAttemptProvider } from '../store/generations.js';
 import type { GenerationRow } from './views.js';
 
-/** Trying routes in order only logs each move on; the caller's tryRoute does the work. */
+/** Trying routes in order logs each move on and traces each attempt; the caller's tryRoute does the work. */
 export interface FallbackPorts {
   log: Logger;
+  tracing: Tracing;
 }
+
+/** What an attempt's span says of the generation (GenAI semantic conventions where they have a name for it). */
+export interface AttemptTrace {
+  modality: Modality;
+  /** The catalog's model (mmgen's slug); the route's upstream model is gen_ai.request.model. */
+  model: string;
+  /** The generation's attempt (1, then +1 per retry); each route tried within it is mmgen.provider_attempt. */
+  attempt: number;
+}
+
+/** gen_ai.operation.name: a chat is `chat`; every other modality makes content (`generate_content`). */
+function operationOf(modality: Modality): string {
+  return modality === 'chat' ? 'chat' : 'generate_content';
+}
+
+/** gen_ai.output.type where the conventions name one (text, image, speech); mmgen.modality says the rest. */
+const OUTPUT_TYPE: Partial<Record<Modality, string>> = { chat: 'text', image: 'image', upscale: 'image', voice: 'speech' };
 
 /** Recording the attempt's provider is one statement. */
 export interface MoveToProviderPorts {
@@ -27,17 +47,54 @@ export async function firstRouteThatTakes<T>(
   deps: FallbackPorts,
   generationId: string,
   routes: readonly Route[],
-  tryRoute: (route: Route, index: number) => Promise<T>,
-  opts: { logMessage: string; mayMoveOn?: () => boolean },
+  tryRoute: (route: Route, index: number, span: SpanScope) => Promise<T>,
+  opts: { logMessage: string; mayMoveOn?: () => boolean; trace: AttemptTrace },
 ): Promise<T> {
   for (let i = 0; ; i++) {
     const route = routes[i]!;
+    let moveOn = false;
+    const attempt = (span: SpanScope): Promise<T> =>
+      tryRoute(route, i, span).then(
+        (value) => {
+          span.set({ 'mmgen.outcome': 'accepted' });
+          return value;
+        },
+        (err: unknown) => {
+          const next = routes[i + 1];
+          moveOn = next !== undefined && err instanceof ProviderError && err.canFallBack && opts.mayMoveOn?.() !== false;
+          span.set({
+            'mmgen.outcome': moveOn ? 'fell_back' : 'failed',
+            'http.response.status_code': err instanceof ProviderError ? err.opts.status : undefined,
+            // The failure's kind (overloaded, network, …), never the provider's message, which may quote the request.
+            'mmgen.fallback.reason': moveOn ? errorType(err) : undefined,
+            'mmgen.fallback.next_provider': moveOn ? next?.adapter.name : undefined,
+          });
+          span.fail(errorType(err));
+          throw err;
+        },
+      );
     try {
-      return await tryRoute(route, i);
+      // Each route tried is a span of its own, siblings under the stage that tried them.
+      return await deps.tracing.span(
+        `${operationOf(opts.trace.modality)} ${route.upstreamModel}`,
+        {
+          'gen_ai.operation.name': operationOf(opts.trace.modality),
+          'gen_ai.provider.name': route.adapter.name,
+          'gen_ai.request.model': route.upstreamModel,
+          'gen_ai.output.type': OUTPUT_TYPE[opts.trace.modality],
+          'mmgen.modality': opts.trace.modality,
+          'mmgen.model': opts.trace.model,
+          'mmgen.generation.id': generationId,
+          'mmgen.generation.attempt': opts.trace.attempt,
+          'mmgen.provider_attempt': i + 1,
+        },
+        attempt,
+        { kind: 'client' },
+      );
     } catch (err) {
-      const next = routes[i + 1];
-      if (!next || !(err instanceof ProviderError) || !err.canFallBack || opts.mayMoveOn?.() === false) throw err;
-      deps.log.warn({ generationId, provider: route.adapter.name, next: next.adapter.name, reason: err.message }, opts.logMessage);
+      if (!moveOn) throw err;
+      const next = routes[i + 1]!;
+      deps.log.warn({ generationId, provider: route.adapter.name, next: next.adapter.name, reason: (err as Error).message }, opts.logMessage);
     }
   }
 }
