@@ -222,8 +222,8 @@ export class WebhookSender {
     const settings = { timeoutMs: this.settings.timeoutMs, allowPrivateNetwork: this.settings.allowPrivateNetwork, pool: this.pool };
     const { tracing } = this.ports;
     if (!tracing.on) return attemptDelivery(d, settings);
-    const data = d.event_data as { id?: unknown } | null;
-    const generationId = typeof data?.id === 'string' && data.id.startsWith('gen_') ? data.id : undefined;
+    const data = d.event_data as { generation_id?: unknown } | null;
+    const generationId = typeof data?.generation_id === 'string' ? data.generation_id : undefined;
     return tracing.span(
       'mmgen.webhook.deliver',
       {

@@ -371,5 +371,57 @@ describeEachBackend('OpenTelemetry traces', (backend) => {
       expect(attempt).toMatchObject({ parentSpanId: run.spanId, attrs: { 'gen_ai.provider.name': 'simulator', 'mmgen.modality': 'video', 'mmgen.outcome': 'accepted' } });
       expect(inRun.find((x) => x.name === 'mmgen.finish')?.parentSpanId).toBe(run.spanId);
     });
+
+    it('a chat\'s attempt carries the GenAI operation and its token usage', async () => {
+      const res = await client(s.url)('POST', '/v1/chat', { key: org.live, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'count my SECRET-CHAT-9c1e tokens' }] } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const g = (await client(s.url)('GET', `/v1/generations/${res.body.id}`, { key: org.live })).body;
+      const all = await spansUntil((spans) => spans.some((x) => x.attrs['mmgen.generation.id'] === res.body.id && x.attrs['gen_ai.operation.name'] === 'chat'));
+      const attempt = all.find((x) => x.attrs['mmgen.generation.id'] === res.body.id && x.attrs['gen_ai.operation.name'] === 'chat')!;
+      expect(attempt.name).toBe(`chat ${String(attempt.attrs['gen_ai.request.model'])}`);
+      expect(attempt.attrs).toMatchObject({
+        'gen_ai.provider.name': 'openai',
+        'gen_ai.output.type': 'text',
+        'gen_ai.usage.input_tokens': g.usage.input_tokens,
+        'gen_ai.usage.output_tokens': g.usage.output_tokens,
+        'mmgen.outcome': 'accepted',
+      });
+      expect(rx.raw.join('\n')).not.toContain('SECRET-CHAT-9c1e');
+    });
+
+    it('a webhook delivery is a span of its own, linked to the request whose generation it reports', async () => {
+      const received: string[] = [];
+      const hooks = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          received.push(req.url ?? '');
+          res.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+        const created = await client(s.url)('POST', '/v1/webhooks', { key: org.test, body: { url, events: ['generation.completed'] } });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const res = await client(s.url)('POST', '/v1/images', { key: org.test, body: { model: 'flux-schnell', prompt: 'a hooked image', width: 256, height: 256 } });
+        expect(res.status).toBe(200);
+        const all = await spansUntil((spans) => spans.some((x) => x.name === 'mmgen.webhook.deliver' && x.attrs['mmgen.generation.id'] === res.body.id));
+        const accept = all.find((x) => x.name === 'mmgen.accept' && x.attrs['mmgen.generation.id'] === res.body.id)!;
+        const delivery = all.find((x) => x.name === 'mmgen.webhook.deliver' && x.attrs['mmgen.generation.id'] === res.body.id)!;
+        expect(delivery).toMatchObject({ kind: SPAN_KIND.client, parentSpanId: undefined, links: [{ traceId: accept.traceId, spanId: accept.spanId }] });
+        expect(delivery.attrs).toMatchObject({
+          'http.request.method': 'POST',
+          'http.response.status_code': 200,
+          'mmgen.webhook.id': created.body.id,
+          'mmgen.webhook.attempt': 1,
+          'mmgen.event.type': 'generation.completed',
+          'mmgen.outcome': 'success',
+        });
+        expect(received.length).toBeGreaterThan(0);
+        expect(rx.raw.join('\n')).not.toContain(created.body.secret);
+      } finally {
+        await new Promise<void>((resolve) => hooks.close(() => resolve()));
+      }
+    });
   });
 });
