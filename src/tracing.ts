@@ -51,7 +51,8 @@ export interface Tracing {
   close(): Promise<void>;
 }
 
-const NOOP_SCOPE: SpanScope = {
+/** The span of an untraced stage: annotating it does nothing. */
+export const NOOP_SCOPE: SpanScope = {
   set() {},
   fail() {},
 };

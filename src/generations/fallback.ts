@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Modality } from '../catalog/index.js';
 import type { Route } from '../providers/registry.js';
-import { errorType, type SpanScope, type Tracing } from '../tracing.js';
+import { errorType, NOOP_SCOPE, type SpanScope, type Tracing } from '../tracing.js';
 import { ProviderError } from '../providers/types.js';
 import type { Queryable } from '../store/db.js';
 import { setAttemptProvider } from '../store/generations.js';
@@ -52,51 +52,68 @@ export async function firstRouteThatTakes<T>(
 ): Promise<T> {
   for (let i = 0; ; i++) {
     const route = routes[i]!;
-    let moveOn = false;
-    const attempt = (span: SpanScope): Promise<T> =>
-      tryRoute(route, i, span).then(
-        (value) => {
-          span.set({ 'mmgen.outcome': 'accepted' });
-          return value;
-        },
-        (err: unknown) => {
-          const next = routes[i + 1];
-          moveOn = next !== undefined && err instanceof ProviderError && err.canFallBack && opts.mayMoveOn?.() !== false;
-          span.set({
-            'mmgen.outcome': moveOn ? 'fell_back' : 'failed',
-            'http.response.status_code': err instanceof ProviderError ? err.opts.status : undefined,
-            // The failure's kind (overloaded, network, …), never the provider's message, which may quote the request.
-            'mmgen.fallback.reason': moveOn ? errorType(err) : undefined,
-            'mmgen.fallback.next_provider': moveOn ? next?.adapter.name : undefined,
-          });
-          span.fail(errorType(err));
-          throw err;
-        },
-      );
     try {
-      // Each route tried is a span of its own, siblings under the stage that tried them.
-      return await deps.tracing.span(
-        `${operationOf(opts.trace.modality)} ${route.upstreamModel}`,
-        {
-          'gen_ai.operation.name': operationOf(opts.trace.modality),
-          'gen_ai.provider.name': route.adapter.name,
-          'gen_ai.request.model': route.upstreamModel,
-          'gen_ai.output.type': OUTPUT_TYPE[opts.trace.modality],
-          'mmgen.modality': opts.trace.modality,
-          'mmgen.model': opts.trace.model,
-          'mmgen.generation.id': generationId,
-          'mmgen.generation.attempt': opts.trace.attempt,
-          'mmgen.provider_attempt': i + 1,
-        },
-        attempt,
-        { kind: 'client' },
-      );
+      // Untraced, the route is tried as it is: no span, no attributes built.
+      return await (deps.tracing.on ? tracedAttempt(deps.tracing, generationId, routes, i, tryRoute, opts) : tryRoute(route, i, NOOP_SCOPE));
     } catch (err) {
-      if (!moveOn) throw err;
-      const next = routes[i + 1]!;
-      deps.log.warn({ generationId, provider: route.adapter.name, next: next.adapter.name, reason: (err as Error).message }, opts.logMessage);
+      const next = routes[i + 1];
+      if (!mayMoveOn(err, next, opts)) throw err;
+      deps.log.warn({ generationId, provider: route.adapter.name, next: next!.adapter.name, reason: (err as Error).message }, opts.logMessage);
     }
   }
+}
+
+function mayMoveOn(err: unknown, next: Route | undefined, opts: { mayMoveOn?: () => boolean }): boolean {
+  return next !== undefined && err instanceof ProviderError && err.canFallBack && opts.mayMoveOn?.() !== false;
+}
+
+/** One route tried in a span of its own; the spans of a generation's routes are siblings under the stage that tried them. */
+function tracedAttempt<T>(
+  tracing: Tracing,
+  generationId: string,
+  routes: readonly Route[],
+  i: number,
+  tryRoute: (route: Route, index: number, span: SpanScope) => Promise<T>,
+  opts: { mayMoveOn?: () => boolean; trace: AttemptTrace },
+): Promise<T> {
+  const route = routes[i]!;
+  const operation = operationOf(opts.trace.modality);
+  const attempt = (span: SpanScope): Promise<T> =>
+    tryRoute(route, i, span).then(
+      (value) => {
+        span.set({ 'mmgen.outcome': 'accepted' });
+        return value;
+      },
+      (err: unknown) => {
+        const next = routes[i + 1];
+        const moveOn = mayMoveOn(err, next, opts);
+        span.set({
+          'mmgen.outcome': moveOn ? 'fell_back' : 'failed',
+          'http.response.status_code': err instanceof ProviderError ? err.opts.status : undefined,
+          // The failure's kind (overloaded, network, …), never the provider's message, which may quote the request.
+          'mmgen.fallback.reason': moveOn ? errorType(err) : undefined,
+          'mmgen.fallback.next_provider': moveOn ? next?.adapter.name : undefined,
+        });
+        span.fail(errorType(err));
+        throw err;
+      },
+    );
+  return tracing.span(
+    `${operation} ${route.upstreamModel}`,
+    {
+      'gen_ai.operation.name': operation,
+      'gen_ai.provider.name': route.adapter.name,
+      'gen_ai.request.model': route.upstreamModel,
+      'gen_ai.output.type': OUTPUT_TYPE[opts.trace.modality],
+      'mmgen.modality': opts.trace.modality,
+      'mmgen.model': opts.trace.model,
+      'mmgen.generation.id': generationId,
+      'mmgen.generation.attempt': opts.trace.attempt,
+      'mmgen.provider_attempt': i + 1,
+    },
+    attempt,
+    { kind: 'client' },
+  );
 }
 
 /** Records which provider serves the attempt now, when routing moved it (fallback, or a job adopted from another provider). */

@@ -79,7 +79,7 @@ async function storeOutputs(
 ): Promise<OutputRow[]> {
   return deps.tracing.span('mmgen.outputs.store', { 'mmgen.generation.id': g.id, 'mmgen.modality': g.modality }, async (span) => {
     const stored = await storeOutputsTraced(deps, g, status, req);
-    span.set({
+    if (deps.tracing.on) span.set({
       'mmgen.output.count': stored.length,
       'mmgen.output.bytes': stored.reduce((n, o) => n + o.size_bytes, 0),
       // Seconds of audio or video made (units of the modalities priced by duration).
@@ -102,7 +102,7 @@ async function storeOutputsTraced(
   const forced = (g.params.simulate as SimulateOptions | undefined)?.moderation;
   const verdicts = await deps.tracing.span('mmgen.moderation.outputs', { 'mmgen.generation.id': g.id, 'mmgen.output.count': files.length }, async (span) => {
     const judged = await deps.moderator.judge(policy, files, { forced, shared: MODALITY_RULES[g.modality].outputs.oneWork === true });
-    span.set({
+    if (deps.tracing.on) span.set({
       'mmgen.moderation.approved': judged.filter((v) => v.verdict === 'approved').length,
       'mmgen.moderation.flagged': judged.filter((v) => v.verdict === 'flagged').length,
       'mmgen.moderation.blocked': judged.filter((v) => v.verdict === 'blocked').length,

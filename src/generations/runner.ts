@@ -172,7 +172,7 @@ async function submitWithFallback(
       if (route.adapter.name !== g.provider) await moveToProvider(deps, g, route.adapter.name);
       const submitted = await (i === 0 && head ? head.answer : route.adapter.submit(routed));
       const usage = submitted.status?.usage;
-      span.set({
+      if (deps.tracing.on) span.set({
         'mmgen.upstream.id': submitted.upstreamId,
         'mmgen.upstream.state': submitted.status?.state ?? 'submitted',
         'mmgen.early_dispatch': i === 0 && head !== null,
