@@ -43,7 +43,7 @@ function samplerOf(c: TracingConfig['sampler']): Sampler {
 
 function clean(attributes: TraceAttributes): Attributes {
   const out: Attributes = {};
-  for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = typeof v === 'object' ? [...v] : v;
   return out;
 }
 

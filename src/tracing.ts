@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
  * Attributes carry names, ids, counts, codes and sizes, never a prompt, a body, a URL's query or a credential: an
  * error is recorded by its code or kind (`fail`), never by its message, which may quote what the caller sent.
  */
-export type TraceValue = string | number | boolean | undefined;
+export type TraceValue = string | number | boolean | readonly string[] | undefined;
 export type TraceAttributes = Readonly<Record<string, TraceValue>>;
 
 export type SpanKind = 'internal' | 'client' | 'server' | 'consumer' | 'producer';

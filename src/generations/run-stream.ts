@@ -59,7 +59,7 @@ export async function runStreamed(deps: RunStreamPorts, accepted: GenerationRow,
             else final = c;
           }
           if (final?.usage && deps.tracing.on) span.set({ 'gen_ai.usage.input_tokens': final.usage.input_tokens, 'gen_ai.usage.output_tokens': final.usage.output_tokens });
-          if (final) span.set({ 'gen_ai.response.finish_reasons': final.finish_reason });
+          if (final && deps.tracing.on) span.set({ 'gen_ai.response.finish_reasons': [final.finish_reason] });
         },
         // Once text reached the client, or the stream was stopped, no other provider may take over.
         {

@@ -178,7 +178,7 @@ async function submitWithFallback(
         'mmgen.early_dispatch': i === 0 && head !== null,
         'gen_ai.usage.input_tokens': usage?.input_tokens,
         'gen_ai.usage.output_tokens': usage?.output_tokens,
-        'gen_ai.response.finish_reasons': submitted.status?.finish_reason,
+        'gen_ai.response.finish_reasons': submitted.status?.finish_reason ? [submitted.status.finish_reason] : undefined,
       });
       return { adapter: route.adapter, req: routed, ...submitted };
     },

@@ -389,6 +389,25 @@ describeEachBackend('OpenTelemetry traces', (backend) => {
       expect(rx.raw.join('\n')).not.toContain('SECRET-CHAT-9c1e');
     });
 
+    it('a streamed chat\'s attempt lasts the stream, under the request, with its usage', async () => {
+      const res = await fetch(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.live}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'stream SECRET-STREAM-4b2d please' }], stream: true, stream_options: { include_usage: true } }),
+      });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('[DONE]');
+      const requestId = res.headers.get('x-request-id');
+      const all = await spansUntil((spans) => spans.some((x) => x.kind === SPAN_KIND.server && x.attrs['mmgen.request_id'] === requestId));
+      const server = all.find((x) => x.kind === SPAN_KIND.server && x.attrs['mmgen.request_id'] === requestId)!;
+      expect(server.name).toBe('POST /v1/chat/completions');
+      const attempt = all.find((x) => x.parentSpanId === server.spanId && x.attrs['gen_ai.operation.name'] === 'chat')!;
+      expect(attempt.attrs).toMatchObject({ 'gen_ai.provider.name': 'openai', 'mmgen.outcome': 'accepted', 'gen_ai.response.finish_reasons': ['stop'] });
+      expect(attempt.attrs['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+      expect(rx.raw.join('\n')).not.toContain('SECRET-STREAM-4b2d');
+    });
+
     it('a webhook delivery is a span of its own, linked to the request whose generation it reports', async () => {
       const received: string[] = [];
       const hooks = createServer((req, res) => {
