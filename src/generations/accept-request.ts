@@ -158,10 +158,15 @@ export async function acceptRequest(
   const resume = claim?.resume ?? null;
   if (ask.kind === 'comparison') {
     if (resume) return { comparisonId: resume, resume };
-    const checked = checkComparison(deps, principal, ask);
-    await screenRequestPrompt(deps, principal, checked.screened, checked.screenParam);
-    const cmp = await submitComparison(deps, principal, checked, claim);
-    return { comparisonId: cmp.id, resume: null };
+    return deps.tracing.span('mmgen.accept', { 'mmgen.comparison': true }, async (span) => {
+      const checked = checkComparison(deps, principal, ask);
+      await screenRequestPrompt(deps, principal, checked.screened, checked.screenParam);
+      const cmp = await submitComparison(deps, principal, checked, claim);
+      span.set({ 'mmgen.comparison.id': cmp.id });
+      // Its children's runs link back here (by the comparison's id: the worker's span looks it up).
+      deps.tracing.noteOrigin(cmp.id);
+      return { comparisonId: cmp.id, resume: null };
+    });
   }
   if (resume) {
     const g = await resumedGeneration(deps, principal, resume, { untilTerminal: false });

@@ -222,8 +222,9 @@ export class WebhookSender {
     const settings = { timeoutMs: this.settings.timeoutMs, allowPrivateNetwork: this.settings.allowPrivateNetwork, pool: this.pool };
     const { tracing } = this.ports;
     if (!tracing.on) return attemptDelivery(d, settings);
-    const data = d.event_data as { generation_id?: unknown } | null;
+    const data = d.event_data as { generation_id?: unknown; comparison_id?: unknown } | null;
     const generationId = typeof data?.generation_id === 'string' ? data.generation_id : undefined;
+    const origin = typeof data?.comparison_id === 'string' ? data.comparison_id : generationId;
     return tracing.span(
       'mmgen.webhook.deliver',
       {
@@ -241,7 +242,7 @@ export class WebhookSender {
         if (!result.outcome.ok) span.fail(result.kind);
         return result;
       },
-      { kind: 'client', root: true, ...(generationId ? { linkTo: generationId } : {}) },
+      { kind: 'client', root: true, ...(origin ? { linkTo: origin } : {}) },
     );
   }
 }

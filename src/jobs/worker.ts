@@ -102,7 +102,8 @@ export class Worker {
           : await runGeneration(this.deps, job.generation_id);
         span.set({ 'mmgen.outcome': result.outcome, 'mmgen.generation.status': result.row?.status });
       },
-      { kind: 'consumer', root: true, linkTo: job.generation_id },
+      // A comparison's child was accepted with its siblings, under the comparison's id.
+      { kind: 'consumer', root: true, linkTo: job.takenUp?.comparison_id ?? job.generation_id },
     );
   }
 

@@ -372,6 +372,20 @@ describeEachBackend('OpenTelemetry traces', (backend) => {
       expect(inRun.find((x) => x.name === 'mmgen.finish')?.parentSpanId).toBe(run.spanId);
     });
 
+    it('a comparison\'s children run in traces of their own, each linked to the request that accepted them', async () => {
+      const models = ['flux-schnell', s.runtime.deps.catalog.list({ modality: 'image' }).map((m) => m.slug).find((m) => m !== 'flux-schnell')!];
+      const res = await client(s.url)('POST', '/v1/comparisons', { key: org.test, body: { models, prompt: 'a compared fox', params: { width: 256, height: 256 } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const ids = (res.body.generations as Array<{ id: string }>).map((g) => g.id);
+      const all = await spansUntil((spans) => ids.every((id) => spans.some((x) => x.name === 'mmgen.job.run' && x.attrs['mmgen.generation.id'] === id && x.attrs['mmgen.outcome'] !== undefined)));
+      const accept = all.find((x) => x.name === 'mmgen.accept' && x.attrs['mmgen.comparison.id'] === res.body.id)!;
+      expect(accept).toBeDefined();
+      for (const id of ids) {
+        const run = all.find((x) => x.name === 'mmgen.job.run' && x.attrs['mmgen.generation.id'] === id)!;
+        expect(run.links).toEqual([{ traceId: accept.traceId, spanId: accept.spanId }]);
+      }
+    });
+
     it('a chat\'s attempt carries the GenAI operation and its token usage', async () => {
       const res = await client(s.url)('POST', '/v1/chat', { key: org.live, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'count my SECRET-CHAT-9c1e tokens' }] } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
