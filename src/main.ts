@@ -70,10 +70,10 @@ export function createLogger(config: Config, destination?: DestinationStream): L
  * The OpenTelemetry SDK is imported only when tracing is configured: off, no module of it is loaded, no exporter
  * made, nothing sent.
  */
-async function tracingFor(config: Config): Promise<Tracing> {
+async function tracingFor(config: Config, log: Logger): Promise<Tracing> {
   if (!config.tracing) return NO_TRACING;
   const { createOtelTracing } = await import('./tracing-otel.js');
-  return createOtelTracing(config.tracing, MMGEN_VERSION);
+  return createOtelTracing(config.tracing, MMGEN_VERSION, log);
 }
 
 const MMGEN_VERSION = '0.1.0';
@@ -111,7 +111,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   }
   const signer = new HmacUrlSigner(await loadSigningSecret(db, config.signingSecret), config.publicUrl);
   const blobs = openBlobStore(config);
-  const tracing = await tracingFor(config);
+  const tracing = await tracingFor(config, log);
   // Each provider call carries the trace context of the attempt that makes it (W3C traceparent).
   const providers = new ProviderRegistry(config, simulatorJobsIn(db), PROVIDER_DECLARATIONS, tracing.on ? { propagate: (headers) => tracing.inject(headers) } : {});
   const nodeId = `${hostname()}:${process.pid}:${randomBase62(6)}`;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
 import {
-  context, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind as OtelKind, SpanStatusCode, trace,
+  context, defaultTextMapGetter, diag, DiagLogLevel, defaultTextMapSetter, ROOT_CONTEXT, SpanKind as OtelKind, SpanStatusCode, trace,
   type Attributes, type Context, type Link, type Span, type SpanContext,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -76,9 +77,15 @@ export class OtelTracing implements Tracing {
   private readonly tracer;
   private readonly propagator = new W3CTraceContextPropagator();
   private readonly origins = new Map<string, SpanContext>();
+  private readonly report: (message: string, ...args: unknown[]) => void;
 
-  constructor(config: TracingConfig, serviceVersion: string) {
+  constructor(config: TracingConfig, serviceVersion: string, log: Pick<Logger, 'warn'>) {
     installContextManager();
+    // The SDK reports a failed export (a collector down, a refused batch) through its diagnostic logger, silent by
+    // default: warnings and errors go to mmgen's log instead, rate-bounded by the batch interval.
+    const report = (message: string, ...args: unknown[]) => log.warn({ otel: args.map((a) => (a instanceof Error ? a.message : String(a))) }, `opentelemetry: ${message}`);
+    this.report = report;
+    diag.setLogger({ error: report, warn: report, info: () => {}, debug: () => {}, verbose: () => {} }, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ ...config.resourceAttributes, [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: serviceVersion }),
       sampler: samplerOf(config.sampler),
@@ -162,19 +169,20 @@ export class OtelTracing implements Tracing {
     });
   }
 
+  /** A refused or failed export is logged (as the SDK's timer path reports it), never thrown at the caller. */
   flush(): Promise<void> {
-    return this.provider.forceFlush();
+    return this.provider.forceFlush().catch((err: unknown) => this.report('span export failed', err));
   }
 
   async close(): Promise<void> {
     setTraceIdsSource(null);
-    await this.provider.shutdown();
+    await this.provider.shutdown().catch((err: unknown) => this.report('span export failed at shutdown', err));
   }
 }
 
 const NOOP: SpanScope = { set() {}, fail() {} };
 
 /** Loaded by main.ts only when config.tracing is set: the SDK's modules are imported with this one. */
-export function createOtelTracing(config: TracingConfig, serviceVersion: string): OtelTracing {
-  return new OtelTracing(config, serviceVersion);
+export function createOtelTracing(config: TracingConfig, serviceVersion: string, log: Pick<Logger, 'warn'>): OtelTracing {
+  return new OtelTracing(config, serviceVersion, log);
 }

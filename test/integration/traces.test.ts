@@ -89,6 +89,8 @@ function decodeExport(doc: unknown): Span[] {
 
 interface Receiver {
   url: string;
+  /** While set, every export is refused with 400 (a collector that will not take the batch). */
+  refuse: boolean;
   spans: Span[];
   /** Every body received, as sent (decompressed): searched for secrets. */
   raw: string[];
@@ -98,7 +100,7 @@ interface Receiver {
 
 /** An OTLP/HTTP receiver (POST /v1/traces): JSON only, 415 for any other type, 400 for a body that does not decode. */
 async function startReceiver(): Promise<Receiver> {
-  const r = { spans: [] as Span[], raw: [] as string[], connections: 0 };
+  const r = { spans: [] as Span[], raw: [] as string[], connections: 0, refuse: false };
   const server: Server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -108,6 +110,7 @@ async function startReceiver(): Promise<Receiver> {
         res.end(JSON.stringify(body));
       };
       if ((req.url ?? '').split('?')[0] !== '/v1/traces') return reply(404, { code: 5, message: 'not found' });
+      if (r.refuse) return reply(400, { code: 3, message: 'refused for the test' });
       if (req.method !== 'POST') return reply(405, { code: 12, message: 'only POST' });
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
       if (type !== 'application/json') return reply(415, { code: 3, message: `unsupported content type ${type}` });
@@ -138,6 +141,12 @@ async function startReceiver(): Promise<Receiver> {
     },
     get connections() {
       return r.connections;
+    },
+    get refuse() {
+      return r.refuse;
+    },
+    set refuse(v: boolean) {
+      r.refuse = v;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -420,6 +429,21 @@ describeEachBackend('OpenTelemetry traces', (backend) => {
       expect(attempt.attrs).toMatchObject({ 'gen_ai.provider.name': 'openai', 'mmgen.outcome': 'accepted', 'gen_ai.response.finish_reasons': ['stop'] });
       expect(attempt.attrs['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
       expect(rx.raw.join('\n')).not.toContain('SECRET-STREAM-4b2d');
+    });
+
+    it('an export the collector refuses is reported in the log, and the requests it traced are answered as usual', async () => {
+      rx.refuse = true;
+      try {
+        const res = await client(s.url)('POST', '/v1/images', { key: org.test, body: { model: 'flux-schnell', prompt: 'refused trace', width: 256, height: 256 } });
+        expect(res.status).toBe(200);
+        for (let i = 0; i < 200 && !lines.some((l) => String(l.msg).startsWith('opentelemetry:')); i++) {
+          await s.runtime.deps.tracing.flush().catch(() => {});
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(lines.find((l) => String(l.msg).startsWith('opentelemetry:'))).toMatchObject({ level: 40 });
+      } finally {
+        rx.refuse = false;
+      }
     });
 
     it('a webhook delivery is a span of its own, linked to the request whose generation it reports', async () => {
