@@ -13,6 +13,10 @@
  *
  * Knobs: BENCH_CHAT (4000 timed requests), BENCH_WARMUP (1500), BENCH_BIN, BENCH_PATH (/v1/chat/completions),
  * BENCH_TOP=1 (the top self-time functions too).
+ *
+ * BENCH_TIMELINE=1 measures the path's wall-clock instead, with no profiler (bench/timeline-hook.mjs): for each
+ * request, when the accepting statement and the provider call were sent and answered, and how long the answer took
+ * after the later of the two: the critical path, and which round trip is on it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -25,6 +29,63 @@ const CHAT = Number(process.env.BENCH_CHAT ?? 4000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 const PATH = process.env.BENCH_PATH ?? '/v1/chat/completions';
 const bin = process.env.BENCH_BIN ?? BIN;
+const TIMELINE = process.env.BENCH_TIMELINE === '1';
+
+interface TimelineEvent { kind: 'request' | 'response' | 'upstream.sent' | 'upstream.done' | 'sql.sent' | 'sql.done'; t: number; id?: number; what?: string }
+
+/**
+ * The requests are sequential, so every event between a request's start and its response's finish is that request's.
+ * Per request: the accepting statement's send and answer, the provider call's send and answer (relative to the
+ * request's start), and the time from the later answer to the response's finish; medians over the requests.
+ */
+function printTimeline(events: TimelineEvent[], wallMs: number): void {
+  const rows: Array<Record<string, number>> = [];
+  let current: { start: number; events: TimelineEvent[] } | null = null;
+  let between = 0;
+  for (const e of events) {
+    if (e.kind === 'request') current = { start: e.t, events: [] };
+    else if (e.kind === 'response' && current) {
+      const find = (kind: string, what?: string) => current!.events.find((x) => x.kind === kind && (what === undefined || x.what === what));
+      const acceptSent = find('sql.sent', 'accept');
+      const acceptDone = acceptSent && current.events.find((x) => x.kind === 'sql.done' && x.id === acceptSent.id);
+      const upSent = find('upstream.sent');
+      const upDone = upSent && current.events.find((x) => x.kind === 'upstream.done' && x.id === upSent.id);
+      if (acceptSent && acceptDone && upSent && upDone) {
+        const later = Math.max(acceptDone.t, upDone.t);
+        rows.push({
+          acceptSent: acceptSent.t - current.start,
+          upstreamSent: upSent.t - current.start,
+          acceptRoundTrip: acceptDone.t - acceptSent.t,
+          upstreamRoundTrip: upDone.t - upSent.t,
+          acceptLast: acceptDone.t > upDone.t ? 1 : 0,
+          laterAnswerToFinish: e.t - later,
+          otherStatements: current.events.filter((x) => x.kind === 'sql.sent' && x.what !== 'accept').length,
+          total: e.t - current.start,
+        });
+      }
+      current = null;
+    } else if (current) current.events.push(e);
+    else if (e.kind === 'sql.sent') between++;
+  }
+  const median = (k: string) => {
+    const xs = rows.map((r) => r[k]!).sort((a, b) => a - b);
+    return xs[Math.floor(xs.length / 2)]!;
+  };
+  const mean = (k: string) => rows.reduce((a, r) => a + r[k]!, 0) / rows.length;
+  console.log(`${bin}: ${rows.length} sequential ${PATH} requests with both round trips seen, in ${(wallMs / 1000).toFixed(1)} s (no profiler)`);
+  console.log('| from the request\'s start (its headers parsed) | median ms |');
+  console.log('|---|---|');
+  console.log(`| the accepting statement sent | ${median('acceptSent').toFixed(3)} |`);
+  console.log(`| the provider call sent | ${median('upstreamSent').toFixed(3)} |`);
+  console.log(`| the accepting statement's round trip | ${median('acceptRoundTrip').toFixed(3)} |`);
+  console.log(`| the provider call's round trip | ${median('upstreamRoundTrip').toFixed(3)} |`);
+  console.log(`| from the later answer to the response's finish | ${median('laterAnswerToFinish').toFixed(3)} |`);
+  console.log(`| the request, start to finish | ${median('total').toFixed(3)} |`);
+  const others = new Map<string, number>();
+  for (const e of events) if (e.kind === 'sql.sent' && e.what !== 'accept') others.set(e.what ?? '?', (others.get(e.what ?? '?') ?? 0) + 1);
+  console.log(`statements other than the accepting one, by first word, per request: ${[...others].map(([w, n]) => `${w} ${(n / Math.max(1, rows.length)).toFixed(2)}`).join(', ')}`);
+  console.log(`\nthe accepting statement answered last in ${(100 * mean('acceptLast')).toFixed(0)} % of requests; other statements inside a request: ${mean('otherStatements').toFixed(2)} per request, between requests: ${(between / Math.max(1, rows.length)).toFixed(2)}`);
+}
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
@@ -115,7 +176,7 @@ const env: Record<string, string> = {
   MMGEN_RATE_LIMIT_TEAM: '10000000',
   MMGEN_ANOMALY_FLOOR_USD: '1000000000',
   MMGEN_PROFILE_OUT: out,
-  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${resolve('bench', 'profile-hook.mjs')}`.trim(),
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${resolve('bench', TIMELINE ? 'timeline-hook.mjs' : 'profile-hook.mjs')}`.trim(),
 };
 try {
   const server = await startServe(env, [], bin);
@@ -142,6 +203,10 @@ try {
   await new Promise((r) => setTimeout(r, 200));
   await agent.close();
   await stop(server.proc);
+  if (TIMELINE) {
+    printTimeline(JSON.parse(readFileSync(out, 'utf8')) as TimelineEvent[], wallMs);
+    process.exitCode = 0;
+  } else {
   const { byStage, bySelf, byStageSelf, totalUs } = classify(JSON.parse(readFileSync(out, 'utf8')) as Profile);
   const perReq = (us: number) => (us / CHAT / 1000).toFixed(3);
   console.log(`${bin}: ${CHAT} sequential ${PATH} requests in ${(wallMs / 1000).toFixed(1)} s; mmgen busy ${perReq(totalUs)} ms of CPU per request (profile samples, idle excluded)`);
@@ -159,6 +224,7 @@ try {
       console.log(`\n${stage}:`);
       for (const [fn, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${perReq(us)} ms  ${fn}`);
     }
+  }
   }
 } finally {
   await stop(upstream.proc);

@@ -17,7 +17,7 @@ export const TAGS = {
   Webhooks: 'Endpoints that receive signed events, and the log of every delivery and its attempts.',
   'API keys': "The organization's API keys: their roles, scopes, IP allowlists and monthly budgets.",
   Audit: "The organization's audit log: who changed what (keys, budgets, webhooks, policies, settings, money), when, from where, before and after, in a tamper-evident hash chain.",
-  People: 'Accounts and the dashboard session (sign-in, sign-out, switching organization), members and their roles, invitations.',
+  People: 'Accounts and the dashboard session (sign-in with a password or a passkey, sign-out, switching organization), passkeys, members and their roles, invitations.',
   Organization: "The organization of the calling key: its plan and limits, its pause, its budget, its moderation policy and its data policy (payload capture, redaction, retention).",
   Operations: 'Liveness, readiness and Prometheus metrics, for the operator of the deployment.',
   Meta: 'The API described: this OpenAPI document.',

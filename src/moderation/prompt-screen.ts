@@ -70,15 +70,28 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * "class"), whatever the case, width or spacing. Entries are normalized like the prompt; an empty one is ignored.
  */
 export function matchBlocklist(text: string, blocklist: readonly string[]): string | undefined {
+  if (blocklist.length === 0) return undefined;
   const normalized = normalizeForMatching(text);
-  for (const entry of blocklist) {
-    const needle = normalizeForMatching(entry);
-    if (!needle) continue;
-    // Letters, digits and _ of any script are word characters; whitespace inside an entry matches any run of it.
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}_])${needle.split(' ').map(escapeRegExp).join('\\s+')}(?![\\p{L}\\p{N}\\p{M}_])`, 'u');
-    if (pattern.test(normalized)) return entry;
-  }
+  for (const { entry, pattern } of blocklistPatterns(blocklist)) if (pattern.test(normalized)) return entry;
   return undefined;
+}
+
+/** A blocklist's expressions, made once per list (an organization's policy is cached, so its list is one array). */
+const compiledBlocklists = new WeakMap<readonly string[], ReadonlyArray<{ entry: string; pattern: RegExp }>>();
+
+function blocklistPatterns(blocklist: readonly string[]): ReadonlyArray<{ entry: string; pattern: RegExp }> {
+  let compiled = compiledBlocklists.get(blocklist);
+  if (!compiled) {
+    compiled = blocklist.flatMap((entry) => {
+      const needle = normalizeForMatching(entry);
+      if (!needle) return [];
+      // Letters, digits and _ of any script are word characters; whitespace inside an entry matches any run of it.
+      const pattern = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}_])${needle.split(' ').map(escapeRegExp).join('\\s+')}(?![\\p{L}\\p{N}\\p{M}_])`, 'u');
+      return [{ entry, pattern }];
+    });
+    compiledBlocklists.set(blocklist, compiled);
+  }
+  return compiled;
 }
 
 /*
@@ -111,7 +124,34 @@ const SEXUAL_WORDS = new Set([
   'gangbang', 'handjob', 'hentai', 'incest', 'jizz', 'lubejob', 'masturbate', 'orgasm', 'orgy', 'porn', 'pussy', 'rape', 'slut', 'whore',
 ]);
 
-let profanity: { matcher: RegExpMatcher; dataset: DataSet<{ originalWord: string }> } | undefined;
+/**
+ * What obscenity's RegExpMatcher keeps to itself (0.4.x): the compiled term expressions and its transformer pass.
+ * getAllMatches runs every term's expression (about a hundred) over the transformed prompt, then sorts out the
+ * whitelist; on the chat path that was most of the screen's cost, and almost every prompt matches nothing. One
+ * expression, the union of the terms', answers "could any term match?" in a single pass over the same transformed
+ * text, which is exactly getAllMatches's own input, so it never says no where a term would match. Read
+ * defensively: if a version of the library no longer has these, every prompt takes the full path
+ * (test/unit/prompt-screen.test.ts checks the fast path is live).
+ */
+interface MatcherInternals {
+  blacklistedTerms?: ReadonlyArray<{ regExp?: unknown }>;
+  blacklistMatcherTransformers?: unknown;
+  applyTransformers?: (input: string, transformers: unknown) => [number[], string];
+}
+
+/** "Could any term match?" from the matcher's own terms and transformers, or undefined where they are not there. */
+function anyTermPrefilter(matcher: RegExpMatcher): ((text: string) => boolean) | undefined {
+  const inside = matcher as unknown as MatcherInternals;
+  const terms = inside.blacklistedTerms;
+  const transformers = inside.blacklistMatcherTransformers;
+  const transform = inside.applyTransformers;
+  if (!Array.isArray(terms) || terms.length === 0 || transformers === undefined || typeof transform !== 'function') return undefined;
+  if (!terms.every((t) => t.regExp instanceof RegExp && t.regExp.flags === 'gs')) return undefined;
+  const union = new RegExp(terms.map((t) => `(?:${(t.regExp as RegExp).source})`).join('|'), 's');
+  return (text) => union.test(transform.call(matcher, text, transformers)[1]);
+}
+
+let profanity: { matcher: RegExpMatcher; dataset: DataSet<{ originalWord: string }>; couldMatch: ((text: string) => boolean) | undefined } | undefined;
 
 function profanityFilter() {
   if (!profanity) {
@@ -125,7 +165,7 @@ function profanityFilter() {
       whitelistedTerms: [...(built.whitelistedTerms ?? []), ...EXTRA_WHITELIST],
       ...englishRecommendedTransformers,
     });
-    profanity = { matcher, dataset };
+    profanity = { matcher, dataset, couldMatch: anyTermPrefilter(matcher) };
   }
   return profanity;
 }
@@ -150,10 +190,14 @@ function isWordMatch(text: string, start: number, end: number): boolean {
   return token.length - digits >= digits && !/^[0-9a-f]+$/i.test(token);
 }
 
+/** Whether the one-pass prefilter is in use (false: the library changed, every prompt takes the full match). */
+export const profanityPrefilterLive = (): boolean => profanityFilter().couldMatch !== undefined;
+
 /** The dataset word a prompt contains (e.g. `fuck` for "fvck"), or undefined. */
-export function matchProfanity(text: string): string | undefined {
-  const { matcher, dataset } = profanityFilter();
+export function matchProfanity(text: string, prefilter = true): string | undefined {
+  const { matcher, dataset, couldMatch } = profanityFilter();
   const normalized = text.normalize('NFKC');
+  if (prefilter && couldMatch && !couldMatch(normalized)) return undefined;
   const match = matcher.getAllMatches(normalized, true).find((m) => isWordMatch(normalized, m.startIndex, m.endIndex));
   if (!match) return undefined;
   return dataset.getPayloadWithPhraseMetadata(match).phraseMetadata?.originalWord ?? 'a listed term';

@@ -22,6 +22,8 @@ export interface MemberRow {
   removed_at: Date | null;
   email: string | null;
   account_name: string | null;
+  /** The person's latest sign-in (any organization's: a session is the person's); null before the first. */
+  last_signed_in_at: Date | null;
 }
 
 export interface MembershipRow {
@@ -87,7 +89,8 @@ export async function setAccountPassword(q: Queryable, id: string, passwordHash:
   await q.query('UPDATE accounts SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
 }
 
-const MEMBER_COLUMNS = `u.id, u.organization_id, u.account_id, u.role, u.name, u.created_at, u.removed_at, a.email, a.name AS account_name`;
+const MEMBER_COLUMNS = `u.id, u.organization_id, u.account_id, u.role, u.name, u.created_at, u.removed_at, a.email, a.name AS account_name,
+  (SELECT max(s.created_at) FROM sessions s WHERE s.account_id = u.account_id) AS last_signed_in_at`;
 
 /** The organization's current members (removed ones are kept as rows, for the keys and usage they made). */
 export async function listMembers(q: Queryable, organizationId: string): Promise<MemberRow[]> {

@@ -9,9 +9,20 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
-/** Records an event; webhook fan-out picks it up from the table. */
+/**
+ * An event's `fanned_out_at` as it is written: already fanned out when its organization has no webhook in its mode, so
+ * the fan-out (a probe, then a transaction of four statements) never runs for the events nobody hears. Read in the
+ * writing statement's snapshot: a webhook committed after it was not there to hear the event, as a fan-out that
+ * ran at that moment would have found (docs/contract-addenda.md, "Webhooks"). `org` and `mode` are SQL expressions
+ * of the event's organization and mode, qualified where a FROM could shadow them.
+ */
+export function fannedOutUnlessHeard(org: string, mode: string): string {
+  return `CASE WHEN EXISTS (SELECT 1 FROM webhooks w WHERE w.organization_id = ${org} AND w.mode = ${mode} AND w.deleted_at IS NULL) THEN NULL ELSE now() END`;
+}
+
+/** Records an event; webhook fan-out picks it up from the table if a webhook of its organization may hear it. */
 export async function insertEvent(q: Queryable, e: NewEvent): Promise<void> {
-  await q.query('INSERT INTO events (id, organization_id, mode, type, data) VALUES ($1, $2, $3, $4, $5)', [
+  await q.query(`INSERT INTO events (id, organization_id, mode, type, data, fanned_out_at) VALUES ($1, $2, $3, $4, $5, ${fannedOutUnlessHeard('$2', '$3')})`, [
     e.id, e.organizationId, e.mode, e.type, JSON.stringify(e.data),
   ]);
 }

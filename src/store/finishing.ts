@@ -1,5 +1,6 @@
 import { newId } from '../ids.js';
 import type { Queryable } from './db.js';
+import { fannedOutUnlessHeard } from './events.js';
 import type { GenerationRow, OutputRow } from './generations.js';
 
 /** How an attempt ends. */
@@ -68,13 +69,14 @@ o AS (
   WHERE y.generation_id IN (SELECT id FROM g)),
 d AS (DELETE FROM jobs WHERE generation_id IN (${ids}) AND generation_id = ANY (ARRAY(SELECT id FROM g))),
 e AS (
-  INSERT INTO events (id, organization_id, mode, type, data)
+  INSERT INTO events (id, organization_id, mode, type, data, fanned_out_at)
   SELECT x_evt, organization_id, mode,
     CASE WHEN status = 'succeeded' THEN 'generation.completed' ELSE 'generation.failed' END,
     jsonb_build_object('generation_id', id, 'modality', modality, 'status', status, 'charged_credits', charged_credits)
       || CASE WHEN status = 'succeeded' THEN '{}'::jsonb
          ELSE jsonb_build_object('refunded_credits', refunded_credits, 'error', error) END
-      || CASE WHEN comparison_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('comparison_id', comparison_id) END
+      || CASE WHEN comparison_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('comparison_id', comparison_id) END,
+    ${fannedOutUnlessHeard('g.organization_id', 'g.mode')}
   FROM g WHERE status IN ('succeeded', 'failed')),
 -- The wallet and usage rollup rows are one per organization (and day, model,
 -- key): updating them here would serialize an organization's generations on
@@ -100,10 +102,11 @@ cmp AS (
   FROM k WHERE comparisons.id IN (${comparisons}) AND comparisons.id = k.comparison_id
   RETURNING comparisons.*, k.cevt),
 ce AS (
-  INSERT INTO events (id, organization_id, mode, type, data)
+  INSERT INTO events (id, organization_id, mode, type, data, fanned_out_at)
   SELECT cmp.cevt, cmp.organization_id, cmp.mode, 'comparison.completed',
     jsonb_build_object('comparison_id', cmp.id, 'status', 'completed',
-      'generation_ids', (SELECT coalesce(jsonb_agg(z.id ORDER BY z.seq), '[]'::jsonb) FROM generations z WHERE z.comparison_id = cmp.id))
+      'generation_ids', (SELECT coalesce(jsonb_agg(z.id ORDER BY z.seq), '[]'::jsonb) FROM generations z WHERE z.comparison_id = cmp.id)),
+    ${fannedOutUnlessHeard('cmp.organization_id', 'cmp.mode')}
   FROM cmp WHERE cmp.remaining = 0)
 SELECT * FROM g`;
 };

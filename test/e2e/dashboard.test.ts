@@ -143,7 +143,7 @@ describe('the dashboard in a browser [pglite]', () => {
 
   it('signs in with an API key, from the keyboard, and keeps it out of cookies and URLs', async () => {
     await page.goto(`${s.url}/dashboard/generations`);
-    await expect.poll(() => heading(page).textContent()).toBe('Sign in with an API key');
+    await expect.poll(() => heading(page).textContent()).toBe('Sign in');
     await shot(page, 'sign-in');
     await page.locator('#api-key').fill('sk_test_not-a-real-key');
     await page.keyboard.press('Enter');

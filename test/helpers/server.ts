@@ -97,7 +97,7 @@ export interface TestServer {
 export async function startTestServer(
   backend: BackendName,
   env: Record<string, string> = {},
-  opts: { worker?: boolean; sameDbAs?: TestServer; log?: (config: Config) => Logger; clock?: Clock } = {},
+  opts: { worker?: boolean; sameDbAs?: TestServer; log?: (config: Config) => Logger; clock?: Clock; publicHost?: string } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-test-'));
   // The port is chosen first so that signed URLs can name it.
@@ -107,7 +107,8 @@ export async function startTestServer(
     LOG_LEVEL: 'silent',
     PORT: String(port),
     HOST: '127.0.0.1',
-    MMGEN_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    // A browser takes `localhost` as a WebAuthn RP ID (a domain) and a secure context; an IP literal is neither an RP ID.
+    MMGEN_PUBLIC_URL: `http://${opts.publicHost ?? '127.0.0.1'}:${port}`,
     MMGEN_CATALOG_DATE: TEST_CATALOG_DATE,
     // The local classifier costs ~15 ms of CPU an image and loads a model per thread: the suite's thousands of simulated
     // images would take longer. Off by default here; the moderation tests turn it on and judge real generated images with it.

@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Mode } from '../../src/domain/access.js';
 import { FakeStripe } from '../fakes/stripe.js';
+import { SoftwareAuthenticator } from '../helpers/software-authenticator.js';
 import { client, describeEachBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -230,6 +231,16 @@ describeEachBackend('isolation matrix', (backend) => {
         for (const id of [r.generation, r.running, r.webhook, r.apiKey, r.ownerKeyId, r.upload, a.id, a.userId]) expect(seen).not.toContain(id);
         // Nor can it switch into the organization it does not belong to.
         expect((await call('PATCH', '/v1/session', { organization_id: a.id })).status).toBe(404);
+        // A passkey is its person's: another person neither lists nor removes it (404 as for one that never existed).
+        const victim = await sessionOf(a, mode);
+        const options = (await api('POST', '/v1/passkeys/options', { headers: victim })).body;
+        const added = await ok(api('POST', '/v1/passkeys', { headers: victim, body: { credential: new SoftwareAuthenticator(s.config.publicUrl).register(options) } }), 201, 'passkey');
+        const removeIt = await call('DELETE', `/v1/passkeys/${added.id}`);
+        const removeGhost = await call('DELETE', `/v1/passkeys/${ghost(added.id)}`);
+        expect([removeIt.status, removeIt.body.error.code]).toEqual([404, 'resource_not_found']);
+        expect(removeIt.body.error.message.replace(added.id, 'X')).toBe(removeGhost.body.error.message.replace(ghost(added.id), 'X'));
+        expect(JSON.stringify((await call('GET', '/v1/passkeys')).body)).not.toContain(added.id);
+        expect((await api('GET', '/v1/passkeys', { headers: victim })).body.data).toEqual([expect.objectContaining({ id: added.id })]);
         await call('DELETE', `/v1/webhooks/${own.id}`);
       });
 

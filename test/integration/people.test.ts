@@ -114,6 +114,9 @@ describeEachBackend('people: accounts, sessions, members and invitations', (back
     expect(res.body.csrf_token).toBe(b.csrf);
     const members = (await b.call('GET', '/v1/members')).body.data;
     expect(members).toEqual([expect.objectContaining({ email: 'Owner@Example.test', role: 'owner' })]);
+    // The latest sign-in is this one (the person's newest session).
+    const sessions = (await b.call('GET', '/v1/sessions')).body.data as Array<{ created_at: string }>;
+    expect(members[0].last_signed_in_at).toBe(sessions.map((x) => x.created_at).sort().at(-1));
     // The first keys belong to that member: the same organization's owner key lists the same member.
     expect((await client(s.url)('GET', '/v1/members', { key: ownerKey })).body.data[0].id).toBe(members[0].id);
   });

@@ -173,6 +173,44 @@ describeEachBackend('webhooks', (backend) => {
 
   const settle = () => new Promise((r) => setTimeout(r, 400));
 
+  describe('events nobody hears', () => {
+    it('are written already fanned out; an organization with a webhook in the mode gets them fanned out and delivered', async () => {
+      const org = await s.createOrg({ credits: 1_000_000 });
+      const eventsOf = async (generationId: string) =>
+        (
+          await s.db.query<{ type: string; created_at: Date; fanned_out_at: Date | null }>(
+            `SELECT type, created_at, fanned_out_at FROM events WHERE organization_id = $1 AND data->>'generation_id' = $2`,
+            [org.id, generationId],
+          )
+        ).rows;
+      // Born fanned out: its fanned_out_at is the writing transaction's now(), its created_at.
+      const born = async (generationId: string) => {
+        const rows = await eventsOf(generationId);
+        expect(rows.map((r) => r.type)).toEqual(['generation.completed']);
+        expect(rows[0]!.fanned_out_at?.getTime()).toBe(rows[0]!.created_at.getTime());
+      };
+      const quiet = await image(org.test);
+      expect(quiet.status).toBe(200);
+      await born(quiet.body.id);
+
+      const h = await hook(org.test, ['generation.completed']);
+      // A webhook in the other mode hears nothing of this one.
+      const live = await image(org.live);
+      expect(live.status).toBe(200);
+      await born(live.body.id);
+      const heard = await image(org.test);
+      expect(heard.status).toBe(200);
+      const got = await rx.waitFor(h.path, 1);
+      expect(got.map((r) => [r.event.type, r.event.data.generation_id])).toEqual([['generation.completed', heard.body.id]]);
+      const [row] = await eventsOf(heard.body.id);
+      expect(row!.fanned_out_at!.getTime()).toBeGreaterThan(row!.created_at.getTime());
+
+      expect((await api('DELETE', `/v1/webhooks/${h.id}`, { key: org.test })).status).toBe(200);
+      const after = await image(org.test);
+      await born(after.body.id);
+    });
+  });
+
   describe('CRUD', () => {
     let org: TestOrg;
     beforeAll(async () => {

@@ -6,7 +6,7 @@ import { MODALITY_ROUTES } from '../../src/http/routes/generation-route.js';
 import { makeAjv, paramPath } from '../../src/validation.js';
 import { allRoutes } from '../../src/http/routes/index.js';
 import { readSse } from '../../web/src/api/sse.js';
-import { permission, ApiSpec, type OpenApiDoc } from '../../web/src/api/spec.js';
+import { permission, ApiSpec, type Caller, type OpenApiDoc } from '../../web/src/api/spec.js';
 import type { ApiKey } from '../../web/src/api/types.js';
 import { toCsv } from '../../web/src/lib/csv.js';
 import { MODALITY_INFO } from '../../web/src/lib/modalities.js';
@@ -116,9 +116,20 @@ describe('permissions from the OpenAPI document', () => {
     paths: {
       '/v1/images': { post: { operationId: 'createImage', 'x-mmgen-role': 'developer', 'x-mmgen-scope': 'images:write', 'x-mmgen-consumes-credits': true } },
       '/v1/models': { get: { operationId: 'listModels', 'x-mmgen-role': 'viewer' } },
+      '/v1/api-keys': { post: { operationId: 'createApiKey', 'x-mmgen-role': 'admin', 'x-mmgen-scope': 'api_keys:manage', 'x-mmgen-session-role': 'developer' } },
+      '/v1/session': { get: { operationId: 'getSession', 'x-mmgen-role': 'viewer', 'x-mmgen-session-only': true } },
     },
   } as OpenApiDoc);
-  const key = (role: ApiKey['role'], scopes: string[]) => ({ role, scopes }) as ApiKey;
+  const key = (role: ApiKey['role'], scopes: string[]): Caller => ({ kind: 'key', id: 'key_1', name: 'k', mode: 'test', role, scopes });
+  const person = (role: ApiKey['role']): Caller => ({ kind: 'session', id: 'ses_1', name: 'a@b.test', mode: 'live', role, scopes: [] });
+  it("a signed-in person has the member's role, and a session's own role where the server declares one", () => {
+    expect(permission(spec.op('createApiKey'), person('developer'), false)).toEqual({ ok: true });
+    expect(permission(spec.op('createApiKey'), key('developer', []), false).reason).toBe('Needs the admin role; this key is a developer.');
+    expect(permission(spec.op('createApiKey'), person('viewer'), false).reason).toBe('Needs the developer role; you are a viewer.');
+    expect(permission(spec.op('createImage'), person('viewer'), false).ok).toBe(false);
+    expect(permission(spec.op('getSession'), person('viewer'), false)).toEqual({ ok: true });
+    expect(permission(spec.op('getSession'), key('owner', []), false).ok).toBe(false);
+  });
   it('checks role, then scope, then a paused organization', () => {
     expect(permission(spec.op('createImage'), key('owner', []), false)).toEqual({ ok: true });
     expect(permission(spec.op('createImage'), key('viewer', []), false).reason).toBe('Needs the developer role; this key is a viewer.');

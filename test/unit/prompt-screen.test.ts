@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { matchBlocklist, matchProfanity, ModerationUnavailableError, normalizeForMatching, screenPrompt } from '../../src/moderation/prompt-screen.js';
+import fc from 'fast-check';
+import { DataSet, englishDataset } from 'obscenity';
+import { matchBlocklist, matchProfanity, ModerationUnavailableError, normalizeForMatching, profanityPrefilterLive, screenPrompt } from '../../src/moderation/prompt-screen.js';
 import type { Scores, TextClassifier } from '../../src/moderation/types.js';
 
 /**
@@ -86,6 +88,44 @@ describe('the profanity filter (obscenity, English dataset)', () => {
     expect(await screen('a sh1tty drawing')).toEqual({ refused: true, rule: 'profanity', category: 'profanity', reason: 'the prompt contains profanity ("s***"), which the profanity filter refuses' });
     expect(await screen('some n1gger thing')).toMatchObject({ refused: true, category: 'hate', reason: expect.stringContaining('a slur ("n*****")') });
     expect(await screen('a p0rn scene')).toMatchObject({ refused: true, category: 'sexual' });
+  });
+});
+
+describe('the one-pass prefilter in front of the profanity filter', () => {
+  // The dataset's words, read through its public API (a predicate that visits every phrase and removes none).
+  const seen = new Set<string>();
+  new DataSet<{ originalWord: string }>().addAll(englishDataset).removePhrasesIf((p) => (seen.add(p.metadata?.originalWord ?? ''), false));
+  const words = [...seen].filter(Boolean);
+  const LEET: Record<string, string> = { a: '4', e: '3', i: '1', o: '0', s: '$', t: '7', l: '1' };
+  const variants = (w: string) => [
+    w, w.toUpperCase(), `the ${w}s`, `un${w}ly`, [...w].map((c) => LEET[c] ?? c).join(''), w.replace(/(.)/, '$1$1$1'),
+    [...w].map((c) => String.fromCodePoint(c.codePointAt(0)! - 0x61 + 0xff41)).join(''), `${w}-${w}`, `x${w}9`, `${w} willow`,
+  ];
+
+  it('is live with this version of obscenity', () => {
+    expect(profanityPrefilterLive()).toBe(true);
+  });
+
+  it('never changes a verdict: every dataset word in variants, and random text, the same with and without it', () => {
+    expect(words.length).toBeGreaterThan(50);
+    let refused = 0;
+    for (const w of words) {
+      for (const text of variants(w)) {
+        const full = matchProfanity(text, false);
+        expect(matchProfanity(text), text).toBe(full);
+        if (full !== undefined) refused++;
+      }
+    }
+    // The corpus exercises both answers, so agreement is not agreement on "nothing".
+    expect(refused).toBeGreaterThan(words.length);
+    const piece = fc.oneof(fc.constantFrom(...words), fc.string({ maxLength: 6 }), fc.constantFrom(' ', '4', '$', '1', 'ʃ', '𝒸', 'ｕ', '\u200b'));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        expect(matchProfanity(text), text).toBe(matchProfanity(text, false));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

@@ -10,6 +10,10 @@ import { Models } from './pages/Models.js';
 import { Moderation } from './pages/Moderation.js';
 import { Billing } from './pages/Billing.js';
 import { Audit } from './pages/Audit.js';
+import { AcceptInvitation } from './pages/AcceptInvitation.js';
+import { Members } from './pages/Members.js';
+import { Account } from './pages/Account.js';
+import { PasskeyAccount } from './pages/PasskeyAccount.js';
 import { NotFound } from './pages/NotFound.js';
 import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
@@ -50,16 +54,34 @@ function Routes() {
   if (path === '/moderation') return <Moderation />;
   if (path === '/billing') return <Billing />;
   if (path === '/audit') return <Audit />;
+  if (path === '/members') return <Members />;
+  if (path === '/account') return <Account />;
   return <NotFound />;
 }
 
 export function App() {
   const { path } = useLocation();
   // The instance operator's pages sign in with the operator credential, not an organization's key.
+  // An invitation's link works signed out: accepting it signs in, then the dashboard opens.
+  if (path === '/accept-invitation') {
+    return (
+      <ToastProvider>
+        <AcceptInvitation />
+      </ToastProvider>
+    );
+  }
   if (path === '/operator') {
     return (
       <ToastProvider>
         <Operator />
+      </ToastProvider>
+    );
+  }
+  // The person's passkeys page runs on the dashboard session's cookie, not on the API key the rest signs in with.
+  if (path === '/passkeys') {
+    return (
+      <ToastProvider>
+        <PasskeyAccount />
       </ToastProvider>
     );
   }

@@ -20,10 +20,11 @@ export interface MemberView {
   name: string | null;
   role: Role;
   created_at: string;
+  last_signed_in_at: string | null;
 }
 
 export function toMemberView(m: MemberRow): MemberView {
-  return { id: m.id, object: 'member', email: m.email, name: m.account_name ?? m.name, role: m.role, created_at: m.created_at.toISOString() };
+  return { id: m.id, object: 'member', email: m.email, name: m.account_name ?? m.name, role: m.role, created_at: m.created_at.toISOString(), last_signed_in_at: m.last_signed_in_at?.toISOString() ?? null };
 }
 
 export async function listOrganizationMembers(q: Queryable, caller: Principal): Promise<{ object: 'list'; data: MemberView[]; has_more: false }> {

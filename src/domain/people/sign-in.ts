@@ -44,15 +44,7 @@ export async function signInWithPassword(
       actor: { type: 'system', id: 'sign-in' }, address: client.ip, requestId: client.requestId ?? null, organizationId: null,
       action, target: { type: 'email', id: req.email.slice(0, 320) }, before: null, after: null,
     });
-  const state = await ports.signIn.state(key, client.ip);
-  if (state.lockedForS !== null) {
-    await refusal('sign_in.locked');
-    throw new ApiError('rate_limit_exceeded', 'Too many failed sign-ins for this email or from this address. Try again later.')
-      .withHeader('Retry-After', String(state.lockedForS));
-  }
-  if (state.failures >= ports.slowAfter) {
-    await sleep(Math.min(SLOW_MAX_MS, SLOW_BASE_MS * 2 ** (state.failures - ports.slowAfter)));
-  }
+  await applySignInBrake(ports, key, client.ip, () => refusal('sign_in.locked'));
   const account = await findAccountByEmailKey(ports.db, key);
   if (!(await passwordMatches(account?.password_hash ?? null, req.password)) || !account) {
     await ports.signIn.failed(key, client.ip);
@@ -60,7 +52,39 @@ export async function signInWithPassword(
     throw new ApiError('invalid_credentials', 'The email or password is wrong.');
   }
   await ports.signIn.succeeded(key);
-  const memberships = await listMemberships(ports.db, account.id);
+  return startSignedInSession(ports, account.id, req, client, 'password');
+}
+
+/**
+ * The brute-force brake every sign-in passes before its credential is checked: 429 while the email (or the key a
+ * credential is counted under) or the address is locked, after `onLocked` recorded it; slowed past `slowAfter`.
+ */
+export async function applySignInBrake(
+  ports: Pick<SignInPorts, 'signIn' | 'slowAfter'>, key: string, ip: string, onLocked: () => Promise<unknown>,
+): Promise<void> {
+  const state = await ports.signIn.state(key, ip);
+  if (state.lockedForS !== null) {
+    await onLocked();
+    throw new ApiError('rate_limit_exceeded', 'Too many failed sign-ins for this email or from this address. Try again later.')
+      .withHeader('Retry-After', String(state.lockedForS));
+  }
+  if (state.failures >= ports.slowAfter) {
+    await sleep(Math.min(SLOW_MAX_MS, SLOW_BASE_MS * 2 ** (state.failures - ports.slowAfter)));
+  }
+}
+
+/**
+ * The end of every sign-in once the credential is proven (a password, a passkey): the membership signed in to, the
+ * organization's single sign-on requirement, the session, and its `sign_in.succeeded` entry.
+ */
+export async function startSignedInSession(
+  ports: { db: Queryable; timeouts: SessionTimeouts },
+  accountId: string,
+  req: { organization_id?: string | undefined; mode?: Mode | undefined },
+  client: { ip: string; userAgent: string | null; requestId?: string | null },
+  method: 'password' | 'passkey',
+): Promise<StartedSession> {
+  const memberships = await listMemberships(ports.db, accountId);
   const member = req.organization_id !== undefined ? memberships.find((m) => m.organization_id === req.organization_id) : memberships[0];
   if (!member) {
     throw new ApiError(
@@ -74,9 +98,9 @@ export async function signInWithPassword(
     throw new ApiError('sso_required', 'This organization requires single sign-on. Sign in through its identity provider.');
   }
   const started = await startSession(ports.db, ports.timeouts, {
-    accountId: account.id, member, mode: req.mode, method: 'password', ip: client.ip, userAgent: client.userAgent,
+    accountId, member, mode: req.mode, method, ip: client.ip, userAgent: client.userAgent,
   });
   const origin: AuditOrigin = { actor: { type: 'member', id: member.member_id }, address: client.ip, requestId: client.requestId ?? null, mode: null };
-  await recordAudit(ports.db, { ...origin, organizationId: member.organization_id, action: 'sign_in.succeeded', target: { type: 'account', id: account.id }, before: null, after: { method: 'password' } });
+  await recordAudit(ports.db, { ...origin, organizationId: member.organization_id, action: 'sign_in.succeeded', target: { type: 'account', id: accountId }, before: null, after: { method } });
   return started;
 }

@@ -28,6 +28,7 @@ import { adminRoutes } from './admin-catalog.js';
 import { auditRoutes } from './audit-events.js';
 import { peopleRoutes } from './people.js';
 import { ssoRoutes } from './sso.js';
+import { passkeyRoutes } from './passkeys.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -52,6 +53,7 @@ export function allRoutes(): RouteDef[] {
     updateKey,
     deleteKey,
     ...peopleRoutes,
+    ...passkeyRoutes,
     ...ssoRoutes,
     image,
     video,

@@ -47,7 +47,7 @@ export const Session = Type.Object(
   { title: 'Session' },
 );
 
-const SignedIn = Type.Object(
+export const SignedIn = Type.Object(
   {
     ...Session.properties,
     csrf_token: Type.String({ description: 'Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie).' }),
@@ -202,6 +202,7 @@ const Member = Type.Object(
     name: Nullable(Type.String()),
     role: RoleField,
     created_at: Timestamp,
+    last_signed_in_at: Nullable(Type.String({ format: 'date-time', description: "When the person last signed in (to any of their organizations); null before their first sign-in." })),
   },
   { title: 'Member' },
 );

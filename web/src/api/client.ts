@@ -25,23 +25,43 @@ export interface RequestOptions {
 }
 
 /**
- * The dashboard's only way to talk to mmgen: the public /v1 API of the origin
- * it is served from, with the API key as a bearer token (never a cookie, never
- * in a URL), so that everything it does a user could do with curl.
+ * How the dashboard proves who it is: an API key pasted at sign-in (a bearer token, never a cookie), or a signed-in
+ * person's session (the server's HttpOnly cookie, sent by the browser, and its CSRF token in X-CSRF-Token).
+ */
+export type Credential = { kind: 'key'; key: string } | { kind: 'session'; csrfToken: string; mode: 'live' | 'test' };
+
+/** The header a signed-in request that changes something must carry (docs/contract-addenda.md, "People"). */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+/**
+ * The dashboard's only way to talk to mmgen: the public /v1 API of the origin it is served from, as an API key or
+ * a signed-in person's session, so that everything it does a user could do with curl.
  */
 export class Api {
+  readonly credential: Credential;
+
   constructor(
-    readonly key: string,
-    /** Called when the key stops working mid-session (revoked): the session ends. */
+    credential: Credential | string,
+    /** Called when the credential stops working mid-session (revoked key, ended session): the session ends. */
     private readonly onKeyRejected: (err: ApiError) => void = () => {},
-  ) {}
+  ) {
+    this.credential = typeof credential === 'string' ? { kind: 'key', key: credential } : credential;
+  }
 
   get mode(): 'live' | 'test' {
-    return this.key.startsWith('sk_live_') ? 'live' : 'test';
+    const c = this.credential;
+    return c.kind === 'session' ? c.mode : c.key.startsWith('sk_live_') ? 'live' : 'test';
+  }
+
+  /** The browser sends the session cookie only for a session; a key's requests carry no cookie at all. */
+  get credentials(): 'same-origin' | 'omit' {
+    return this.credential.kind === 'session' ? 'same-origin' : 'omit';
   }
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { Authorization: `Bearer ${this.key}`, ...extra };
+    const c = this.credential;
+    // The CSRF token is sent on reads too: harmless there, and one code path for every request.
+    return c.kind === 'session' ? { [CSRF_HEADER]: c.csrfToken, ...extra } : { Authorization: `Bearer ${c.key}`, ...extra };
   }
 
   async request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
@@ -55,7 +75,7 @@ export class Api {
         headers,
         body: body === undefined ? null : JSON.stringify(body),
         signal: opts.signal ?? null,
-        credentials: 'omit',
+        credentials: this.credentials,
       });
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;

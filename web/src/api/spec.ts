@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../lib/schema.js';
-import type { ApiKey, Modality, Role } from './types.js';
+import type { Modality, Mode, Role } from './types.js';
 import { ROLES } from './types.js';
 
 /** What /v1/openapi.json says one operation needs (x-mmgen-role, x-mmgen-scope, x-mmgen-consumes-credits). */
@@ -9,6 +9,10 @@ export interface Operation {
   path: string;
   role?: Role;
   scope?: string;
+  /** The role a signed-in person needs, where it differs from a key's (x-mmgen-session-role). */
+  sessionRole?: Role;
+  /** Only a signed-in person's session may call it (x-mmgen-session-only). */
+  sessionOnly: boolean;
   consumesCredits: boolean;
   requestSchema?: JsonSchema;
 }
@@ -32,6 +36,8 @@ interface RawOperation {
   'x-mmgen-modality'?: { modality: Modality; sync: boolean; prompt_field: string | null; image: 'none' | 'optional' | 'required' };
   'x-mmgen-role'?: Role;
   'x-mmgen-scope'?: string;
+  'x-mmgen-session-role'?: Role;
+  'x-mmgen-session-only'?: boolean;
   'x-mmgen-consumes-credits'?: boolean;
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
 }
@@ -57,6 +63,8 @@ export class ApiSpec {
           method: method.toUpperCase(),
           path,
           consumesCredits: raw['x-mmgen-consumes-credits'] === true,
+          sessionOnly: raw['x-mmgen-session-only'] === true,
+          ...(raw['x-mmgen-session-role'] ? { sessionRole: raw['x-mmgen-session-role'] } : {}),
           ...(raw['x-mmgen-role'] ? { role: raw['x-mmgen-role'] } : {}),
           ...(raw['x-mmgen-scope'] ? { scope: raw['x-mmgen-scope'] } : {}),
           ...(raw.requestBody?.content?.['application/json']?.schema ? { requestSchema: raw.requestBody.content['application/json'].schema } : {}),
@@ -94,13 +102,33 @@ export interface Permission {
   reason?: string;
 }
 
-/** Whether a key may call an operation: its role, its scopes, and a paused organization. */
-export function permission(op: Operation | undefined, key: ApiKey, paused: boolean): Permission {
+/**
+ * Who the dashboard acts as: an API key, or a signed-in person's membership (whose role is the member's; a session
+ * has every scope). Pages read the mode, role and scopes from here, whichever it is.
+ */
+export interface Caller {
+  kind: 'key' | 'session';
+  /** The key's id (key_…), or the session's (ses_…). */
+  id: string;
+  /** The key's name, or the person's email. */
+  name: string;
+  mode: Mode;
+  role: Role;
+  scopes: string[];
+}
+
+const article = (role: Role) => (role === 'admin' || role === 'owner' ? 'an' : 'a');
+
+/** Whether the caller may call an operation: its role (a session's own where the server declares one), its scopes, and a paused organization. */
+export function permission(op: Operation | undefined, caller: Caller, paused: boolean): Permission {
   if (!op) return { ok: false, reason: 'This server does not offer this operation.' };
-  if (op.role && ROLES.indexOf(key.role) < ROLES.indexOf(op.role)) {
-    return { ok: false, reason: `Needs the ${op.role} role; this key is ${key.role === 'admin' || key.role === 'owner' ? 'an' : 'a'} ${key.role}.` };
+  if (op.sessionOnly && caller.kind !== 'session') return { ok: false, reason: 'Only for a person signed in with an account, not an API key.' };
+  const needed = caller.kind === 'session' ? (op.sessionRole ?? op.role) : op.role;
+  if (needed && ROLES.indexOf(caller.role) < ROLES.indexOf(needed)) {
+    const who = caller.kind === 'session' ? 'you are' : 'this key is';
+    return { ok: false, reason: `Needs the ${needed} role; ${who} ${article(caller.role)} ${caller.role}.` };
   }
-  if (op.scope && key.scopes.length > 0 && !key.scopes.includes(op.scope)) {
+  if (op.scope && caller.scopes.length > 0 && !caller.scopes.includes(op.scope)) {
     return { ok: false, reason: `Needs the ${op.scope} scope, which this key lacks.` };
   }
   if (op.consumesCredits && paused) {

@@ -61,7 +61,7 @@ export async function followGeneration(
   for (let attempt = 0; attempt < 20 && !signal.aborted; attempt++) {
     try {
       const headers = api.headers({ Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) });
-      const res = await fetch(`/v1/generations/${encodeURIComponent(id)}/events`, { headers, signal, credentials: 'omit' });
+      const res = await fetch(`/v1/generations/${encodeURIComponent(id)}/events`, { headers, signal, credentials: api.credentials });
       if (!res.ok || !res.body) {
         const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
         throw new ApiError(res.status, body?.error?.code ?? 'http_error', body?.error?.message ?? `HTTP ${res.status}`);

@@ -25,6 +25,8 @@ const NAV: NavItem[] = [
   { to: '/billing', label: 'Billing', needs: 'getBilling', icon: 'M1.5 4h13v8h-13zM1.5 6.5h13M4 10h3' },
   { to: '/requests', label: 'Requests', needs: 'listRequests', icon: 'M2 3h12M2 6.5h12M2 10h12M2 13.5h8' },
   { to: '/moderation', label: 'Moderation', needs: 'getModerationPolicy', icon: 'M8 1.5l5.5 2v4c0 3.5-2.4 6-5.5 7-3.1-1-5.5-3.5-5.5-7v-4z' },
+  { to: '/members', label: 'Members', needs: 'listMembers', icon: 'M6 7a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5zM1.5 14c0-2.5 2-4.5 4.5-4.5s4.5 2 4.5 4.5M11 7.5a2 2 0 1 0 0-4M12 9.7c1.5.5 2.5 2 2.5 3.8' },
+  { to: '/account', label: 'Account', needs: 'listSessions', icon: 'M8 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2.5 14.5c0-3 2.5-5 5.5-5s5.5 2 5.5 5' },
   { to: '/audit', label: 'Audit log', needs: 'listAuditEvents', icon: 'M4 1.5h6l3 3v10H4zM10 1.5v3h3M6 7.5h5M6 10h5M6 12.5h3' },
 ];
 
@@ -82,8 +84,48 @@ function PausedBanner() {
   );
 }
 
+/** Who the dashboard acts as: the key, or the signed-in person with their organization and mode switchers. */
+function CallerInfo() {
+  const { key, person, org, signOut, switchTo } = useSession();
+  const { busy, error, run } = useAction();
+  return (
+    <>
+      <div className="key-info" data-testid="caller">
+        <Badge tone={key.mode === 'live' ? 'green' : 'orange'}>{key.mode}</Badge> <span title={key.id}>{key.name}</span>
+        <div className="muted small">
+          {key.role}
+          {person ? ' · signed in' : key.scopes.length ? ` · ${key.scopes.length} scope${key.scopes.length > 1 ? 's' : ''}` : ' · all scopes'}
+        </div>
+      </div>
+      {person && person.memberships.length > 1 && (
+        <div className="switch-org">
+          <label htmlFor="switch-org" className="small">
+            Organization
+          </label>
+          <select id="switch-org" value={org.id} disabled={busy !== null} onChange={(e) => void run('org', () => switchTo({ organization_id: e.target.value }))}>
+            {person.memberships.map((m) => (
+              <option key={m.organization_id} value={m.organization_id}>
+                {m.organization_name} ({m.role})
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {person && (
+        <Button size="sm" variant="ghost" busy={busy === 'mode'} onClick={() => void run('mode', () => switchTo({ mode: key.mode === 'live' ? 'test' : 'live' }))}>
+          Switch to {key.mode === 'live' ? 'test' : 'live'} mode
+        </Button>
+      )}
+      {error ? <ErrorNotice error={error} title="Could not switch" /> : null}
+      <Button size="sm" variant="ghost" onClick={() => signOut()}>
+        Sign out
+      </Button>
+    </>
+  );
+}
+
 export function Layout({ children }: { children: ReactNode }) {
-  const { key, org, can, signOut } = useSession();
+  const { key, org, can } = useSession();
   const { path } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
 
@@ -129,7 +171,7 @@ export function Layout({ children }: { children: ReactNode }) {
                   <Icon d={item.icon} />
                   <span>{item.label}</span>
                   {locked && (
-                    <span className="nav-lock" title="This key cannot use this page">
+                    <span className="nav-lock" title="Not available to you here">
                       <LockIcon />
                       <span className="visually-hidden">(not available to this key)</span>
                     </span>
@@ -146,16 +188,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <div className="muted small">
             {org.plan} plan{org.enterprise ? ' · Enterprise' : ''}
           </div>
-          <div className="key-info">
-            <Badge tone={key.mode === 'live' ? 'green' : 'orange'}>{key.mode}</Badge> <span title={key.id}>{key.name}</span>
-            <div className="muted small">
-              {key.role}
-              {key.scopes.length ? ` · ${key.scopes.length} scope${key.scopes.length > 1 ? 's' : ''}` : ' · all scopes'}
-            </div>
-          </div>
-          <Button size="sm" variant="ghost" onClick={() => signOut()}>
-            Sign out
-          </Button>
+          <CallerInfo />
         </div>
       </nav>
       <div className="content">

@@ -121,7 +121,7 @@ export function Audit() {
   async function exportJsonl() {
     setExporting(true);
     try {
-      const res = await fetch(`/v1/audit-events/export${query(params())}`, { headers: api.headers(), credentials: 'omit' });
+      const res = await fetch(`/v1/audit-events/export${query(params())}`, { headers: api.headers(), credentials: api.credentials });
       if (!res.ok) throw new Error(`The export failed: HTTP ${res.status}`);
       const url = URL.createObjectURL(await res.blob());
       const a = document.createElement('a');

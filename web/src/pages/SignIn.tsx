@@ -1,72 +1,144 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { PasskeySignInButton } from '../components/Passkeys.js';
 import { ErrorNotice } from '../components/ui.js';
 import { useDocumentTitle } from '../lib/hooks.js';
+import type { SignInProps } from '../session.js';
 
-export function SignIn({ onSubmit, message }: { onSubmit: (key: string) => Promise<void>; message?: string | undefined }) {
-  useDocumentTitle('Sign in');
-  const [key, setKey] = useState('');
-  const [show, setShow] = useState(false);
+/** One sign-in form's submit state: busy while it runs, its error shown under it. */
+function useSubmit(run: () => Promise<void>) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-
   async function submit(e: FormEvent) {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      await onSubmit(key);
+      await run();
     } catch (err) {
       setError(err);
       setBusy(false);
     }
   }
+  return { busy, error, submit };
+}
 
+/** The usual way in: a person's email and password (POST /v1/session sets the HttpOnly session cookie). */
+function PasswordSignIn({ onSubmit }: { onSubmit: SignInProps['onPassword'] }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const { busy, error, submit } = useSubmit(() => onSubmit(email, password));
+  return (
+    <form className="signin-section" onSubmit={submit} aria-labelledby="signin-account" noValidate>
+      <h2 id="signin-account">With your account</h2>
+      <label htmlFor="signin-email">Email</label>
+      <input id="signin-email" name="email" type="email" autoComplete="username" autoFocus value={email} onChange={(e) => setEmail(e.target.value)} aria-invalid={error ? true : undefined} />
+      <label htmlFor="signin-password">Password</label>
+      <input id="signin-password" name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} aria-invalid={error ? true : undefined} />
+      <button type="submit" className="btn btn-primary btn-md btn-block" disabled={busy || email.trim() === '' || password === ''}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
+      {error ? <ErrorNotice error={error} title="Could not sign in" /> : null}
+    </form>
+  );
+}
+
+/**
+ * Single sign-on through the organization's identity provider. The organization is named by its id, which an
+ * owner shares as a link (`/dashboard/?sso=org_…`, shown on the Members page) that fills it in.
+ */
+function SsoSignIn({ onSubmit }: { onSubmit: SignInProps['onSso'] }) {
+  const [org, setOrg] = useState(() => new URLSearchParams(window.location.search).get('sso') ?? '');
+  const { busy, error, submit } = useSubmit(() => onSubmit(org));
+  return (
+    <form className="signin-section" onSubmit={submit} aria-labelledby="signin-sso" noValidate>
+      <h2 id="signin-sso">With single sign-on</h2>
+      <label htmlFor="signin-sso-org">Organization ID</label>
+      <input id="signin-sso-org" name="organization" className="mono" spellCheck={false} placeholder="org_…" value={org} onChange={(e) => setOrg(e.target.value)} aria-describedby="signin-sso-hint" aria-invalid={error ? true : undefined} />
+      <p className="muted small" id="signin-sso-hint">
+        For an organization that signs in through its identity provider (OpenID Connect). Your owner can give you its sign-in link.
+      </p>
+      <button type="submit" className="btn btn-secondary btn-md btn-block" disabled={busy || org.trim() === ''}>
+        {busy ? 'Going to your identity provider…' : 'Sign in with SSO'}
+      </button>
+      {error ? <ErrorNotice error={error} title="Could not start single sign-on" /> : null}
+    </form>
+  );
+}
+
+/** The secondary way in: an API key, kept in this tab's session storage only (never a cookie or a URL). */
+function KeySignIn({ onSubmit }: { onSubmit: SignInProps['onKey'] }) {
+  const [key, setKey] = useState('');
+  const [show, setShow] = useState(false);
+  const { busy, error, submit } = useSubmit(() => onSubmit(key));
+  return (
+    <form className="signin-section" onSubmit={submit} aria-labelledby="signin-key" noValidate>
+      <h2 id="signin-key">With an API key</h2>
+      <p className="muted small">
+        Paste a key (<code>sk_live_…</code> or <code>sk_test_…</code>). It stays in this browser tab only, in session storage, and is sent to this
+        server's <code>/v1</code> API as a bearer token: the dashboard can do exactly what the key can do.
+      </p>
+      <label htmlFor="api-key">API key</label>
+      <div className="secret-row">
+        <input
+          id="api-key"
+          name="api-key"
+          className="mono"
+          type={show ? 'text' : 'password'}
+          autoComplete="off"
+          spellCheck={false}
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          placeholder="sk_test_…"
+          aria-invalid={error ? true : undefined}
+        />
+        <button type="button" className="btn btn-secondary btn-md" onClick={() => setShow((s) => !s)} aria-pressed={show}>
+          {show ? 'Hide' : 'Show'}
+        </button>
+      </div>
+      <button type="submit" className="btn btn-secondary btn-md btn-block" disabled={busy || key.trim() === ''}>
+        {busy ? 'Signing in…' : 'Sign in with the key'}
+      </button>
+      {error ? <ErrorNotice error={error} title="Could not sign in" /> : null}
+      <p className="muted small">
+        No key? The operator prints one at the first start of <code>mmgen serve</code>, or creates one with <code>mmgen org create</code>.
+      </p>
+    </form>
+  );
+}
+
+function Card({ children }: { children: ReactNode }) {
   return (
     <main className="signin" id="main">
-      <form className="signin-card" onSubmit={submit} noValidate>
+      <div className="signin-card">
         <div className="brand brand-large">
           <img src="/dashboard/favicon.svg" alt="" width="32" height="32" />
           mmgen
         </div>
-        <h1 tabIndex={-1} id="page-title">
-          Sign in with an API key
-        </h1>
-        <p className="muted">
-          Paste a key (<code>sk_live_…</code> or <code>sk_test_…</code>). It stays in this browser tab only, in session storage, and is sent to this
-          server's <code>/v1</code> API as a bearer token: the dashboard can do exactly what the key can do.
-        </p>
-        {message && (
-          <div className="notice notice-warn" role="status">
-            {message}
-          </div>
-        )}
-        <label htmlFor="api-key">API key</label>
-        <div className="secret-row">
-          <input
-            id="api-key"
-            name="api-key"
-            className="mono"
-            type={show ? 'text' : 'password'}
-            autoComplete="off"
-            spellCheck={false}
-            autoFocus
-            value={key}
-            onChange={(e) => setKey(e.target.value)}
-            placeholder="sk_test_…"
-            aria-invalid={error ? true : undefined}
-          />
-          <button type="button" className="btn btn-secondary btn-md" onClick={() => setShow((s) => !s)} aria-pressed={show}>
-            {show ? 'Hide' : 'Show'}
-          </button>
-        </div>
-        <button type="submit" className="btn btn-primary btn-md btn-block" disabled={busy || key.trim() === ''}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-        {error ? <ErrorNotice error={error} title="Could not sign in" /> : null}
-        <p className="muted small">
-          No key? The operator prints one at the first start of <code>mmgen serve</code>, or creates one with <code>mmgen org create</code>.
-        </p>
-      </form>
+        {children}
+      </div>
     </main>
   );
 }
+
+export function SignIn({ onKey, onPassword, onSso, message }: SignInProps) {
+  useDocumentTitle('Sign in');
+  return (
+    <Card>
+      <h1 tabIndex={-1} id="page-title">
+        Sign in
+      </h1>
+      {message && (
+        <div className="notice notice-warn" role="status">
+          {message}
+        </div>
+      )}
+      <PasswordSignIn onSubmit={onPassword} />
+      {/* The passkey sets the same session cookie a password does; a reload restores the session from it. */}
+      <PasskeySignInButton onSignedIn={() => window.location.reload()} />
+      <SsoSignIn onSubmit={onSso} />
+      <KeySignIn onSubmit={onKey} />
+    </Card>
+  );
+}
+
+export { Card as SignInCard };

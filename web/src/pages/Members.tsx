@@ -1,0 +1,303 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError } from '../api/client.js';
+import type { CreatedInvitation, Invitation, Member } from '../api/people.js';
+import { ROLES, type List, type Role } from '../api/types.js';
+import { Badge, Button, CopyButton, Dialog, Empty, ErrorNotice, Loading, Locked, PageHeader, useToast } from '../components/ui.js';
+import { useAction } from '../lib/actions.js';
+import { formatShort, relativeTime } from '../lib/format.js';
+import { useDocumentTitle, useResource } from '../lib/hooks.js';
+import { useSession } from '../session.js';
+import { SsoSettingsSection } from './SsoSettings.js';
+
+/** The roles the caller may grant or manage: up to its own (the server refuses more, 403 insufficient_role). */
+function rolesUpTo(role: Role): Role[] {
+  return ROLES.filter((r) => ROLES.indexOf(r) <= ROLES.indexOf(role));
+}
+
+function MemberRow({ m, onChanged, onRemove }: { m: Member; onChanged: (m: Member) => void; onRemove: () => void }) {
+  const { api, can, key: me, person } = useSession();
+  const toast = useToast();
+  const { busy, error, run } = useAction();
+  const manageable = ROLES.indexOf(m.role) <= ROLES.indexOf(me.role);
+  const update = can('updateMember');
+  const label = m.name ?? m.email ?? m.id;
+  return (
+    <tr data-member-id={m.id} data-email={m.email ?? ''}>
+      <td>
+        <span className="strong">{m.name ?? m.email ?? 'Owner (link not yet accepted)'}</span> {person?.member_id === m.id && <Badge tone="blue">you</Badge>}
+        {m.name && m.email && <div className="muted small">{m.email}</div>}
+      </td>
+      <td>
+        {update.ok && manageable ? (
+          <>
+            <label className="visually-hidden" htmlFor={`role-${m.id}`}>
+              Role of {label}
+            </label>
+            <select
+              id={`role-${m.id}`}
+              value={m.role}
+              disabled={busy !== null}
+              onChange={(e) =>
+                void run('role', async () => {
+                  const changed = await api.patch<Member>(`/v1/members/${m.id}`, { role: e.target.value });
+                  onChanged(changed);
+                  toast(`${label} is now ${changed.role}.`);
+                })
+              }
+            >
+              {rolesUpTo(me.role).map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </>
+        ) : (
+          m.role
+        )}
+        {error ? <ErrorNotice error={error} title="The role was not changed" /> : null}
+      </td>
+      <td className="nowrap">{m.last_signed_in_at ? relativeTime(m.last_signed_in_at) : <span className="muted">never</span>}</td>
+      <td className="nowrap">{formatShort(m.created_at)}</td>
+      <td className="actions">
+        <Button size="sm" variant="danger" perm={manageable ? can('removeMember') : { ok: false, reason: `Needs a role of at least ${m.role}.` }} onClick={onRemove} aria-label={`Remove ${label}`}>
+          Remove
+        </Button>
+      </td>
+    </tr>
+  );
+}
+
+function RemoveDialog({ target, onClose, onRemoved }: { target: Member; onClose: () => void; onRemoved: (revokedKeys: number) => void }) {
+  const { api } = useSession();
+  const { busy, error, run } = useAction();
+  return (
+    <Dialog
+      open
+      title={`Remove ${target.name ?? target.email ?? target.id}?`}
+      onClose={onClose}
+      footer={
+        <>
+          <Button variant="ghost" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            variant="danger"
+            busy={busy !== null}
+            onClick={() =>
+              run('remove', async () => {
+                const r = await api.del<{ revoked_keys: number }>(`/v1/members/${target.id}`);
+                onRemoved(r.revoked_keys);
+              })
+            }
+          >
+            Remove member
+          </Button>
+        </>
+      }
+    >
+      <p>
+        Their API keys answer <code>401</code> and their sessions in this organization end from their next request, on every server. Their generations, usage
+        and ledger entries stay.
+      </p>
+      {error ? <ErrorNotice error={error} title="The member was not removed" /> : null}
+    </Dialog>
+  );
+}
+
+function InviteForm({ onInvited }: { onInvited: () => void }) {
+  const { api, key: me } = useSession();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('developer');
+  const [created, setCreated] = useState<CreatedInvitation | null>(null);
+  const { busy, error, run } = useAction();
+  const roles = rolesUpTo(me.role);
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    void run('invite', async () => {
+      if (!email.includes('@')) throw new ApiError(0, 'parameter_invalid', 'Enter the email address to invite.', 'email');
+      setCreated(await api.post<CreatedInvitation>('/v1/invitations', { email: email.trim(), role }));
+      setEmail('');
+      onInvited();
+    });
+  }
+
+  return (
+    <form className="card invite-form" onSubmit={submit} aria-labelledby="invite-title" noValidate>
+      <h2 id="invite-title">Invite a person</h2>
+      <div className="fields">
+        <div className="field">
+          <label htmlFor="invite-email">Email</label>
+          <input id="invite-email" type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="invite-role">Role</label>
+          <select id="invite-role" value={roles.includes(role) ? role : roles[0]} onChange={(e) => setRole(e.target.value as Role)}>
+            {roles.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <div>
+        <Button type="submit" variant="primary" busy={busy !== null} disabled={email.trim() === ''}>
+          Send invitation
+        </Button>
+      </div>
+      {error ? <ErrorNotice error={error} title="No invitation was made" /> : null}
+      {created && (
+        <div className="notice" role="status" data-testid="invitation-created">
+          <p>
+            Invited <strong>{created.email}</strong> as {created.role}.{' '}
+            {created.mail === 'sent'
+              ? 'The invitation was mailed.'
+              : created.mail === 'failed'
+                ? 'Mailing it failed (see the server log): send them the link yourself.'
+                : 'No mail server is configured: send them the link yourself.'}{' '}
+            The link works once, until {formatShort(created.expires_at)}, and is shown only now.
+          </p>
+          <div className="secret-row">
+            <label className="visually-hidden" htmlFor="invite-link">
+              Invitation link
+            </label>
+            <input id="invite-link" className="mono" readOnly value={created.url} onFocus={(e) => e.currentTarget.select()} />
+            <CopyButton text={created.url} size="md" label="Copy link" />
+          </div>
+        </div>
+      )}
+    </form>
+  );
+}
+
+function Invitations({ reloadKey }: { reloadKey: number }) {
+  const { api, can } = useSession();
+  const toast = useToast();
+  const perm = can('listInvitations');
+  const list = useResource((signal) => api.get<List<Invitation>>('/v1/invitations', { signal }), [reloadKey], { enabled: perm.ok });
+  const { busy, error, run } = useAction<string>();
+  if (!perm.ok) return null;
+  return (
+    <section aria-labelledby="invitations-title">
+      <h2 id="invitations-title">Pending invitations</h2>
+      {list.error ? (
+        <ErrorNotice error={list.error} />
+      ) : !list.data ? (
+        <Loading what="Loading invitations" />
+      ) : list.data.data.length === 0 ? (
+        <Empty title="No pending invitations" />
+      ) : (
+        <div className="table-wrap">
+          <table className="table" data-testid="invitations-table">
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Expires</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((i) => (
+                <tr key={i.id} data-invitation-id={i.id}>
+                  <td>{i.email ?? <span className="muted">owner link (printed at first start)</span>}</td>
+                  <td>{i.role}</td>
+                  <td className="nowrap">{formatShort(i.expires_at)}</td>
+                  <td className="actions">
+                    <Button
+                      size="sm"
+                      variant="danger"
+                      perm={can('revokeInvitation')}
+                      busy={busy === i.id}
+                      aria-label={`Revoke the invitation of ${i.email ?? 'the owner link'}`}
+                      onClick={() =>
+                        void run(i.id, async () => {
+                          await api.del(`/v1/invitations/${i.id}`);
+                          toast(`Revoked the invitation of ${i.email ?? 'the owner link'}.`);
+                          await list.reload();
+                        })
+                      }
+                    >
+                      Revoke
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {error ? <ErrorNotice error={error} title="The invitation was not revoked" /> : null}
+    </section>
+  );
+}
+
+/** Members and their roles, invitations, and the organization's single sign-on: each shown as far as the caller's role allows. */
+export function Members() {
+  useDocumentTitle('Members');
+  const { api, can } = useSession();
+  const toast = useToast();
+  const perm = can('listMembers');
+  const members = useResource((signal) => api.get<List<Member>>('/v1/members', { signal }), [], { enabled: perm.ok });
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const [invited, setInvited] = useState(0);
+
+  return (
+    <>
+      <PageHeader title="Members" description="The people of this organization and their roles. A member's keys never act above the member's role." />
+      <div className="people-stack">
+        {!perm.ok ? (
+          <Locked perm={perm} what="list members" />
+        ) : members.error ? (
+          <ErrorNotice error={members.error} />
+        ) : !members.data ? (
+          <Loading what="Loading members" />
+        ) : (
+          <div className="table-wrap">
+            <table className="table" data-testid="members-table">
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Last sign-in</th>
+                  <th scope="col">Joined</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {members.data.data.map((m) => (
+                  <MemberRow
+                    key={m.id}
+                    m={m}
+                    onChanged={(changed) => members.set({ ...members.data!, data: members.data!.data.map((x) => (x.id === changed.id ? changed : x)) })}
+                    onRemove={() => setRemoving(m)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {can('createInvitation').ok && <InviteForm onInvited={() => setInvited((n) => n + 1)} />}
+        <Invitations reloadKey={invited} />
+        <SsoSettingsSection />
+      </div>
+      {removing && (
+        <RemoveDialog
+          target={removing}
+          onClose={() => setRemoving(null)}
+          onRemoved={(revoked) => {
+            toast(`Removed ${removing.name ?? removing.email ?? removing.id}; ${revoked} key${revoked === 1 ? '' : 's'} revoked.`);
+            setRemoving(null);
+            void members.reload();
+          }}
+        />
+      )}
+    </>
+  );
+}
