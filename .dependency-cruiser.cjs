@@ -55,6 +55,15 @@ module.exports = {
       to: { path: '^src/providers/' },
     },
     {
+      name: 'tracing-sdk-only-when-configured',
+      comment:
+        'Tracing off loads no OpenTelemetry SDK module: its one implementation is imported dynamically (main.ts), never ' +
+        'statically, types included. (That no other module imports @opentelemetry/ is test/unit/tracing.test.ts: node_modules are excluded here.)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/tracing-otel[.]ts$', dynamic: false },
+    },
+    {
       name: 'web-only-through-sdk-or-v1',
       comment: 'The dashboard talks to the server only over /v1 (or through the SDK): it imports no server, test or bench code.',
       severity: 'error',

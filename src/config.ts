@@ -88,6 +88,11 @@ export interface Config {
   finishBatchMs: number;
   /** The request log (issue 33): written unless MMGEN_REQUEST_LOG=off; rows gather this long before one statement writes them. */
   requestLog: { enabled: boolean; batchMs: number; maxBatch: number };
+  /**
+   * OpenTelemetry traces (issue 33; src/tracing.ts): undefined, the default, loads no SDK and starts no exporter. On when
+   * MMGEN_TRACING=on, or when it is unset and an OTLP endpoint variable is; the standard OTEL_* variables say the rest.
+   */
+  tracing: TracingConfig | undefined;
   /** How often each node runs retention (drops expired request log partitions, expires generation records and files). */
   retentionIntervalMs: number;
   /** How often each serve and worker process applies settlements left pending by any process. */
@@ -167,6 +172,17 @@ export interface S3Config {
    * served by mmgen, which reads and writes S3 itself.
    */
   urls: 'presigned' | 'proxy';
+}
+
+/** Where and how spans are exported: OTLP over HTTP, in its JSON encoding (`http/json`). */
+export interface TracingConfig {
+  /** The full URL spans are POSTed to (…/v1/traces). */
+  endpoint: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  sampler: { kind: 'always_on' | 'always_off' | 'traceidratio'; parentBased: boolean; ratio: number };
 }
 
 /** Stripe, as the operator configured it (MMGEN_STRIPE_…); amounts are in the currency's smallest unit (cents). */
@@ -371,6 +387,57 @@ function stripeConfig(env: Env): StripeConfig | undefined {
   };
 }
 
+/** `key=value,key2=value2` with percent-encoded values (the OTel spec's format for headers and resource attributes). */
+function keyValues(env: Env, name: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const raw = env[name]?.trim();
+  if (!raw) return out;
+  for (const item of raw.split(',')) {
+    const at = item.indexOf('=');
+    const key = item.slice(0, at).trim();
+    if (at <= 0 || !key) throw new ConfigError(`${name} must be a list of key=value pairs separated by commas`);
+    try {
+      out[key] = decodeURIComponent(item.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(`${name}: the value of ${key} is not valid percent-encoding`);
+    }
+  }
+  return out;
+}
+
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
+
+function tracingConfig(env: Env): TracingConfig | undefined {
+  const endpointVars = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
+  const wanted = env.MMGEN_TRACING?.trim() ? onOff(env, 'MMGEN_TRACING', false) : endpointVars.some((n) => env[n]?.trim());
+  if (!wanted || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() || 'otlp';
+  if (exporter === 'none') return undefined;
+  if (exporter !== 'otlp') throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none, got "${env.OTEL_TRACES_EXPORTER}"`);
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const protocol = env[name]?.trim();
+    if (!protocol) continue;
+    if (protocol !== 'http/json') throw new ConfigError(`${name}: mmgen exports traces as http/json (OTLP over HTTP, JSON encoding), got "${protocol}"`);
+    break;
+  }
+  const tracesUrl = url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  const baseUrl = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  // The per-signal variable is the URL as given; the general one is a base to which the signal's path is added.
+  const endpoint = tracesUrl ?? (baseUrl ? `${baseUrl.replace(/\/+$/, '')}/v1/traces` : 'http://localhost:4318/v1/traces');
+  const rawSampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || 'parentbased_always_on';
+  if (!SAMPLERS.includes(rawSampler)) throw new ConfigError(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${env.OTEL_TRACES_SAMPLER}"`);
+  const parentBased = rawSampler.startsWith('parentbased_');
+  const kind = rawSampler.replace('parentbased_', '') as TracingConfig['sampler']['kind'];
+  return {
+    endpoint,
+    headers: { ...keyValues(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...keyValues(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
+    timeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 1, 600_000), 1, 600_000),
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || keyValues(env, 'OTEL_RESOURCE_ATTRIBUTES')['service.name'] || 'mmgen',
+    resourceAttributes: keyValues(env, 'OTEL_RESOURCE_ATTRIBUTES'),
+    sampler: { kind, parentBased, ratio: kind === 'traceidratio' ? num(env, 'OTEL_TRACES_SAMPLER_ARG', 1, 0, 1) : 1 },
+  };
+}
+
 function smtpConfig(env: Env): Config['smtp'] {
   const smtpUrl = url(env, 'MMGEN_SMTP_URL', ['smtp:', 'smtps:']);
   if (smtpUrl === undefined) return undefined;
@@ -439,6 +506,7 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
       batchMs: int(env, 'MMGEN_REQUEST_LOG_BATCH_MS', 200, 0, 60_000),
       maxBatch: int(env, 'MMGEN_REQUEST_LOG_MAX_BATCH', 1_000, 1, 10_000),
     },
+    tracing: tracingConfig(env),
     retentionIntervalMs: int(env, 'MMGEN_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     settleSweepMs: int(env, 'MMGEN_SETTLE_SWEEP_MS', 2_000, 50, 3_600_000),
     earlyDispatchHeadroom: int(env, 'MMGEN_EARLY_DISPATCH_HEADROOM', 50, 0, 1_000_000),

@@ -22,6 +22,7 @@ import type { Clock } from './clock.js';
 import type { DataPolicyCache } from './request-log/policies.js';
 import type { RequestLogRecorder } from './request-log/recorder.js';
 import type { Mailer } from './mail.js';
+import type { Tracing } from './tracing.js';
 
 /**
  * Everything the composition root (main.ts) builds once from config. The http layer (routes, auth,
@@ -75,4 +76,6 @@ export interface AppDeps {
   requestLog: RequestLogRecorder;
   /** Outgoing mail over SMTP (invitations); null when none is configured. */
   mailer: Mailer | null;
+  /** Spans of requests and their stages (OpenTelemetry when configured; NO_TRACING otherwise: src/tracing.ts). */
+  tracing: Tracing;
 }

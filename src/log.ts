@@ -56,10 +56,11 @@ function scrubValue(value: unknown, depth: number): unknown {
   return out;
 }
 
-export function createLogger(opts: { level: string }, destination?: DestinationStream): Logger {
+export function createLogger(opts: { level: string; mixin?: () => object }, destination?: DestinationStream): Logger {
   return pino(
     {
       level: opts.level,
+      ...(opts.mixin ? { mixin: opts.mixin } : {}),
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       formatters: { log: (obj) => scrubValue(obj, 0) as Record<string, unknown> },
       // formatters.log has already serialized and scrubbed errors; the default serializer would re-type them as Object.

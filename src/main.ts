@@ -50,6 +50,7 @@ import { systemClock, type Clock } from './clock.js';
 import { DataPolicyCache } from './request-log/policies.js';
 import { RequestLogRecorder } from './request-log/recorder.js';
 import { RetentionLoop } from './request-log/retention.js';
+import { logTraceIds, NO_TRACING, type Tracing } from './tracing.js';
 
 /** Composition root: config → dependencies → HTTP server (and, later, workers). */
 export interface Runtime {
@@ -61,8 +62,21 @@ export interface Runtime {
 
 /** The process logger; `destination` (default stdout) lets tests read what an operator would. */
 export function createLogger(config: Config, destination?: DestinationStream): Logger {
-  return createPinoLogger({ level: config.logLevel }, destination);
+  // With tracing on, every line logged inside a span carries its trace_id and span_id.
+  return createPinoLogger({ level: config.logLevel, ...(config.tracing ? { mixin: logTraceIds } : {}) }, destination);
 }
+
+/**
+ * The OpenTelemetry SDK is imported only when tracing is configured: off, no module of it is loaded, no exporter
+ * made, nothing sent.
+ */
+async function tracingFor(config: Config, log: Logger): Promise<Tracing> {
+  if (!config.tracing) return NO_TRACING;
+  const { createOtelTracing } = await import('./tracing-otel.js');
+  return createOtelTracing(config.tracing, MMGEN_VERSION, log);
+}
+
+const MMGEN_VERSION = '0.1.0';
 
 /** Opens the database (locking an embedded data directory to this process), migrates it, and builds the dependencies. */
 export async function openRuntime(config: Config, log: Logger = createLogger(config)): Promise<Runtime> {
@@ -97,7 +111,9 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   }
   const signer = new HmacUrlSigner(await loadSigningSecret(db, config.signingSecret), config.publicUrl);
   const blobs = openBlobStore(config);
-  const providers = new ProviderRegistry(config, simulatorJobsIn(db));
+  const tracing = await tracingFor(config, log);
+  // Each provider call carries the trace context of the attempt that makes it (W3C traceparent).
+  const providers = new ProviderRegistry(config, simulatorJobsIn(db), PROVIDER_DECLARATIONS, tracing.on ? { propagate: (headers) => tracing.inject(headers) } : {});
   const nodeId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
   const rateLimiter = createKeyRateLimiter(config, log);
   const links = createFileLinks(config, signer, blobs);
@@ -117,7 +133,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
     headroom: new Headroom(), jobsAvailable: new Wakeup(), webhooksDue: new Wakeup(),
     policies: new PolicyCache(), moderator: moderatorFor(config), stripe: config.stripe ? createStripeClient(config.stripe) : undefined, mailer: createMailer(config.smtp),
     finishes: new Batcher((items) => chargeAndFinish(db, items), { delayMs: config.finishBatchMs, maxItems: MAX_FINISH_BATCH }),
-    clock, dataPolicies, requestLog,
+    clock, dataPolicies, requestLog, tracing,
   };
   const retention = new RetentionLoop(deps, config.retentionIntervalMs);
   retention.start();
@@ -140,6 +156,8 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
       await deps.moderator.close();
       if (blobs instanceof S3BlobStore) blobs.close();
       await db.close();
+      // Last: the spans of the work drained above are sent before the process goes.
+      await tracing.close();
       onClose();
     },
   };

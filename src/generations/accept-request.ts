@@ -3,6 +3,7 @@ import type { Db } from '../store/db.js';
 import type { IdempotencyClaim } from '../store/idempotency.js';
 import type { Moderator } from '../moderation/moderator.js';
 import type { PolicyCache } from '../moderation/policy.js';
+import type { Tracing } from '../tracing.js';
 import { ModerationUnavailableError, screenPrompt } from '../moderation/prompt-screen.js';
 import { ApiError } from '../errors.js';
 import type { Principal } from '../domain/access.js';
@@ -53,6 +54,7 @@ export interface ScreenPorts {
   db: Db;
   moderator: Moderator;
   policies: PolicyCache;
+  tracing: Tracing;
 }
 
 /** Everything accepting a request reaches, a generation's or a comparison's: the union of the steps' ports. */
@@ -82,6 +84,13 @@ export interface AcceptedComparison {
  */
 async function screenRequestPrompt(deps: ScreenPorts, principal: Principal, text: string | null, param: string): Promise<void> {
   if (!text) return;
+  // The prompt's length only: the prompt itself never goes into a span.
+  await deps.tracing.span('mmgen.moderation.prompt', { 'mmgen.prompt.chars': text.length, 'mmgen.moderation.hosted': deps.moderator.text !== undefined }, () =>
+    screenedPrompt(deps, principal, text, param),
+  );
+}
+
+async function screenedPrompt(deps: ScreenPorts, principal: Principal, text: string, param: string): Promise<void> {
   const policy = await deps.policies.get(deps.db, principal.organizationId);
   let verdict;
   try {
@@ -149,21 +158,32 @@ export async function acceptRequest(
   const resume = claim?.resume ?? null;
   if (ask.kind === 'comparison') {
     if (resume) return { comparisonId: resume, resume };
-    const checked = checkComparison(deps, principal, ask);
-    await screenRequestPrompt(deps, principal, checked.screened, checked.screenParam);
-    const cmp = await submitComparison(deps, principal, checked, claim);
-    return { comparisonId: cmp.id, resume: null };
+    return deps.tracing.span('mmgen.accept', { 'mmgen.comparison': true }, async (span) => {
+      const checked = checkComparison(deps, principal, ask);
+      await screenRequestPrompt(deps, principal, checked.screened, checked.screenParam);
+      const cmp = await submitComparison(deps, principal, checked, claim);
+      span.set({ 'mmgen.comparison.id': cmp.id });
+      // Its children's runs link back here (by the comparison's id: the worker's span looks it up).
+      deps.tracing.noteOrigin(cmp.id);
+      return { comparisonId: cmp.id, resume: null };
+    });
   }
   if (resume) {
     const g = await resumedGeneration(deps, principal, resume, { untilTerminal: false });
     return { g, resume, model: deps.catalog.find(g.model) ?? null };
   }
-  const checked = checkGeneration(deps, principal, ask);
-  refuseWhileClassifiersBehind(deps, ask.modality);
-  await screenRequestPrompt(deps, principal, checked.screened, checked.screenParam);
-  await ask.beforeSubmit?.();
-  const body = ask.extra ? { ...ask.body, ...ask.extra } : ask.body;
-  const sent = ask.extra || !ask.sent ? {} : { sent: ask.sent };
-  const g = await submitGeneration(deps, principal, checked.model, body, checked.prompt, MODALITY_RULES[ask.modality].request.image, { claim, early: ask.early, ...sent });
-  return { g, resume: null, model: checked.model };
+  return deps.tracing.span('mmgen.accept', { 'mmgen.modality': ask.modality }, async (span) => {
+    const checked = checkGeneration(deps, principal, ask);
+    span.set({ 'mmgen.model': checked.model.slug });
+    refuseWhileClassifiersBehind(deps, ask.modality);
+    await screenRequestPrompt(deps, principal, checked.screened, checked.screenParam);
+    await ask.beforeSubmit?.();
+    const body = ask.extra ? { ...ask.body, ...ask.extra } : ask.body;
+    const sent = ask.extra || !ask.sent ? {} : { sent: ask.sent };
+    const g = await submitGeneration(deps, principal, checked.model, body, checked.prompt, MODALITY_RULES[ask.modality].request.image, { claim, early: ask.early, ...sent });
+    span.set({ 'mmgen.generation.id': g.id, 'mmgen.generation.sync': g.sync, 'mmgen.credits.reserved': g.reserved_credits });
+    // A queued generation's run (the worker's span) links back to the request that accepted it.
+    deps.tracing.noteOrigin(g.id);
+    return { g, resume: null, model: checked.model };
+  });
 }

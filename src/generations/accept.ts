@@ -9,6 +9,7 @@ import type { ProviderRegistry } from '../providers/registry.js';
 import type { BlobStore } from '../files/types.js';
 import type { InflightWork } from '../jobs/inflight.js';
 import type { Metrics } from '../metrics.js';
+import type { Tracing } from '../tracing.js';
 import type { Wakeup } from '../wakeup.js';
 import type { Db, Queryable } from '../store/db.js';
 import { StaleAuthentication, type Principal } from '../domain/access.js';
@@ -53,6 +54,7 @@ export interface CreateGenerationPorts extends PreparePorts, StoredInputsPorts, 
   db: Db;
   inflight: InflightWork;
   metrics: Metrics;
+  tracing: Tracing;
 }
 /** A request's generation, with its input image or audio checked (and fetched, or read from its upload) first. */
 export interface SubmitPorts extends CreateGenerationPorts {
@@ -189,19 +191,28 @@ export async function createGeneration(deps: CreateGenerationPorts, principal: P
     // A cache hit is written without the accepting statement, so a cached key is confirmed first.
     await confirmCachedPrincipal(deps.db, principal);
     const hit = await cachedCopy(deps, principal, input, prepared.model, prepared.cacheKey, prepared.sync);
-    if (hit) return hit;
+    if (hit) {
+      deps.tracing.current().set({ 'mmgen.cache_hit': true });
+      return hit;
+    }
   }
   const refused = () => new ApiError('insufficient_credits', `Insufficient credits: this request needs ${prepared.price} credits.`);
   input.early?.startAfterThisStep(deps, prepared);
   let row: GenerationRow | null;
   try {
+    const attributes = deps.tracing.on
+      ? { 'db.system.name': 'postgresql', 'mmgen.generation.id': prepared.id, 'mmgen.credits.reserved': prepared.price, 'mmgen.provider': prepared.provider ?? undefined }
+      : {};
     row = await withStoredInputs(deps, [prepared], () =>
-      retryAfterSettling(deps.db, principal.organizationId, async () => {
-        // A blocking budget is checked in the reservation's transaction (billing/budgets.ts); otherwise one statement.
-        const accepted = await withinBudgets(deps.db, principal, prepared.price, (q) => acceptStatement(q, deps, prepared, input.claim));
-        if (!accepted) throw refused();
-        return accepted;
-      }),
+      // The reservation, the generation and its job: one accepting statement (retried once after settling the wallet).
+      deps.tracing.span('mmgen.reserve', attributes, () =>
+        retryAfterSettling(deps.db, principal.organizationId, async () => {
+          // A blocking budget is checked in the reservation's transaction (billing/budgets.ts); otherwise one statement.
+          const accepted = await withinBudgets(deps.db, principal, prepared.price, (q) => acceptStatement(q, deps, prepared, input.claim));
+          if (!accepted) throw refused();
+          return accepted;
+        }),
+      ),
     );
     if (!row) throw refused();
   } catch (err) {

@@ -6,6 +6,7 @@ import type { Moderator } from '../moderation/moderator.js';
 import type { PolicyCache } from '../moderation/policy.js';
 import type { Settler } from '../billing/settler.js';
 import type { Queryable } from '../store/db.js';
+import type { Tracing } from '../tracing.js';
 import { newId } from '../ids.js';
 import { ProviderError, type SimulateOptions, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
 import { MODALITY_RULES } from './modalities.js';
@@ -29,6 +30,7 @@ export interface FinishPorts {
   metrics: Metrics;
   settler: Settler;
   dataPolicies: Pick<DataPolicyCache, 'get'>;
+  tracing: Tracing;
 }
 
 const redactors = new WeakMap<object, Redactor>();
@@ -65,6 +67,7 @@ interface StoreOutputsPorts extends OutputPorts, BlobCleanupPorts {
   db: Queryable;
   moderator: Moderator;
   policies: PolicyCache;
+  tracing: Tracing;
 }
 
 /** Ending an attempt as the provider reported it: a success's outputs are fetched, stored and priced (catalog) first. */
@@ -100,11 +103,38 @@ async function storeOutputs(
   status: UpstreamStatus,
   req: UpstreamRequest,
 ): Promise<OutputRow[]> {
+  return deps.tracing.span('mmgen.outputs.store', { 'mmgen.generation.id': g.id, 'mmgen.modality': g.modality }, async (span) => {
+    const stored = await storeOutputsTraced(deps, g, status, req);
+    if (deps.tracing.on) span.set({
+      'mmgen.output.count': stored.length,
+      'mmgen.output.bytes': stored.reduce((n, o) => n + o.size_bytes, 0),
+      // Seconds of audio or video made (units of the modalities priced by duration).
+      'mmgen.output.duration_s': stored.reduce((n, o) => n + (o.duration_s === null ? 0 : Number(o.duration_s)), 0) || undefined,
+      'mmgen.output.blocked': stored.filter((o) => o.moderation_status === 'blocked').length,
+    });
+    return stored;
+  });
+}
+
+async function storeOutputsTraced(
+  deps: StoreOutputsPorts,
+  g: GenerationRow,
+  status: UpstreamStatus,
+  req: UpstreamRequest,
+): Promise<OutputRow[]> {
   const files = await materializeOutputs(deps, req, status.outputs ?? []);
   // The verdict stage (contract §11): every file is judged before it is stored and can be served.
   const policy = await deps.policies.get(deps.db, g.organization_id);
   const forced = (g.params.simulate as SimulateOptions | undefined)?.moderation;
-  const verdicts = await deps.moderator.judge(policy, files, { forced, shared: MODALITY_RULES[g.modality].outputs.oneWork === true });
+  const verdicts = await deps.tracing.span('mmgen.moderation.outputs', { 'mmgen.generation.id': g.id, 'mmgen.output.count': files.length }, async (span) => {
+    const judged = await deps.moderator.judge(policy, files, { forced, shared: MODALITY_RULES[g.modality].outputs.oneWork === true });
+    if (deps.tracing.on) span.set({
+      'mmgen.moderation.approved': judged.filter((v) => v.verdict === 'approved').length,
+      'mmgen.moderation.flagged': judged.filter((v) => v.verdict === 'flagged').length,
+      'mmgen.moderation.blocked': judged.filter((v) => v.verdict === 'blocked').length,
+    });
+    return judged;
+  });
   for (const [position, v] of verdicts.entries()) {
     if (v.overruled) deps.log.info({ generationId: g.id, model: g.model, position, scores: v.scores, wouldBe: v.overruled }, 'a simulator render scored at or above the moderation threshold; its declared verdict stands');
   }
@@ -148,7 +178,21 @@ function afterFinish(deps: FinishPorts, row: GenerationRow, charged: number): vo
 
 export async function finish(deps: FinishPorts, g: GenerationRow, ended: AttemptEnd, opts: { batched?: boolean } = {}): Promise<RunResult> {
   const end = await redactedEnd(deps, g, ended);
-  const [stored] = opts.batched ? [await deps.finishes.add({ g, end })] : await chargeAndFinish(deps.db, [{ g, end }]);
+  const attributes = deps.tracing.on
+    ? {
+        'db.system.name': 'postgresql',
+        'mmgen.generation.id': g.id,
+        'mmgen.generation.status': end.status,
+        'mmgen.credits.charged': end.charged,
+        'mmgen.finish.batched': opts.batched === true,
+      }
+    : {};
+  // The charge (or refund), outputs, events and job in one statement: the span is that statement's round trip.
+  const [stored] = await deps.tracing.span('mmgen.finish', attributes, async (span) => {
+    const rows = opts.batched ? [await deps.finishes.add({ g, end })] : await chargeAndFinish(deps.db, [{ g, end }]);
+    if (!rows[0]) span.set({ 'mmgen.outcome': 'ended_elsewhere' });
+    return rows;
+  });
   if (!stored) return { outcome: 'finished' };
   afterFinish(deps, stored, end.charged);
   // The caller answers this request with what it sent and got; what is kept from now on is redacted.

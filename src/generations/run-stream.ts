@@ -47,7 +47,7 @@ export async function runStreamed(deps: RunStreamPorts, accepted: GenerationRow,
         deps,
         g.id,
         routes,
-        async (route) => {
+        async (route, _i, span) => {
           if (!route.adapter.streamChat) throw new Error('adapter cannot stream');
           for await (const c of route.adapter.streamChat({ ...req, upstreamModel: route.upstreamModel }, watch.signal)) {
             if (watch.signal.aborted) break;
@@ -58,9 +58,15 @@ export async function runStreamed(deps: RunStreamPorts, accepted: GenerationRow,
             if (c.type === 'delta') onDelta(c.text);
             else final = c;
           }
+          if (final?.usage && deps.tracing.on) span.set({ 'gen_ai.usage.input_tokens': final.usage.input_tokens, 'gen_ai.usage.output_tokens': final.usage.output_tokens });
+          if (final && deps.tracing.on) span.set({ 'gen_ai.response.finish_reasons': [final.finish_reason] });
         },
         // Once text reached the client, or the stream was stopped, no other provider may take over.
-        { logMessage: 'provider failed before streaming; trying the next route', mayMoveOn: () => !started && !watch.signal.aborted },
+        {
+          logMessage: 'provider failed before streaming; trying the next route',
+          mayMoveOn: () => !started && !watch.signal.aborted,
+          trace: { modality: g.modality, model: g.model, attempt: g.attempt },
+        },
       );
     }
   } catch (err) {

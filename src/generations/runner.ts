@@ -165,15 +165,24 @@ async function submitWithFallback(
     deps,
     g.id,
     routes,
-    async (route, i) => {
+    async (route, i, span) => {
       const routed = i === 0 && head ? head.req : { ...req, upstreamModel: route.upstreamModel };
       // A fallback's answer may be lost too: the attempt names its provider before it is sent, so that a retry asks
       // that provider for the job (reconcile), not the one that failed before.
       if (route.adapter.name !== g.provider) await moveToProvider(deps, g, route.adapter.name);
       const submitted = await (i === 0 && head ? head.answer : route.adapter.submit(routed));
+      const usage = submitted.status?.usage;
+      if (deps.tracing.on) span.set({
+        'mmgen.upstream.id': submitted.upstreamId,
+        'mmgen.upstream.state': submitted.status?.state ?? 'submitted',
+        'mmgen.early_dispatch': i === 0 && head !== null,
+        'gen_ai.usage.input_tokens': usage?.input_tokens,
+        'gen_ai.usage.output_tokens': usage?.output_tokens,
+        'gen_ai.response.finish_reasons': submitted.status?.finish_reason ? [submitted.status.finish_reason] : undefined,
+      });
       return { adapter: route.adapter, req: routed, ...submitted };
     },
-    { logMessage: 'provider failed before accepting the work; trying the next route' },
+    { logMessage: 'provider failed before accepting the work; trying the next route', trace: { modality: g.modality, model: g.model, attempt: g.attempt } },
   );
 }
 

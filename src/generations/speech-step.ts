@@ -88,7 +88,7 @@ async function speak(
       }
       return { status, req };
     },
-    { logMessage: 'speech step: provider failed before accepting the work; trying the next route' },
+    { logMessage: 'speech step: provider failed before accepting the work; trying the next route', trace: { modality: 'voice', model: voice.slug, attempt: g.attempt } },
   );
   if (status.state !== 'succeeded') {
     throw new ProviderError(`the speech step ${status.state}${status.error ? `: ${status.error.message}` : ''}`, { kind: 'job_failed', retryable: true, accepted: true, origin: 'provider' });

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
@@ -136,6 +137,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
       void (reply as FastifyReply).status(apiErr.status).header('X-Request-Id', request.id).send(apiErr.body(request.id));
     },
   });
+  if (deps.tracing.on) traceRequests(app, deps);
   const bodyAjv = makeAjv(false);
   const textAjv = makeAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
@@ -201,7 +203,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
     );
   });
   const authenticator = createAuthenticator(deps);
-  app.addHook('onRequest', authenticator.onRequest);
+  app.addHook('onRequest', deps.tracing.on ? tracedAuthentication(deps, authenticator) : authenticator.onRequest);
   app.addHook('onRequest', capturePayloads(deps));
   app.addHook('onRequest', async (request) => {
     await request.routeOptions.config.def?.gate?.(request, deps);
@@ -244,6 +246,34 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   for (const def of routes) registerRoute(app, deps, def, authenticator);
   await registerDashboard(app, deps.config);
   return app;
+}
+
+/**
+ * Tracing on: each request in a server span named by its route (`POST /v1/images`), carrying its request id, so a
+ * trace and the request log's row (or a line of the JSON log, which carries trace_id) find each other.
+ */
+function traceRequests(app: FastifyInstance, deps: AppDeps): void {
+  const routes = new WeakMap<IncomingMessage, string>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined) routes.set(request.raw, route);
+    deps.tracing.current().set({ 'mmgen.request_id': request.id });
+    done();
+  });
+  deps.tracing.traceRequests(app.server, (req) => {
+    const route = routes.get(req);
+    return { name: route === undefined ? (req.method ?? 'HTTP') : `${req.method ?? 'HTTP'} ${route}`, attributes: { 'http.route': route } };
+  });
+}
+
+/** Authentication in a span of its own: who the key is (ids only), or the code it was refused with. */
+function tracedAuthentication(deps: AppDeps, authenticator: Authenticator): Authenticator['onRequest'] {
+  return (request, reply) =>
+    deps.tracing.span('mmgen.authenticate', {}, async (span) => {
+      await authenticator.onRequest(request, reply);
+      const p = request.principal;
+      if (p) span.set({ 'mmgen.organization.id': p.organizationId, 'mmgen.api_key.id': p.keyId, 'mmgen.mode': p.mode });
+    });
 }
 
 function registerRoute(app: FastifyInstance, deps: AppDeps, def: RouteDef, authenticator: Authenticator): void {

@@ -4,6 +4,7 @@ import { TEST_EVENT_TYPE } from '../domain/webhooks/events.js';
 import type { RetryPolicy } from '../domain/webhooks/retry-policy.js';
 import { GuardedPool } from '../files/safe-fetch.js';
 import type { Queryable } from '../store/db.js';
+import type { Tracing } from '../tracing.js';
 import {
   claimDueDeliveries,
   parkClaimedDeliveries,
@@ -24,6 +25,7 @@ export interface SenderPorts {
   /** The lease owner this node claims as. */
   nodeId: string;
   metrics: { webhookAttempts: Pick<Counter<'outcome'>, 'inc'> };
+  tracing: Tracing;
 }
 
 export interface SenderSettings {
@@ -198,7 +200,7 @@ export class WebhookSender {
       this.pump();
       this.loop.wake();
     }, this.limits.slowMs);
-    const p = attemptDelivery(d, { timeoutMs: this.settings.timeoutMs, allowPrivateNetwork: this.settings.allowPrivateNetwork, pool: this.pool })
+    const p = this.tracedAttempt(d)
       .then(({ kind, outcome }) => {
         this.ports.metrics.webhookAttempts.inc({ outcome: kind });
         this.outcomes.record(outcome);
@@ -213,5 +215,34 @@ export class WebhookSender {
         if (this.running + this.queue.length <= this.settings.concurrency) this.loop.wake();
       });
     this.inFlight.add(p);
+  }
+
+  /** One attempt in a span of its own, linked to the request that made its generation when this process accepted it. */
+  private tracedAttempt(d: ClaimedDelivery): ReturnType<typeof attemptDelivery> {
+    const settings = { timeoutMs: this.settings.timeoutMs, allowPrivateNetwork: this.settings.allowPrivateNetwork, pool: this.pool };
+    const { tracing } = this.ports;
+    if (!tracing.on) return attemptDelivery(d, settings);
+    const data = d.event_data as { generation_id?: unknown; comparison_id?: unknown } | null;
+    const generationId = typeof data?.generation_id === 'string' ? data.generation_id : undefined;
+    const origin = typeof data?.comparison_id === 'string' ? data.comparison_id : generationId;
+    return tracing.span(
+      'mmgen.webhook.deliver',
+      {
+        'http.request.method': 'POST',
+        'mmgen.webhook.id': d.webhook_id,
+        'mmgen.webhook.delivery.id': d.id,
+        'mmgen.webhook.attempt': d.attempts + 1,
+        'mmgen.event.id': d.event_id,
+        'mmgen.event.type': d.event_type,
+        'mmgen.generation.id': generationId,
+      },
+      async (span) => {
+        const result = await attemptDelivery(d, settings);
+        span.set({ 'http.response.status_code': result.outcome.responseStatus ?? undefined, 'mmgen.outcome': result.kind });
+        if (!result.outcome.ok) span.fail(result.kind);
+        return result;
+      },
+      { kind: 'client', root: true, ...(origin ? { linkTo: origin } : {}) },
+    );
   }
 }

@@ -89,9 +89,22 @@ export class Worker {
       await deleteJobIfTerminal(this.deps.db, job.generation_id);
       return;
     }
-    // Taken up by the claim: moved from queued here, so a first attempt has nothing submitted to reconcile.
-    if (job.takenUp) await runGeneration(this.deps, job.generation_id, { row: job.takenUp, fresh: job.takenUp.attempt === 1 });
-    else await runGeneration(this.deps, job.generation_id);
+    // A trace of its own (the request that queued it has long been answered), linked to that request's span when this
+    // process accepted it.
+    const attributes = { 'mmgen.generation.id': job.generation_id, 'mmgen.job.claims': job.claims, 'mmgen.modality': job.takenUp?.modality };
+    await this.deps.tracing.span(
+      'mmgen.job.run',
+      attributes,
+      async (span) => {
+        // Taken up by the claim: moved from queued here, so a first attempt has nothing submitted to reconcile.
+        const result = job.takenUp
+          ? await runGeneration(this.deps, job.generation_id, { row: job.takenUp, fresh: job.takenUp.attempt === 1 })
+          : await runGeneration(this.deps, job.generation_id);
+        span.set({ 'mmgen.outcome': result.outcome, 'mmgen.generation.status': result.row?.status });
+      },
+      // A comparison's child was accepted with its siblings, under the comparison's id.
+      { kind: 'consumer', root: true, linkTo: job.takenUp?.comparison_id ?? job.generation_id },
+    );
   }
 
   private async run(): Promise<void> {

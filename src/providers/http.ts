@@ -25,6 +25,8 @@ export interface HttpPolicy {
   rateLimitRetries: number;
   /** Largest upstream body read into memory (JSON with base64 images, audio bytes). */
   maxBodyBytes: number;
+  /** Adds the caller's trace context to a call's headers (W3C traceparent); absent when tracing is off. */
+  propagate?: ((headers: Record<string, string>) => void) | undefined;
 }
 
 export const DEFAULT_HTTP_POLICY: HttpPolicy = {
@@ -265,6 +267,7 @@ export class UpstreamHttp {
       timedOut: () => timedOut,
     };
     const headers: Record<string, string> = { ...this.authHeaders, accept: 'application/json', ...call.headers };
+    this.policy.propagate?.(headers);
     let body: string | FormData | undefined;
     if (call.json !== undefined) {
       body = JSON.stringify(call.json);

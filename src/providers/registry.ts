@@ -52,7 +52,13 @@ export class ProviderRegistry {
   private readonly simulateProviders: boolean;
 
   /** `providers`: the registered providers (src/providers/index.ts); a test may name its own. */
-  constructor(settings: RegistrySettings, simulatorJobs: SimulatorJobs, providers: readonly ProviderDeclaration[] = PROVIDER_DECLARATIONS) {
+  /** `opts.propagate`: the trace context's headers, added to every provider call (main.ts, when tracing is on). */
+  constructor(
+    settings: RegistrySettings,
+    simulatorJobs: SimulatorJobs,
+    providers: readonly ProviderDeclaration[] = PROVIDER_DECLARATIONS,
+    opts: { propagate?: HttpPolicy['propagate'] } = {},
+  ) {
     this.simulateProviders = settings.simulateProviders;
     this.simulator = new SimulatorProvider(simulatorJobs);
     this.adapters.set(this.simulator.name, this.simulator);
@@ -63,6 +69,7 @@ export class ProviderRegistry {
       maxRetryAfterMs: u.maxRetryAfterMs,
       rateLimitRetries: 2,
       maxBodyBytes: u.downloadMaxBytes,
+      propagate: opts.propagate,
     };
     for (const provider of providers) {
       const creds = settings.providers[provider.name];
