@@ -307,10 +307,24 @@ function creditsFor(payment: PaymentRow, amount: number): number {
   return Math.min(payment.credits, Math.floor((amount * payment.credits) / payment.amount));
 }
 
+/**
+ * The credited payment a charge paid. Stripe does not order events: a refund's or a dispute's may come before the
+ * payment's own (its delivery failed and waits for a retry), when the payment row does not know its charge yet.
+ * The payment is then credited first, from what the API says of the charge's PaymentIntent (once, as any event
+ * credits it), so that what is taken back was given, and nothing taken back is acknowledged and forgotten.
+ */
+async function creditedPaymentOfCharge(p: StripePorts, s: Ready, chargeId: string, paymentIntentId: string | null): Promise<PaymentRow | undefined> {
+  const payment = await selectPaymentByCharge(p.db, chargeId, paymentIntentId);
+  if (payment?.credited_at || !paymentIntentId) return payment?.credited_at ? payment : undefined;
+  await applyPaymentIntent(p, s, paymentIntentId);
+  const after = await selectPaymentByCharge(p.db, chargeId, paymentIntentId);
+  return after?.credited_at ? after : undefined;
+}
+
 async function applyRefunds(p: StripePorts, s: Ready, chargeId: string): Promise<string> {
   const charge = await s.stripe.charges.retrieve(chargeId);
-  const payment = await selectPaymentByCharge(p.db, charge.id, idOf(charge.payment_intent));
-  if (!payment || !payment.credited_at) return 'not ours';
+  const payment = await creditedPaymentOfCharge(p, s, charge.id, idOf(charge.payment_intent));
+  if (!payment) return 'not ours';
   const refunds = await s.stripe.refunds.list({ charge: charge.id, limit: 100 });
   let moved = 0;
   for (const refund of refunds.data) {
@@ -344,8 +358,8 @@ async function applyRefunds(p: StripePorts, s: Ready, chargeId: string): Promise
 
 async function applyDispute(p: StripePorts, s: Ready, disputeId: string): Promise<string> {
   const dispute = await s.stripe.disputes.retrieve(disputeId);
-  const payment = await selectPaymentByCharge(p.db, idOf(dispute.charge) ?? '', idOf(dispute.payment_intent));
-  if (!payment || !payment.credited_at) return 'not ours';
+  const payment = await creditedPaymentOfCharge(p, s, idOf(dispute.charge) ?? '', idOf(dispute.payment_intent));
+  if (!payment) return 'not ours';
   // Inquiries and warnings (no money held by the bank yet) change nothing.
   if (dispute.status.startsWith('warning_')) return 'warning';
   return p.db.tx(async (q) => {

@@ -532,9 +532,10 @@ export class FakeStripe extends FakeServer {
     const d = this.disputes.get(disputeId);
     if (!d) throw new Error(`no dispute ${disputeId}`);
     d.status = outcome;
-    // A closed dispute no longer blocks refunds of what is left of the charge.
+    // A won dispute no longer blocks refunds of what is left of the charge; a lost one was charged back, and
+    // Stripe refuses its refund (charge_disputed) for good.
     const charge = this.charges.get(d.charge as string);
-    if (charge) charge.disputed = false;
+    if (charge && outcome === 'won') charge.disputed = false;
     this.emit('charge.dispute.closed', d);
     return d;
   }
