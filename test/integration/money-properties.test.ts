@@ -26,7 +26,8 @@ import { client, describeEachBackend, startTestServer, type TestServer } from '.
  * flight, the month's automatic top-ups within the highest cap set, available credits below zero only after
  * Stripe took credits back, and at the end the wallet equal to what Stripe says was paid, refunded and disputed,
  * plus the operator's top-ups, less the charges. A cent buys 1 credit here, so that refunds of spent credits take
- * wallets below zero.
+ * wallets below zero (spendThenRefund does so on purpose; a run left below zero is paid back through Checkout at
+ * its end, which must lift the billing pause).
  */
 vi.setConfig({ testTimeout: 240_000 });
 
@@ -45,6 +46,7 @@ type Step =
   | { kind: 'refund'; pick: number; part: number | 'rest' }
   | { kind: 'dispute'; pick: number; outcome: 'open' | 'won' | 'lost' }
   | { kind: 'closeDispute'; pick: number; outcome: 'won' | 'lost' }
+  | { kind: 'spendThenRefund'; amount: number }
   | { kind: 'autoTopup'; threshold: number; amount: number; cap: number; card: 'ok' | 'declined' };
 
 const outcome = fc.constantFrom<Outcome>('success', 'success', 'failure', 'lost');
@@ -63,6 +65,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), part: fc.oneof(fc.constant('rest' as const), fc.integer({ min: 1, max: 120 })) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('dispute' as const), pick: fc.nat(), outcome: fc.constantFrom('open' as const, 'won' as const, 'lost' as const) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('closeDispute' as const), pick: fc.nat(), outcome: fc.constantFrom('won' as const, 'lost' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('spendThenRefund' as const), amount: fc.integer({ min: 50, max: 80 }) }) },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -331,6 +334,22 @@ describeEachBackend('money under random interleavings', (backend) => {
               if (d) fake.closeDispute(d.id as string, st.outcome);
               break;
             }
+            case 'spendThenRefund': {
+              // Bought, spent (images until the wallet refuses), then refunded in full: the wallet goes below zero
+              // and the organization is paused until a payment brings it back.
+              await buy(st.amount);
+              await fake.settled();
+              const charge = chargesOf(org.id).at(-1)!;
+              for (let round = 0; round < 6; round++) {
+                const answers = await Promise.all(Array.from({ length: 10 }, () => image('success')));
+                if (answers.some((a) => a.status === 402 || a.status === 403)) break;
+              }
+              await s.runtime.deps.settler.flush();
+              if (!charge.disputed && (charge.amount_refunded as number) < (charge.amount as number)) {
+                await operator.refunds.create({ charge: charge.id as string });
+              }
+              break;
+            }
             case 'autoTopup': {
               if (!cardSaved) {
                 const setup = await api('POST', '/v1/billing/payment-method', { key, body: {} });
@@ -400,7 +419,23 @@ describeEachBackend('money under random interleavings', (backend) => {
         expect(credited.rows[0]!.n, 'every payment Stripe took is credited').toBe(intents.length);
         expect(Number(w.balance_credits)).toBe(initial + toppedUp + paidIn - refunded - held - Number(charged.c));
       }),
-      { numRuns: backend === 'pglite' ? 20 : 25, seed: 20261121, endOnFailure: true },
+      {
+        numRuns: backend === 'pglite' ? 20 : 25, seed: 20261121, endOnFailure: true,
+        // Two runs drawn by hand, before the random ones, so that every kind of money in is met whatever is drawn.
+        examples: [
+          [10, [
+            { kind: 'autoTopup', threshold: 400, amount: 100, cap: 300, card: 'ok' }, { kind: 'image', outcome: 'success' }, { kind: 'buy', amount: 120 },
+            { kind: 'redeliver', pick: 0, copies: 4 }, { kind: 'refund', pick: 0, part: 30 }, { kind: 'music', outcome: 'success', delayMs: 200 },
+            { kind: 'dispute', pick: 0, outcome: 'lost' }, { kind: 'buy', amount: 90 }, { kind: 'dispute', pick: 1, outcome: 'open' },
+            { kind: 'closeDispute', pick: 0, outcome: 'won' }, { kind: 'burst', size: 5, outcome: 'success' }, { kind: 'spendThenRefund', amount: 60 },
+            { kind: 'redeliver', pick: 5, copies: 3 }, { kind: 'refund', pick: 0, part: 'rest' }, { kind: 'cancel', pick: 1 },
+          ]],
+          [0, [
+            { kind: 'autoTopup', threshold: 100, amount: 50, cap: 100, card: 'declined' }, { kind: 'image', outcome: 'failure' }, { kind: 'buy', amount: 60 },
+            { kind: 'duplicates', size: 3, outcome: 'success' }, { kind: 'spendThenRefund', amount: 50 }, { kind: 'redeliver', pick: 1, copies: 2 },
+          ]],
+        ],
+      },
     );
     // The runs did bring money in every way the mix draws: otherwise the invariants above were checked on nothing.
     const mix = await s.db.query<Record<string, number>>(
@@ -414,8 +449,8 @@ describeEachBackend('money under random interleavings', (backend) => {
          (SELECT count(*) FROM billing_adjustments WHERE kind = 'dispute' AND status = 'lost')::int AS lost,
          (SELECT count(*) FROM audit_events WHERE action = 'organization.unpaused')::int AS unpaid_back`,
     );
-    // Not required: a wallet below zero needs a run to spend most of a purchase before its refund, which these
-    // small runs seldom do (test/integration/stripe-billing.test.ts drives that case on purpose).
+    // Logged, not required: a wallet below zero at the end of a run (then paid back) needs a spendThenRefund step
+    // that spent into its purchase and no payment after it; test/integration/stripe-billing.test.ts drives it on purpose.
     const { unpaid_back: unpaidBack, ...counts } = mix.rows[0]!;
     const seen: Record<string, number> = { ...counts, redelivered };
     console.log(`money property mix (${backend}): ${JSON.stringify({ ...seen, unpaid_back: unpaidBack })}`);
