@@ -199,6 +199,11 @@ export interface StripeConfig {
   creditsPerUnit: number;
   /** Consecutive failed automatic top-ups after which auto top-up stops until the owner turns it on again. */
   autoTopupMaxFailures: number;
+  /**
+   * How long an automatic payment may stay pending (no answer, no event) before the scheduler reads it back from
+   * Stripe and settles it; well beyond the stripe client's own time for a call and its retries.
+   */
+  autoTopupSettleAfterMs: number;
 }
 
 /** OpenAI's moderation endpoint (`POST {baseUrl}/moderations`), used for prompts and output images. */
@@ -384,6 +389,9 @@ function stripeConfig(env: Env): StripeConfig | undefined {
     maxAmount,
     creditsPerUnit: int(env, 'MMGEN_STRIPE_CREDITS_PER_UNIT', 10, 1, 1_000_000),
     autoTopupMaxFailures: int(env, 'MMGEN_STRIPE_AUTO_TOPUP_MAX_FAILURES', 3, 1, 100),
+    // At least 5 minutes: the client gives up on a call after 3 tries of 20 s each, so a pending payment younger
+    // than that may still have its create call on the way, and settling it then could free a second one.
+    autoTopupSettleAfterMs: int(env, 'MMGEN_STRIPE_AUTO_TOPUP_SETTLE_AFTER_S', 900, 300, 7 * 86_400) * 1000,
   };
 }
 

@@ -8,7 +8,8 @@ import type { Db, Queryable } from '../store/db.js';
 import {
   addPaymentRefund, claimAutoTopup, lockBillingAccount, closeDispute, insertAdjustment, insertBillingAccount, insertPayment, isBillingPaused, markPaymentCredited,
   markPaymentUnpaid, recordAutoTopupFailure, resetAutoTopupFailures, selectAutoTopupCandidates, selectBillingAccount, selectBillingHistory,
-  selectPayment, selectPaymentByCharge, selectPaymentForUpdate, selectPaymentByCheckoutSession, updateAutoTopup, updatePaymentCheckoutSession, updateSavedPaymentMethod,
+  selectPayment, selectPaymentByCharge, selectPaymentForUpdate, selectPaymentByCheckoutSession, selectStaleAutoTopups, updateAutoTopup, updatePaymentCheckoutSession,
+  updatePaymentIntentId, updateSavedPaymentMethod,
   type BillingAccountRow, type PaymentRow,
 } from '../store/billing.js';
 import { insertEvent } from '../store/events.js';
@@ -249,6 +250,11 @@ async function applyPaymentIntent(p: StripePorts, s: Ready, paymentIntentId: str
   if (!payment || payment.organization_id !== pi.metadata?.organization_id) return 'not ours';
   const acct = await selectBillingAccount(p.db, payment.organization_id);
   if (!acct || idOf(pi.customer) !== acct.stripe_customer_id) return 'not ours';
+  return settleIntent(p, payment, pi);
+}
+
+/** What Stripe's API says of a payment's PaymentIntent, applied: credited once if it succeeded, an automatic one's failure counted once. */
+async function settleIntent(p: StripePorts, payment: PaymentRow, pi: Stripe.PaymentIntent): Promise<string> {
   if (pi.status === 'succeeded') return credit(p, payment, pi);
   // A Checkout payment whose card failed stays open: the customer may try another card on the page.
   if (payment.kind === 'auto_topup' && (pi.status === 'requires_payment_method' || pi.status === 'canceled' || pi.status === 'requires_action')) {
@@ -301,10 +307,24 @@ function creditsFor(payment: PaymentRow, amount: number): number {
   return Math.min(payment.credits, Math.floor((amount * payment.credits) / payment.amount));
 }
 
+/**
+ * The credited payment a charge paid. Stripe does not order events: a refund's or a dispute's may come before the
+ * payment's own (its delivery failed and waits for a retry), when the payment row does not know its charge yet.
+ * The payment is then credited first, from what the API says of the charge's PaymentIntent (once, as any event
+ * credits it), so that what is taken back was given, and nothing taken back is acknowledged and forgotten.
+ */
+async function creditedPaymentOfCharge(p: StripePorts, s: Ready, chargeId: string, paymentIntentId: string | null): Promise<PaymentRow | undefined> {
+  const payment = await selectPaymentByCharge(p.db, chargeId, paymentIntentId);
+  if (payment?.credited_at || !paymentIntentId) return payment?.credited_at ? payment : undefined;
+  await applyPaymentIntent(p, s, paymentIntentId);
+  const after = await selectPaymentByCharge(p.db, chargeId, paymentIntentId);
+  return after?.credited_at ? after : undefined;
+}
+
 async function applyRefunds(p: StripePorts, s: Ready, chargeId: string): Promise<string> {
   const charge = await s.stripe.charges.retrieve(chargeId);
-  const payment = await selectPaymentByCharge(p.db, charge.id, idOf(charge.payment_intent));
-  if (!payment || !payment.credited_at) return 'not ours';
+  const payment = await creditedPaymentOfCharge(p, s, charge.id, idOf(charge.payment_intent));
+  if (!payment) return 'not ours';
   const refunds = await s.stripe.refunds.list({ charge: charge.id, limit: 100 });
   let moved = 0;
   for (const refund of refunds.data) {
@@ -338,8 +358,8 @@ async function applyRefunds(p: StripePorts, s: Ready, chargeId: string): Promise
 
 async function applyDispute(p: StripePorts, s: Ready, disputeId: string): Promise<string> {
   const dispute = await s.stripe.disputes.retrieve(disputeId);
-  const payment = await selectPaymentByCharge(p.db, idOf(dispute.charge) ?? '', idOf(dispute.payment_intent));
-  if (!payment || !payment.credited_at) return 'not ours';
+  const payment = await creditedPaymentOfCharge(p, s, idOf(dispute.charge) ?? '', idOf(dispute.payment_intent));
+  if (!payment) return 'not ours';
   // Inquiries and warnings (no money held by the bank yet) change nothing.
   if (dispute.status.startsWith('warning_')) return 'warning';
   return p.db.tx(async (q) => {
@@ -381,12 +401,12 @@ async function applyDispute(p: StripePorts, s: Ready, disputeId: string): Promis
  * A failed automatic payment, once per payment: counted, and told to the owner (billing.auto_topup_failed). One
  * that needs the customer's action (3-D Secure) stops auto top-up at once: it is never retried off-session.
  */
-async function autoTopupFailed(p: StripePorts, payment: PaymentRow, paymentIntentId: string | null, code: string, message: string): Promise<boolean> {
+async function autoTopupFailed(p: StripePorts, payment: PaymentRow, paymentIntentId: string | null, code: string, message: string, status?: 'canceled'): Promise<boolean> {
   const c = p.config.stripe!;
   const needsAction = code === 'authentication_required' || code === 'requires_action';
   return p.db.tx(async (q) => {
     await lockBillingAccount(q, payment.organization_id);
-    const row = await markPaymentUnpaid(q, payment.id, needsAction ? 'requires_action' : 'failed', { paymentIntentId, message });
+    const row = await markPaymentUnpaid(q, payment.id, status ?? (needsAction ? 'requires_action' : 'failed'), { paymentIntentId, message });
     if (!row) return false;
     const after = await recordAutoTopupFailure(q, row.organization_id, message, c.autoTopupMaxFailures, needsAction);
     // audit: billing.auto_topup_failed
@@ -434,7 +454,7 @@ export async function runAutoTopup(p: StripePorts, organizationId: string, now =
       await autoTopupFailed(p, payment, null, err.code ?? 'invalid_request', err.message);
       return 'failed';
     }
-    // No answer: the payment stays in flight (blocking another) until its webhook, or the reconciliation below, settles it.
+    // No answer: the payment stays in flight (blocking another) until its webhook, or settleStaleAutoTopups, settles it.
     p.log.warn({ err, paymentId, organizationId }, 'automatic top-up: no answer from Stripe; left in flight');
     return 'pending';
   }
@@ -447,12 +467,66 @@ export async function runAutoTopup(p: StripePorts, organizationId: string, now =
     await autoTopupFailed(p, payment, pi.id, pi.status === 'requires_action' ? 'authentication_required' : (pi.last_payment_error?.code ?? pi.status), pi.last_payment_error?.message ?? `payment ${pi.status}`);
     return 'failed';
   }
+  // Processing: its event settles it, or, if none comes, the sweep reads it back by this id.
+  await updatePaymentIntentId(p.db, paymentId, pi.id);
   return 'pending';
+}
+
+/**
+ * Settles the automatic payments that stayed pending past `autoTopupSettleAfterMs`: their create call got no
+ * answer, or the PaymentIntent was still processing, and no event came. Each is read back from Stripe's API (by
+ * its PaymentIntent's id, or, when the answer never came, by finding the Customer's PaymentIntent whose metadata
+ * names the payment) and settled as its event would: credited once if it succeeded, its failure counted once (the
+ * in-flight slot freed) if it failed. A payment Stripe has no PaymentIntent for never reached it: it is canceled
+ * and counted as a failure. One still processing stays pending. Whatever runs at the same time (the event, this
+ * sweep on another node) is settled once by the payment row's conditions (credited_at IS NULL, status pending).
+ */
+export async function settleStaleAutoTopups(p: StripePorts, now = new Date()): Promise<{ id: string; outcome: string }[]> {
+  if (!p.config.stripe || !p.stripe) return [];
+  const s = ready(p);
+  const stale = await selectStaleAutoTopups(p.db, new Date(now.getTime() - s.c.autoTopupSettleAfterMs), 50);
+  const settled: { id: string; outcome: string }[] = [];
+  for (const payment of stale) {
+    try {
+      settled.push({ id: payment.id, outcome: await settleStaleAutoTopup(p, s, payment) });
+    } catch (err) {
+      // Stripe unreachable again: the next pass tries again; the payment keeps its slot meanwhile.
+      p.log.warn({ err, paymentId: payment.id }, 'automatic top-up: could not be read back from Stripe');
+    }
+  }
+  return settled;
+}
+
+async function settleStaleAutoTopup(p: StripePorts, s: Ready, payment: PaymentRow): Promise<string> {
+  const acct = await selectBillingAccount(p.db, payment.organization_id);
+  if (!acct) return 'not ours';
+  let pi: Stripe.PaymentIntent | undefined;
+  if (payment.payment_intent_id) {
+    pi = await s.stripe.paymentIntents.retrieve(payment.payment_intent_id, { expand: ['latest_charge'] });
+  } else {
+    // Listing is read from Stripe's records as they are (search would be eventually consistent). A margin of a
+    // day before the claim covers a clock of this node behind Stripe's.
+    const since = Math.floor(payment.created_at.getTime() / 1000) - 86_400;
+    for await (const candidate of s.stripe.paymentIntents.list({ customer: acct.stripe_customer_id, created: { gte: since }, limit: 100 })) {
+      if (candidate.metadata?.mmgen_payment_id === payment.id) {
+        pi = await s.stripe.paymentIntents.retrieve(candidate.id, { expand: ['latest_charge'] });
+        break;
+      }
+    }
+  }
+  if (!pi) {
+    const recorded = await autoTopupFailed(p, payment, null, 'no_answer', 'Stripe never answered the automatic payment and has no record of it; nothing was charged.', 'canceled');
+    return recorded ? 'canceled' : 'already settled';
+  }
+  if (pi.metadata?.mmgen_payment_id !== payment.id || idOf(pi.customer) !== acct.stripe_customer_id) return 'not ours';
+  return settleIntent(p, payment, pi);
 }
 
 /** The scheduler's pass: every organization whose auto top-up may be due (the claim decides). */
 export async function sweepAutoTopups(p: StripePorts): Promise<number> {
   if (!p.config.stripe || !p.stripe) return 0;
+  // First the payments no answer settled: each holds its organization's in-flight slot until it is.
+  await settleStaleAutoTopups(p);
   let started = 0;
   for (const organizationId of await selectAutoTopupCandidates(p.db)) {
     try {

@@ -156,6 +156,20 @@ export async function markPaymentCredited(
   return r.rows[0];
 }
 
+/** Records the PaymentIntent of an automatic payment still in flight, so that it can be read back by its id. */
+export async function updatePaymentIntentId(q: Queryable, id: string, paymentIntentId: string): Promise<void> {
+  await q.query('UPDATE billing_payments SET payment_intent_id = $2 WHERE id = $1 AND payment_intent_id IS NULL', [id, paymentIntentId]);
+}
+
+/** Automatic payments still pending that started before `before`: neither their answer nor an event settled them. */
+export async function selectStaleAutoTopups(q: Queryable, before: Date, limit: number): Promise<PaymentRow[]> {
+  const r = await q.query<PaymentRow>(
+    `SELECT ${PAYMENT_COLUMNS} FROM billing_payments WHERE kind = 'auto_topup' AND status = 'pending' AND created_at < $1::timestamptz ORDER BY seq LIMIT $2`,
+    [before.toISOString(), limit],
+  );
+  return r.rows;
+}
+
 /** A payment that did not go through (never one already credited). */
 export async function markPaymentUnpaid(q: Queryable, id: string, status: 'failed' | 'requires_action' | 'canceled', s: { paymentIntentId: string | null; message: string | null }): Promise<PaymentRow | undefined> {
   const r = await q.query<PaymentRow>(

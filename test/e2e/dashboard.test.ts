@@ -120,7 +120,8 @@ describe('the dashboard in a browser [pglite]', () => {
       await signIn(p, org.live);
       const before = (await api()('GET', '/v1/wallet', { key: org.live })).body.balance_credits as number;
       await go(p, '/billing');
-      await p.locator('#buy-amount').fill('1000');
+      // Typed in dollars, as the page labels it; the server is sent cents.
+      await p.locator('#buy-amount').fill('10');
       await p.getByRole('button', { name: 'Continue to payment' }).click();
       await p.waitForURL((u) => u.href.startsWith(`${stripe.url}/pay/cs_`));
       await p.locator('#card').fill('4242424242424242');
@@ -129,6 +130,7 @@ describe('the dashboard in a browser [pglite]', () => {
       await expect.poll(() => p.locator('[data-testid=balance]').textContent(), { timeout: 15_000 }).toBe(`${(before + 10_000).toLocaleString('en-US')} credits`);
       await p.locator('[data-testid=payments-table] tbody tr').first().waitFor();
       expect(await p.locator('[data-testid=payments-table] tbody tr').first().textContent()).toContain('10,000 credits');
+      expect(await p.locator('[data-testid=payments-table] tbody tr').first().textContent()).toContain('$10.00');
       await expect.poll(() => p.locator('.loading').count()).toBe(0);
       await shot(p, 'billing');
       expect(await seriousViolations(p)).toEqual([]);

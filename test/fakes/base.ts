@@ -44,6 +44,8 @@ export interface Misbehaviour {
   hang?: boolean;
   /** Handle the call (its effects happen), then close the connection without an answer. */
   lose?: boolean;
+  /** Handle the call (its effects happen), then answer its JSON body changed by this (an answer of a state the call passed through). */
+  rewrite?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
 
 interface Rule {
@@ -161,7 +163,10 @@ export abstract class FakeServer {
     if (what?.delayMs) await new Promise((r) => setTimeout(r, what.delayMs));
     if (what?.hang) return; // never answered
     if (what?.reply) return send(res, what.reply);
-    const reply = await this.route(fr);
+    let reply = await this.route(fr);
+    if (what?.rewrite && reply.body !== null && typeof reply.body === 'object' && !Buffer.isBuffer(reply.body)) {
+      reply = { ...reply, body: what.rewrite(reply.body as Record<string, unknown>) };
+    }
     if (what?.lose) {
       // The call took effect; its answer is lost on the way back.
       req.socket.destroy();

@@ -116,6 +116,7 @@ const SHAPES: Record<string, Shape> = {
   'payment_intent.confirm': { payment_method: S, off_session: S, error_on_requires_action: S, expand: EXPAND },
   'refund.create': { charge: S, payment_intent: S, amount: S, reason: S, metadata: 'map', expand: EXPAND },
   retrieve: { expand: EXPAND },
+  'payment_intent.list': { customer: S, created: { gt: S, gte: S, lt: S, lte: S }, limit: S, starting_after: S, ending_before: S, expand: EXPAND },
   'refund.list': { charge: S, payment_intent: S, limit: S, starting_after: S, ending_before: S, expand: EXPAND },
   'payment_method.list': { type: S, limit: S, starting_after: S, ending_before: S, expand: EXPAND },
 };
@@ -268,6 +269,7 @@ export class FakeStripe extends FakeServer {
     if (method === 'POST' && path === '/v1/checkout/sessions') return this.createSession(p);
     if (method === 'GET' && (m = path.match(/^\/v1\/checkout\/sessions\/([^/]+)$/))) return this.get(this.sessions, 'checkout.session', m[1]!, p);
     if (method === 'POST' && path === '/v1/payment_intents') return this.createPaymentIntent(p);
+    if (method === 'GET' && path === '/v1/payment_intents') return this.listPaymentIntents(p);
     if (method === 'GET' && (m = path.match(/^\/v1\/payment_intents\/([^/]+)$/))) return this.get(this.paymentIntents, 'payment_intent', m[1]!, p);
     if (method === 'POST' && (m = path.match(/^\/v1\/payment_intents\/([^/]+)\/confirm$/))) return this.confirmPaymentIntent(m[1]!, p);
     if (method === 'GET' && (m = path.match(/^\/v1\/setup_intents\/([^/]+)$/))) return this.get(this.setupIntents, 'setup_intent', m[1]!, p);
@@ -409,6 +411,42 @@ export class FakeStripe extends FakeServer {
     return pi;
   }
 
+  /**
+   * GET /v1/payment_intents: newest first, `limit` 1–100 (default 10), cursors `starting_after`/`ending_before`
+   * (an id that must exist), `created` as an exact time or a range (gt, gte, lt, lte), `customer`.
+   */
+  private listPaymentIntents(p: Params): Obj {
+    // `created` is an integer or a range object: checked here, the rest by its shape.
+    const { created, ...rest } = p;
+    check(rest, SHAPES['payment_intent.list']!, '');
+    let range: Record<string, number> = {};
+    if (typeof created === 'string') range = { gte: int({ created }, 'created', true)!, lte: int({ created }, 'created', true)! };
+    else if (created !== undefined) {
+      check(created, (SHAPES['payment_intent.list'] as Record<string, Shape>).created!, 'created');
+      range = Object.fromEntries(Object.keys(created as Obj).map((k) => [k, int(created as Params, k, true)!]));
+    }
+    const limit = int(p, 'limit', false) ?? 10;
+    if (limit < 1 || limit > 100) throw new StripeError(400, { type: 'invalid_request_error', code: 'parameter_invalid_integer', message: 'Invalid integer: limit must be between 1 and 100', param: 'limit' });
+    if (p.starting_after !== undefined && p.ending_before !== undefined) {
+      throw new StripeError(400, { type: 'invalid_request_error', message: 'You may only specify one of these parameters: ending_before, starting_after.' });
+    }
+    const customer = this.customerOf(p);
+    const t = (pi: Obj) => pi.created as number;
+    let all = [...this.paymentIntents.values()]
+      .filter((pi) => (!customer || pi.customer === customer)
+        && (range.gt === undefined || t(pi) > range.gt) && (range.gte === undefined || t(pi) >= range.gte)
+        && (range.lt === undefined || t(pi) < range.lt) && (range.lte === undefined || t(pi) <= range.lte))
+      .reverse();
+    const cursor = (p.starting_after ?? p.ending_before) as string | undefined;
+    if (cursor !== undefined) {
+      if (!this.paymentIntents.has(cursor)) throw noSuch('payment_intent', cursor, p.starting_after !== undefined ? 'starting_after' : 'ending_before');
+      const at = all.findIndex((pi) => pi.id === cursor);
+      all = p.starting_after !== undefined ? all.slice(at + 1) : all.slice(0, Math.max(at, 0)).slice(-limit);
+    }
+    const data = all.slice(0, limit).map((pi) => this.expand(pi, (p.expand as string[] | undefined)?.map((f) => f.replace(/^data\./, '')) ?? []));
+    return { object: 'list', url: '/v1/payment_intents', has_more: all.length > limit, data };
+  }
+
   private confirmPaymentIntent(id: string, p: Params): Obj {
     check(p, SHAPES['payment_intent.confirm']!, '');
     const pi = this.paymentIntents.get(id);
@@ -494,9 +532,10 @@ export class FakeStripe extends FakeServer {
     const d = this.disputes.get(disputeId);
     if (!d) throw new Error(`no dispute ${disputeId}`);
     d.status = outcome;
-    // A closed dispute no longer blocks refunds of what is left of the charge.
+    // A won dispute no longer blocks refunds of what is left of the charge; a lost one was charged back, and
+    // Stripe refuses its refund (charge_disputed) for good.
     const charge = this.charges.get(d.charge as string);
-    if (charge) charge.disputed = false;
+    if (charge && outcome === 'won') charge.disputed = false;
     this.emit('charge.dispute.closed', d);
     return d;
   }

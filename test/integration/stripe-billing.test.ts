@@ -197,6 +197,50 @@ describeEachBackend('buying credits through Stripe', (backend) => {
     await expectWalletMatchesLedger(a.db, org.id);
    }, 120_000);
 
+  it("a refund's or a dispute's event that comes before the payment's: the payment is credited first, then the credits taken back, once each", async () => {
+    const org = await a.createOrg();
+    const late = await a.createOrg();
+    fake.autoDeliver = false;
+    try {
+      // Paid in Stripe; its own events wait (a failed delivery Stripe retries later).
+      const paid = async (o: TestOrg) => {
+        const r = await api('POST', '/v1/billing/checkout', { key: o.live, body: { amount: 1000 } });
+        expect(fake.completeSession(r.body.id as string)).toHaveProperty('session');
+        const pi = fake.sessions.get(r.body.id as string)!.payment_intent as string;
+        return { sessionId: r.body.id as string, charge: fake.paymentIntents.get(pi)!.latest_charge as string };
+      };
+      const first = await paid(org);
+      await operator.refunds.create({ charge: first.charge, amount: 400 });
+      const refunded = fake.eventsOf('charge.refunded').at(-1)!;
+      expect(await Promise.all([fake.deliver(refunded, hook(a)), fake.deliver(refunded, hook(b))])).toEqual([200, 200]);
+      expect(await balance(org)).toBe(10_000 - 4_000);
+
+      const second = await paid(late);
+      const dispute = fake.openDispute(second.charge, 1000);
+      const opened = fake.eventsOf('charge.dispute.created').find((e) => (e.data as { object: { id: string } }).object.id === dispute.id)!;
+      expect(await Promise.all([fake.deliver(opened, hook(b)), fake.deliver(opened, hook(a))])).toEqual([200, 200]);
+      expect(await balance(late)).toBe(0);
+
+      // The payments' own events, late, to both nodes: nothing more moves.
+      for (const { sessionId } of [first, second]) {
+        const mine = fake.events.filter((e) => {
+          const o = (e.data as { object: { id: string; payment_intent?: string } }).object;
+          return o.id === sessionId || o.id === fake.sessions.get(sessionId)!.payment_intent;
+        });
+        expect(mine.length).toBeGreaterThanOrEqual(2);
+        for (const e of mine) expect(await Promise.all([fake.deliver(e, hook(a)), fake.deliver(e, hook(b))])).toEqual([200, 200]);
+      }
+    } finally {
+      fake.autoDeliver = true;
+    }
+    expect(await balance(org)).toBe(6_000);
+    expect(await balance(late)).toBe(0);
+    expect((await ledgerRows(org)).filter((r) => r.reference.startsWith('stripe-')).map((r) => r.balance_delta)).toEqual([10_000, -4_000]);
+    expect((await ledgerRows(late)).filter((r) => r.reference.startsWith('stripe-')).map((r) => r.balance_delta)).toEqual([10_000, -10_000]);
+    await expectWalletMatchesLedger(a.db, org.id);
+    await expectWalletMatchesLedger(a.db, late.id);
+  });
+
   /** Saves `card` through a setup-mode Checkout and turns auto top-up on. */
   async function autoTopupOn(org: TestOrg, card: string, s: { threshold_credits: number; amount: number; monthly_cap: number }): Promise<void> {
     const setup = await api('POST', '/v1/billing/payment-method', { key: org.live, body: {} });

@@ -76,4 +76,23 @@ describe('the Stripe fake refuses what Stripe refuses', () => {
     expect(err).toMatchObject({ statusCode: 402, type: 'StripeCardError', code: 'card_declined' });
     expect((err as unknown as { payment_intent: { status: string } }).payment_intent.status).toBe('requires_payment_method');
   });
+
+  it("lists a Customer's PaymentIntents newest first, page by page, and refuses a bad limit, an unknown cursor or parameter", async () => {
+    const other = (await stripe.customers.create({})).id;
+    const since = Math.floor(Date.now() / 1000) - 60;
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await stripe.paymentIntents.create({ amount: 1000 + i, currency: 'usd', customer })).id);
+    await stripe.paymentIntents.create({ amount: 2000, currency: 'usd', customer: other });
+    const first = await stripe.paymentIntents.list({ customer, created: { gte: since }, limit: 2 });
+    expect(first.data.map((pi) => pi.id)).toEqual([made[4], made[3]]);
+    expect(first.has_more).toBe(true);
+    const all: string[] = [];
+    for await (const pi of stripe.paymentIntents.list({ customer, created: { gte: since }, limit: 2 })) all.push(pi.id);
+    expect(all.filter((id) => made.includes(id))).toEqual([...made].reverse());
+    expect((await stripe.paymentIntents.list({ customer, created: { gt: Math.floor(Date.now() / 1000) + 60 } })).data).toEqual([]);
+    expect(await refusal(stripe.paymentIntents.list({ limit: 101 }))).toMatchObject({ statusCode: 400, param: 'limit' });
+    expect(await refusal(stripe.paymentIntents.list({ starting_after: 'pi_nope' }))).toMatchObject({ statusCode: 404, code: 'resource_missing', param: 'starting_after' });
+    expect(await refusal(stripe.paymentIntents.list({ colour: 'red' } as never))).toMatchObject({ code: 'parameter_unknown', param: 'colour' });
+    expect(await refusal(stripe.paymentIntents.list({ customer: 'cus_nope' }))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+  });
 });

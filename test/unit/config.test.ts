@@ -18,6 +18,16 @@ describe('configuration errors name the variable', () => {
   });
 });
 
+describe('Stripe (MMGEN_STRIPE_*)', () => {
+  const stripe = { MMGEN_STRIPE_SECRET_KEY: 'sk_test_abc', MMGEN_STRIPE_WEBHOOK_SECRET: 'whsec_abc' };
+  it('an automatic payment left without an answer is read back after 15 minutes by default, never sooner than 5', () => {
+    expect(loadConfig(stripe).stripe?.autoTopupSettleAfterMs).toBe(900_000);
+    expect(loadConfig({ ...stripe, MMGEN_STRIPE_AUTO_TOPUP_SETTLE_AFTER_S: '300' }).stripe?.autoTopupSettleAfterMs).toBe(300_000);
+    // Sooner, a call still on its way to Stripe (3 tries of 20 s) could be taken for lost and a second payment started.
+    expect(() => loadConfig({ ...stripe, MMGEN_STRIPE_AUTO_TOPUP_SETTLE_AFTER_S: '60' })).toThrow(/MMGEN_STRIPE_AUTO_TOPUP_SETTLE_AFTER_S/);
+  });
+});
+
 describe('hosted moderation (MMGEN_MODERATION_OPENAI_*)', () => {
   it('is off unless its key is set; the base URL and model default to OpenAI and omni-moderation-latest', () => {
     expect(loadConfig({}).moderation.hosted).toBeUndefined();

@@ -8,14 +8,37 @@ import type { FieldErrors } from '../lib/schema.js';
 import { useSession } from '../session.js';
 import type { Billing as BillingInfo, BillingEntry as Entry, CheckoutResult } from '../api/types.js';
 
-/** An amount in the smallest unit, shown in the currency (the server's currency and units; no rate is kept here). */
-function money(amount: number, currency: string): string {
+/**
+ * The server speaks in the currency's smallest unit (cents); people read and type the currency. How many digits
+ * the smallest unit has is the currency's, as Intl knows it (2 for USD, 0 for JPY); no rate is kept here.
+ */
+function minorDigits(currency: string): number | undefined {
   try {
-    const digits = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 10 ** digits);
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
-    return `${amount} ${currency}`;
+    return undefined;
   }
+}
+
+/** An amount in the smallest unit, shown in the currency. */
+function money(amount: number, currency: string): string {
+  const digits = minorDigits(currency);
+  if (digits === undefined) return `${amount} ${currency} (smallest unit)`;
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 10 ** digits);
+}
+
+/** An amount typed in the currency ("10", "10.50") in its smallest unit; undefined if it is not one (more digits than the currency has). */
+function toMinor(text: string, currency: string): number | undefined {
+  const digits = minorDigits(currency) ?? 0;
+  const m = /^\s*(\d{1,9})(?:\.(\d*))?\s*$/.exec(text);
+  if (!m || (m[2] ?? '').length > digits) return undefined;
+  return Number(m[1]) * 10 ** digits + Number((m[2] ?? '').padEnd(digits, '0') || '0');
+}
+
+/** An amount in the smallest unit as the currency is typed ("10.00"), for a form's field. */
+function fromMinor(amount: number, currency: string): string {
+  const digits = minorDigits(currency) ?? 0;
+  return (amount / 10 ** digits).toFixed(digits);
 }
 
 const TYPE_LABEL: Record<Entry['type'], string> = { payment: 'Payment', auto_topup: 'Auto top-up', refund: 'Refund', dispute: 'Dispute' };
@@ -49,15 +72,20 @@ export function Billing() {
 
   useEffect(() => {
     const a = billing.data?.auto_topup;
-    if (a) setForm({ enabled: a.enabled, threshold: a.threshold_credits?.toString() ?? '', amount: a.amount?.toString() ?? '', cap: a.monthly_cap?.toString() ?? '' });
+    const c = billing.data?.currency ?? 'usd';
+    if (a) {
+      setForm({
+        enabled: a.enabled, threshold: a.threshold_credits?.toString() ?? '', amount: a.amount === null ? '' : fromMinor(a.amount, c), cap: a.monthly_cap === null ? '' : fromMinor(a.monthly_cap, c),
+      });
+    }
   }, [billing.data]);
 
   async function startCheckout(e: FormEvent) {
     e.preventDefault();
     const b = billing.data!;
-    const n = Number(amount);
+    const n = toMinor(amount, b.currency!);
     const found: FieldErrors = {};
-    if (!Number.isInteger(n) || n < (b.min_amount ?? 0) || n > (b.max_amount ?? Infinity)) found.amount = `must be a whole number from ${b.min_amount} to ${b.max_amount}`;
+    if (n === undefined || n < (b.min_amount ?? 0) || n > (b.max_amount ?? Infinity)) found.amount = `must be an amount from ${money(b.min_amount!, b.currency!)} to ${money(b.max_amount!, b.currency!)}`;
     await buying.submit(found, async () => {
       const s = await api.post<{ url: string }>('/v1/billing/checkout', { amount: n });
       setRedirecting(true);
@@ -75,9 +103,19 @@ export function Billing() {
 
   async function saveAuto(e: FormEvent) {
     e.preventDefault();
+    const currency = billing.data!.currency!;
     const num = (v: string) => (v.trim() === '' ? null : Number(v));
-    await saving.submit({}, async () => {
-      billing.set(await api.put<BillingInfo>('/v1/billing/auto-topup', { enabled: form.enabled, threshold_credits: num(form.threshold), amount: num(form.amount), monthly_cap: num(form.cap) }));
+    const found: FieldErrors = {};
+    const minor = (field: 'amount' | 'monthly_cap', v: string) => {
+      if (v.trim() === '') return null;
+      const n = toMinor(v, currency);
+      if (n === undefined) found[field] = `must be an amount in ${currency.toUpperCase()}, like ${fromMinor(1000, currency)}`;
+      return n ?? null;
+    };
+    const amountMinor = minor('amount', form.amount);
+    const capMinor = minor('monthly_cap', form.cap);
+    await saving.submit(found, async () => {
+      billing.set(await api.put<BillingInfo>('/v1/billing/auto-topup', { enabled: form.enabled, threshold_credits: num(form.threshold), amount: amountMinor, monthly_cap: capMinor }));
       toast('Auto top-up saved.');
     });
   }
@@ -121,17 +159,15 @@ export function Billing() {
             <form onSubmit={startCheckout} noValidate aria-label="Buy credits">
               <Field
                 id="buy-amount"
-                label={`Amount (${b.currency?.toUpperCase()}, smallest unit)`}
-                hint={`From ${money(b.min_amount!, b.currency!)} to ${money(b.max_amount!, b.currency!)}; each unit buys ${formatCredits(b.credits_per_unit!)}.`}
+                label={`Amount (${b.currency?.toUpperCase()})`}
+                hint={`From ${money(b.min_amount!, b.currency!)} to ${money(b.max_amount!, b.currency!)}; each ${money(1, b.currency!)} buys ${formatCredits(b.credits_per_unit!)}.`}
                 error={buying.errors.amount}
               >
                 <input
                   id="buy-amount"
                   name="amount"
-                  type="number"
-                  inputMode="numeric"
-                  min={b.min_amount ?? undefined}
-                  max={b.max_amount ?? undefined}
+                  type="text"
+                  inputMode="decimal"
                   value={amount}
                   disabled={!buy.ok}
                   onChange={(e) => setAmount(e.target.value)}
@@ -166,11 +202,11 @@ export function Billing() {
               <Field id="auto-threshold" label="When available credits fall below" error={saving.errors.threshold_credits}>
                 <input id="auto-threshold" type="number" inputMode="numeric" value={form.threshold} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, threshold: e.target.value }))} />
               </Field>
-              <Field id="auto-amount" label={`Pay (${b.currency?.toUpperCase()}, smallest unit)`} error={saving.errors.amount}>
-                <input id="auto-amount" type="number" inputMode="numeric" value={form.amount} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, amount: e.target.value }))} />
+              <Field id="auto-amount" label={`Pay (${b.currency?.toUpperCase()})`} error={saving.errors.amount}>
+                <input id="auto-amount" type="text" inputMode="decimal" value={form.amount} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, amount: e.target.value }))} />
               </Field>
-              <Field id="auto-cap" label="At most this much a month (same unit)" error={saving.errors.monthly_cap}>
-                <input id="auto-cap" type="number" inputMode="numeric" value={form.cap} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, cap: e.target.value }))} />
+              <Field id="auto-cap" label={`At most this much a month (${b.currency?.toUpperCase()})`} error={saving.errors.monthly_cap}>
+                <input id="auto-cap" type="text" inputMode="decimal" value={form.cap} disabled={!auto.ok} onChange={(e) => setForm((f) => ({ ...f, cap: e.target.value }))} />
               </Field>
               {saving.error ? <ErrorNotice error={saving.error} /> : null}
               <div className="form-actions">
