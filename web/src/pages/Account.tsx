@@ -1,12 +1,13 @@
 import type { SessionListItem } from '../api/people.js';
 import type { List } from '../api/types.js';
+import { PasskeyManager } from '../components/Passkeys.js';
 import { Badge, Button, Empty, ErrorNotice, Loading, Locked, PageHeader, useToast } from '../components/ui.js';
 import { useAction } from '../lib/actions.js';
 import { formatShort, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { useSession } from '../session.js';
 
-/** The signed-in person: who they are, and their live sessions, each of which they can end. */
+/** The signed-in person: who they are, their live sessions (each of which they can end), and their passkeys. */
 export function Account() {
   useDocumentTitle('Account');
   const { api, can, person, signOut } = useSession();
@@ -86,6 +87,7 @@ export function Account() {
         </section>
       )}
       {error ? <ErrorNotice error={error} title="The session was not ended" /> : null}
+      <PasskeyManager />
     </>
   );
 }
