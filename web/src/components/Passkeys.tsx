@@ -134,7 +134,7 @@ export function PasskeyManager() {
               aria-label="Add a passkey"
             >
               <div className="field">
-                <label htmlFor="passkey-name">Name (optional)</label>
+                <label htmlFor="passkey-name">Name of a new passkey (optional)</label>
                 <div className="secret-row">
                   <input id="passkey-name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="Laptop" />
                   <Button id="add-passkey" type="submit" variant="primary" busy={busy === 'add'}>
