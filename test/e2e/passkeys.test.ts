@@ -1,8 +1,9 @@
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { addPasskeyOnAccountPage, addVirtualAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
  * Passkeys in the built dashboard, in headless Chromium with the DevTools protocol's virtual authenticator (a
@@ -18,8 +19,7 @@ describe('passkeys in the dashboard [pglite]', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let cdp: CDPSession;
-  let authenticatorId: string;
+  let authenticator: Awaited<ReturnType<typeof addVirtualAuthenticator>>;
   let base: string;
   const consoleErrors: string[] = [];
 
@@ -38,11 +38,7 @@ describe('passkeys in the dashboard [pglite]', () => {
       if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
     });
     page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
-    cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    }));
+    authenticator = await addVirtualAuthenticator(context, page);
   }, 120_000);
 
   afterAll(async () => {
@@ -63,17 +59,7 @@ describe('passkeys in the dashboard [pglite]', () => {
     await page.waitForURL((u) => u.pathname === '/dashboard/account');
     await expect.poll(() => page.locator('#page-title').textContent(), { timeout: 10_000 }).toBe('Account');
     await expect.poll(() => page.getByTestId('caller').textContent()).toContain('dev@passkey.example');
-    expect(await page.evaluate('window.isSecureContext')).toBe(true);
-    await page.locator('#no-passkeys').waitFor();
-
-    await page.locator('#passkey-name').fill('E2E laptop');
-    await page.locator('#add-passkey').click();
-    const rows = page.getByTestId('passkeys-table').locator('tbody tr');
-    await expect.poll(() => rows.allTextContents(), { timeout: 10_000 }).toEqual([expect.stringMatching(/^E2E laptop.*never/)]);
-    // The authenticator holds one discoverable credential for this relying party (localhost), for this person.
-    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-    expect(credentials).toHaveLength(1);
-    expect(credentials[0]).toMatchObject({ rpId: 'localhost', isResidentCredential: true });
+    await addPasskeyOnAccountPage(page, authenticator, 'E2E laptop');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.locator('#page-title').textContent()).toBe('Sign in');
@@ -83,7 +69,7 @@ describe('passkeys in the dashboard [pglite]', () => {
     await expect.poll(() => page.locator('#page-title').textContent(), { timeout: 10_000 }).toBe('Account');
     expect((await context.cookies(base)).find((c) => c.name === 'mmgen_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
     // The server saw the passkey used.
-    await expect.poll(() => rows.first().textContent()).not.toMatch(/never/);
+    await expect.poll(() => page.getByTestId('passkeys-table').locator('tbody tr').first().textContent()).not.toMatch(/never/);
 
     // Removing it: the list empties, it signs no one in any more, and the audit log has it all with the member as actor.
     await page.getByRole('button', { name: 'Remove passkey E2E laptop' }).click();

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapDefaultOrganization } from '../../src/main.js';
 import { ensureDashboardBuilt } from '../../web/build.js';
@@ -10,6 +10,7 @@ import { startOidcProvider } from '../helpers/oidc.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { linkInMail, startSmtpCapture } from '../helpers/smtp.js';
+import { addPasskeyOnAccountPage, addVirtualAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
  * Issue 31's walk-through in Chromium, against a real mmgen (PGlite), a real SMTP server capturing the invitation
@@ -218,23 +219,9 @@ describe('people in the dashboard [pglite]', () => {
   it('the developer adds a passkey on the Account page, signs out and signs in with the passkey', async () => {
     // The password set on accepting signs in (outside the browser: the tab's session stays as it is).
     expect((await api()('POST', '/v1/session', { body: { email: DEV.email, password: DEV.password } })).status).toBe(201);
-    // A platform authenticator with user verification, as a laptop's, in the developer's tab.
-    const cdp: CDPSession = await devCtx.newCDPSession(dev);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
-    expect(await dev.evaluate('window.isSecureContext')).toBe(true);
+    const authenticator = await addVirtualAuthenticator(devCtx, dev);
     await go(dev, '/account');
-    await dev.locator('#no-passkeys').waitFor();
-    await dev.locator('#passkey-name').fill('Dev laptop');
-    await dev.locator('#add-passkey').click();
-    const rows = dev.getByTestId('passkeys-table').locator('tbody tr');
-    await expect.poll(() => rows.allTextContents(), { timeout: 10_000 }).toEqual([expect.stringMatching(/^Dev laptop.*never/)]);
-    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-    expect(credentials).toHaveLength(1);
-    expect(credentials[0]).toMatchObject({ rpId: 'localhost', isResidentCredential: true });
-    const registeredCount = credentials[0]!.signCount;
+    const { rows, credential } = await addPasskeyOnAccountPage(dev, authenticator, 'Dev laptop');
     expect(await axeBothSchemes(dev, 'account with passkeys')).toEqual([]);
     await shot(dev, 'account-passkeys');
 
@@ -251,7 +238,7 @@ describe('people in the dashboard [pglite]', () => {
     expect(await dev.evaluate("sessionStorage.getItem('mmgen.apiKey')")).toBeNull();
     expect((await inPage(dev, '/v1/session')).body).toMatchObject({ organization_id: defaultOrgId, role: 'developer', method: 'passkey', member_id: devMemberId });
     // The authenticator signed (its counter moved), and the server saw the passkey used.
-    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]!.signCount).toBeGreaterThan(registeredCount);
+    expect((await authenticator.credentials())[0]!.signCount).toBeGreaterThan(credential.signCount);
     await expect.poll(() => rows.first().textContent()).not.toMatch(/never/);
   }, 60_000);
 
