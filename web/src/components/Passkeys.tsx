@@ -6,7 +6,7 @@ import { useAction } from '../lib/actions.js';
 import { formatShort, relativeTime } from '../lib/format.js';
 import { useResource } from '../lib/hooks.js';
 import { useSession, type SignInProps } from '../session.js';
-import { Button, ErrorNotice, Loading, Locked, useToast } from './ui.js';
+import { ActionsTable, Button, ErrorNotice, Loaded, useToast } from './ui.js';
 
 /**
  * Passkeys in the dashboard: signing in with one (through the session provider, as a password does), and the
@@ -80,74 +80,55 @@ export function PasskeyManager() {
       <p className="muted">
         Sign in with this device's screen lock or a security key instead of a password. A passkey signs you in to every organization you belong to.
       </p>
-      {!perm.ok ? (
-        <Locked perm={perm} what="manage passkeys" />
-      ) : passkeys.error ? (
-        <ErrorNotice error={passkeys.error} />
-      ) : !passkeys.data ? (
-        <Loading what="Loading passkeys" />
-      ) : (
-        <>
-          {passkeys.data.length === 0 ? (
-            <p className="muted" id="no-passkeys">
-              No passkeys yet.
-            </p>
-          ) : (
-            <div className="table-wrap">
-              <table className="table" data-testid="passkeys-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Added</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
+      <Loaded perm={perm} what="manage passkeys" resource={passkeys} loading="Loading passkeys">
+        {(list) => (
+          <>
+            {list.length === 0 ? (
+              <p className="muted" id="no-passkeys">
+                No passkeys yet.
+              </p>
+            ) : (
+              <ActionsTable testId="passkeys-table" columns={['Name', 'Kind', 'Added', 'Last used']}>
+                {list.map((p) => (
+                  <tr key={p.id} data-passkey-id={p.id}>
+                    <td>{p.name}</td>
+                    <td>{p.device_type === 'multiDevice' ? 'synced' : 'this device only'}</td>
+                    <td className="nowrap">{formatShort(p.created_at)}</td>
+                    <td className="nowrap">{p.last_used_at ? relativeTime(p.last_used_at) : 'never'}</td>
+                    <td className="actions">
+                      <Button size="sm" variant="danger" busy={busy === p.id} onClick={() => void remove(p.id, p.name)} aria-label={`Remove passkey ${p.name}`}>
+                        Remove
+                      </Button>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {passkeys.data.map((p) => (
-                    <tr key={p.id} data-passkey-id={p.id}>
-                      <td>{p.name}</td>
-                      <td>{p.device_type === 'multiDevice' ? 'synced' : 'this device only'}</td>
-                      <td className="nowrap">{formatShort(p.created_at)}</td>
-                      <td className="nowrap">{p.last_used_at ? relativeTime(p.last_used_at) : 'never'}</td>
-                      <td className="actions">
-                        <Button size="sm" variant="danger" busy={busy === p.id} onClick={() => void remove(p.id, p.name)} aria-label={`Remove passkey ${p.name}`}>
-                          Remove
-                        </Button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          {browserSupportsWebAuthn() ? (
-            <form
-              className="passkey-add"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void add();
-              }}
-              aria-label="Add a passkey"
-            >
-              <div className="field">
-                <label htmlFor="passkey-name">Name of a new passkey (optional)</label>
-                <div className="secret-row">
-                  <input id="passkey-name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="Laptop" />
-                  <Button id="add-passkey" type="submit" variant="primary" busy={busy === 'add'}>
-                    Add a passkey
-                  </Button>
+                ))}
+              </ActionsTable>
+            )}
+            {browserSupportsWebAuthn() ? (
+              <form
+                className="passkey-add"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  void add();
+                }}
+                aria-label="Add a passkey"
+              >
+                <div className="field">
+                  <label htmlFor="passkey-name">Name of a new passkey (optional)</label>
+                  <div className="secret-row">
+                    <input id="passkey-name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="Laptop" />
+                    <Button id="add-passkey" type="submit" variant="primary" busy={busy === 'add'}>
+                      Add a passkey
+                    </Button>
+                  </div>
                 </div>
-              </div>
-            </form>
-          ) : (
-            <p className="muted small">{NO_WEBAUTHN}</p>
-          )}
-        </>
-      )}
+              </form>
+            ) : (
+              <p className="muted small">{NO_WEBAUTHN}</p>
+            )}
+          </>
+        )}
+      </Loaded>
       {error ? <ErrorNotice error={error} title="Passkeys" /> : null}
     </section>
   );
