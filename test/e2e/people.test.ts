@@ -10,14 +10,18 @@ import { startOidcProvider } from '../helpers/oidc.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { linkInMail, startSmtpCapture } from '../helpers/smtp.js';
+import { addPasskeyOnAccountPage, addVirtualAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
  * Issue 31's walk-through in Chromium, against a real mmgen (PGlite), a real SMTP server capturing the invitation
  * mail and a real OpenID provider, all on loopback: the first-start link makes the owner; the owner invites a
- * developer by mail; the developer accepts and makes a key with the developer's role; demoting the developer stops
+ * developer by mail; the developer accepts with a password, adds a passkey (Chromium's virtual authenticator), signs
+ * out and signs in with it, and makes a key with the developer's role; demoting the developer stops
  * the key generating, removing them makes it 401; a second organization turns OIDC on and a new person signs in
  * through the provider with the configured role; the audit log shows each step. Every new page passes axe-core
  * (no serious or critical WCAG A/AA violation) in light and dark. The steps depend on each other, in order.
+ * The browser uses mmgen's public URL, http://localhost:PORT: WebAuthn needs a secure context and a domain for the
+ * relying party's id (an IP literal is none); the test's own API calls go to the listening address, 127.0.0.1.
  */
 const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
 const OWNER = { email: 'olive@owner.test', password: 'owner password 1', name: 'Olive Owner' };
@@ -26,6 +30,8 @@ const IMAGE = { model: 'flux-schnell', prompt: 'a member key', width: 256, heigh
 
 describe('people in the dashboard [pglite]', () => {
   let s: TestServer;
+  /** mmgen's public URL, where the browser goes (http://localhost:PORT). */
+  let base: string;
   let smtp: Awaited<ReturnType<typeof startSmtpCapture>>;
   let idp: Awaited<ReturnType<typeof startOidcProvider>>;
   let ownerLink: string;
@@ -91,13 +97,15 @@ describe('people in the dashboard [pglite]', () => {
       MMGEN_MAIL_FROM: 'mmgen <mmgen@example.test>',
       // The OpenID provider is on loopback over http: allowed only because private networks are allowed here.
       MMGEN_ALLOW_PRIVATE_NETWORK: '1',
-    });
+    }, { publicHost: 'localhost' });
+    base = s.config.publicUrl;
+    expect(base).toMatch(/^http:\/\/localhost:\d+$/);
     // What `mmgen serve` does on its first start against an empty database (src/cli.ts prints this link).
     const created = await bootstrapDefaultOrganization(s.runtime.deps);
     expect(created).not.toBeNull();
     ownerLink = created!.ownerLink;
     defaultOrgId = created!.organization.id;
-    idp = await startOidcProvider({ clientId: 'mmgen-second', clientSecret: 'loopback secret', redirectUri: `${s.url}/v1/sso/callback` });
+    idp = await startOidcProvider({ clientId: 'mmgen-second', clientSecret: 'loopback secret', redirectUri: `${base}/v1/sso/callback` });
     idp.people.set('u-ada', { sub: 'u-ada', email: 'ada@second.test', email_verified: true, name: 'Ada Second' });
     const found = await resolveChromium();
     browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
@@ -113,11 +121,11 @@ describe('people in the dashboard [pglite]', () => {
   });
 
   it('the first-start link creates the owner, who lands signed in by session (no key in the tab)', async () => {
-    expect(ownerLink).toMatch(new RegExp(`^${s.url}/dashboard/accept-invitation#token=[0-9A-Za-z]+$`));
+    expect(ownerLink).toMatch(new RegExp(`^${base}/dashboard/accept-invitation#token=[0-9A-Za-z]+$`));
     await owner.goto(ownerLink);
     await expect.poll(() => heading(owner).textContent()).toBe('Accept the invitation');
     // The token is taken out of the address bar once read.
-    expect(owner.url()).toBe(`${s.url}/dashboard/accept-invitation`);
+    expect(owner.url()).toBe(`${base}/dashboard/accept-invitation`);
     await owner.locator('#accept-name').fill(OWNER.name);
     await owner.locator('#accept-email').fill(OWNER.email);
     await owner.locator('#accept-password').fill(OWNER.password);
@@ -142,7 +150,7 @@ describe('people in the dashboard [pglite]', () => {
   it('a signed-out visitor sees the sign-in page, which passes axe; a wrong password is refused', async () => {
     const ctx = await browser.newContext();
     const p = watch(await ctx.newPage(), 'signed-out');
-    await p.goto(`${s.url}/dashboard/`);
+    await p.goto(`${base}/dashboard/`);
     await expect.poll(() => heading(p).textContent()).toBe('Sign in');
     await p.locator('#signin-email').fill(OWNER.email);
     await p.locator('#signin-password').fill('not the password');
@@ -208,15 +216,30 @@ describe('people in the dashboard [pglite]', () => {
     devMemberId = session.body.member_id;
   }, 60_000);
 
-  it('the developer signs out and back in with the password', async () => {
-    // ── Passkeys (branch `passkeys`): here the developer adds a passkey (Chromium's virtual authenticator,
-    // WebAuthn.addVirtualAuthenticator), signs out, and signs in with the passkey. Not part of this branch. ──
+  it('the developer adds a passkey on the Account page, signs out and signs in with the passkey', async () => {
+    // The password set on accepting signs in (outside the browser: the tab's session stays as it is).
+    expect((await api()('POST', '/v1/session', { body: { email: DEV.email, password: DEV.password } })).status).toBe(201);
+    const authenticator = await addVirtualAuthenticator(devCtx, dev);
+    await go(dev, '/account');
+    const { rows, credential } = await addPasskeyOnAccountPage(dev, authenticator, 'Dev laptop');
+    expect(await axeBothSchemes(dev, 'account with passkeys')).toEqual([]);
+    await shot(dev, 'account-passkeys');
+
     await dev.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => heading(dev).textContent()).toBe('Sign in');
-    await dev.locator('#signin-email').fill(DEV.email);
-    await dev.locator('#signin-password').fill(DEV.password);
-    await dev.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await expect.poll(() => heading(dev).textContent(), { timeout: 15_000 }).toBe('Overview');
+    expect((await devCtx.cookies(base)).find((c) => c.name === 'mmgen_session')).toBeUndefined();
+    // The session provider opens the person's session in place, as after a password: the page is not reloaded.
+    await dev.evaluate('window.notReloaded = true');
+    await dev.locator('#passkey-sign-in').click();
+    await expect.poll(() => heading(dev).textContent(), { timeout: 15_000 }).toBe('Account');
+    expect(await dev.evaluate('window.notReloaded')).toBe(true);
+    await expect.poll(() => dev.getByTestId('caller').textContent()).toContain(DEV.email);
+    expect(await dev.getByTestId('caller').textContent()).toContain('developer');
+    expect(await dev.evaluate("sessionStorage.getItem('mmgen.apiKey')")).toBeNull();
+    expect((await inPage(dev, '/v1/session')).body).toMatchObject({ organization_id: defaultOrgId, role: 'developer', method: 'passkey', member_id: devMemberId });
+    // The authenticator signed (its counter moved), and the server saw the passkey used.
+    expect((await authenticator.credentials())[0]!.signCount).toBeGreaterThan(credential.signCount);
+    await expect.poll(() => rows.first().textContent()).not.toMatch(/never/);
   }, 60_000);
 
   it("the developer creates a key, which has the developer's role", async () => {
@@ -275,7 +298,7 @@ describe('people in the dashboard [pglite]', () => {
     // Its owner signs in with the owner key the operator made (the secondary way in) and turns SSO on.
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const p = watch(await ctx.newPage(), 'second owner');
-    await p.goto(`${s.url}/dashboard/`);
+    await p.goto(`${base}/dashboard/`);
     await p.locator('#api-key').fill(second.live);
     await p.getByRole('button', { name: 'Sign in with the key' }).click();
     await expect.poll(() => heading(p).textContent(), { timeout: 15_000 }).toBe('Overview');
@@ -288,9 +311,9 @@ describe('people in the dashboard [pglite]', () => {
     await sso.locator('#sso-role').selectOption('developer');
     expect(await axeBothSchemes(p, 'sso form')).toEqual([]);
     await sso.getByRole('button', { name: 'Turn on single sign-on' }).click();
-    await sso.getByText(`${s.url}/v1/sso/callback`).waitFor();
+    await sso.getByText(`${base}/v1/sso/callback`).waitFor();
     const link = await sso.locator('#sso-link').inputValue();
-    expect(link).toBe(`${s.url}/dashboard/?sso=${second.id}`);
+    expect(link).toBe(`${base}/dashboard/?sso=${second.id}`);
     expect(await axeBothSchemes(p, 'sso settings')).toEqual([]);
     await shot(p, 'sso-settings');
     await ctx.close();
@@ -302,7 +325,7 @@ describe('people in the dashboard [pglite]', () => {
     expect(await ada.locator('#signin-sso-org').inputValue()).toBe(second.id);
     await ada.getByRole('button', { name: 'Sign in with SSO' }).click();
     // Through the provider (its login and consent answer for u-ada) and back through /v1/sso/callback.
-    await ada.waitForURL((u) => u.href === `${s.url}/dashboard/`, { timeout: 20_000 });
+    await ada.waitForURL((u) => u.href === `${base}/dashboard/`, { timeout: 20_000 });
     await expect.poll(() => heading(ada).textContent(), { timeout: 15_000 }).toBe('Overview');
     await expect.poll(() => ada.getByTestId('caller').textContent()).toContain('ada@second.test');
     expect(await ada.getByTestId('caller').textContent()).toContain('developer');
@@ -331,7 +354,14 @@ describe('people in the dashboard [pglite]', () => {
     expect(one('member.role_changed', devMemberId)).toMatchObject({ actor: member(ownerMemberId), before: { role: 'developer' }, after: { role: 'viewer' } });
     expect(one('member.removed', devMemberId)).toMatchObject({ actor: member(ownerMemberId), before: { role: 'viewer' }, after: { removed: true } });
     expect(one('member.removed', devMemberId).after.revoked_keys).toBeGreaterThanOrEqual(1);
-    expect(events.some((e) => e.action === 'sign_in.succeeded' && e.actor.id === devMemberId)).toBe(true);
+    // The developer's passkey (never its key material) and their sign-ins: the password outside the browser, the passkey in it.
+    const added = events.filter((e) => e.action === 'passkey.added' && e.actor.id === devMemberId);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ actor: member(devMemberId), target: { type: 'passkey' }, before: null, after: { name: 'Dev laptop' } });
+    expect(JSON.stringify(added[0])).not.toMatch(/public_key|credential_id/);
+    const devSignIns = events.filter((e) => e.action === 'sign_in.succeeded' && e.actor.id === devMemberId);
+    expect(devSignIns.map((e) => e.after.method)).toEqual(expect.arrayContaining(['password', 'passkey']));
+    expect(devSignIns.find((e) => e.after.method === 'passkey')).toMatchObject({ target: { type: 'account' }, before: null, request_id: expect.any(String) });
 
     // The second organization's log: SSO turned on by its owner key (never the secret), the new person's arrival.
     const second_ = (await api()('GET', '/v1/audit-events?limit=100', { key: second.live })).body.data as any[];

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { Layout } from './components/Layout.js';
 import { ToastProvider } from './components/ui.js';
-import { match, useLocation } from './lib/router.js';
+import { match, Redirect, useLocation } from './lib/router.js';
 import { ApiKeys } from './pages/ApiKeys.js';
 import { Compare } from './pages/Compare.js';
 import { GenerationDetail } from './pages/GenerationDetail.js';
@@ -13,7 +13,6 @@ import { Audit } from './pages/Audit.js';
 import { AcceptInvitation } from './pages/AcceptInvitation.js';
 import { Members } from './pages/Members.js';
 import { Account } from './pages/Account.js';
-import { PasskeyAccount } from './pages/PasskeyAccount.js';
 import { NotFound } from './pages/NotFound.js';
 import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
@@ -56,6 +55,8 @@ function Routes() {
   if (path === '/audit') return <Audit />;
   if (path === '/members') return <Members />;
   if (path === '/account') return <Account />;
+  // Passkeys had a page of their own before the dashboard signed people in; old links land on the Account page.
+  if (path === '/passkeys') return <Redirect to="/account" />;
   return <NotFound />;
 }
 
@@ -74,14 +75,6 @@ export function App() {
     return (
       <ToastProvider>
         <Operator />
-      </ToastProvider>
-    );
-  }
-  // The person's passkeys page runs on the dashboard session's cookie, not on the API key the rest signs in with.
-  if (path === '/passkeys') {
-    return (
-      <ToastProvider>
-        <PasskeyAccount />
       </ToastProvider>
     );
   }

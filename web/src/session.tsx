@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Api, ApiError } from './api/client.js';
-import { readCsrfCookie, signInWithPassword, startSso, type SessionView } from './api/people.js';
+import { signInWithPasskey } from './api/passkeys.js';
+import { readCsrfCookie, signInWithPassword, startSso, type SessionView, type SignedIn } from './api/people.js';
 import { ApiSpec, permission, type Caller, type OpenApiDoc, type Permission } from './api/spec.js';
 import type { ApiKey, List, Mode, Model, Organization } from './api/types.js';
 
@@ -39,6 +40,8 @@ export function useSession(): Session {
 export interface SignInProps {
   onKey: (key: string) => Promise<void>;
   onPassword: (email: string, password: string) => Promise<void>;
+  /** The browser's passkey ceremony (WebAuthn); it starts the same session a password does. */
+  onPasskey: () => Promise<void>;
   /** Sends the browser to the organization's identity provider (it comes back signed in). */
   onSso: (organizationId: string) => Promise<void>;
   message?: string;
@@ -121,15 +124,21 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
     [rejected, enter],
   );
 
-  const startWithPassword = useCallback(
-    async (email: string, password: string) => {
-      const signed = await signInWithPassword(email.trim(), password);
-      // A person's session replaces a pasted key: the tab keeps no key.
+  /** A person signed in (password or passkey): their session replaces a pasted key, and the tab keeps no key. */
+  const enterPerson = useCallback(
+    async (signed: SignedIn) => {
       sessionStorage.removeItem(STORAGE_KEY);
       enter(await openPersonSession(signed.csrf_token, rejected));
     },
     [rejected, enter],
   );
+
+  const startWithPassword = useCallback(
+    async (email: string, password: string) => enterPerson(await signInWithPassword(email.trim(), password)),
+    [enterPerson],
+  );
+
+  const startWithPasskey = useCallback(async () => enterPerson(await signInWithPasskey()), [enterPerson]);
 
   const startWithSso = useCallback(async (organizationId: string) => {
     window.location.assign(await startSso(organizationId.trim()));
@@ -195,7 +204,7 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
   }
   if (state.phase === 'signed-out' || !session) {
     const message = state.phase === 'signed-out' ? state.message : undefined;
-    return <>{signIn({ onKey: startWithKey, onPassword: startWithPassword, onSso: startWithSso, ...(message ? { message } : {}) })}</>;
+    return <>{signIn({ onKey: startWithKey, onPassword: startWithPassword, onPasskey: startWithPasskey, onSso: startWithSso, ...(message ? { message } : {}) })}</>;
   }
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }

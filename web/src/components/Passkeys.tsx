@@ -1,42 +1,19 @@
-import { browserSupportsWebAuthn, startAuthentication, startRegistration, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
-import { useCallback, useEffect, useState } from 'react';
+import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
+import { useState } from 'react';
 import { ApiError } from '../api/client.js';
-import { formatDateTime } from '../lib/format.js';
-import { Button, ErrorNotice } from './ui.js';
+import { addPasskey, listPasskeys, removePasskey } from '../api/passkeys.js';
+import { useAction } from '../lib/actions.js';
+import { formatShort, relativeTime } from '../lib/format.js';
+import { useResource } from '../lib/hooks.js';
+import { useSession, type SignInProps } from '../session.js';
+import { ActionsTable, Button, ErrorNotice, Loaded, useToast } from './ui.js';
 
 /**
- * Passkeys in the dashboard: signing in with one, and a signed-in person's list, add and remove. These calls use
- * the dashboard session (the HttpOnly cookie, with the CSRF token from its readable cookie in X-CSRF-Token), never
- * an API key: a passkey is a person's, and the /v1/passkeys operations are session-only.
+ * Passkeys in the dashboard: signing in with one (through the session provider, as a password does), and the
+ * signed-in person's list, add and remove on the Account page, over the dashboard's own session (api/client.ts).
  */
 
-function csrfToken(): string | undefined {
-  for (const part of document.cookie.split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === 'mmgen_csrf' || name === '__Host-mmgen_csrf') return decodeURIComponent(rest.join('='));
-  }
-  return undefined;
-}
-
-/** A /v1 call with the session cookie (same origin only) and, for changes, the CSRF token. */
-export async function sessionCall<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const csrf = csrfToken();
-  if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
-  let res: Response;
-  try {
-    res = await fetch(path, { method, headers, body: body === undefined ? null : JSON.stringify(body), credentials: 'same-origin' });
-  } catch {
-    throw new ApiError(0, 'network_error', 'mmgen could not be reached. Check that the server is running.');
-  }
-  const parsed = (await res.json().catch(() => undefined)) as { error?: { code: string; message: string; param?: string; request_id?: string } } | undefined;
-  if (!res.ok) {
-    const e = parsed?.error;
-    throw e ? new ApiError(res.status, e.code, e.message, e.param, e.request_id) : new ApiError(res.status, 'http_error', `HTTP ${res.status}`);
-  }
-  return parsed as T;
-}
+const NO_WEBAUTHN = 'This browser cannot use passkeys here (they need a secure context: https, or http://localhost).';
 
 /** The browser refused or the person cancelled: say so in words, not as a DOMException name. */
 function ceremonyError(err: unknown): unknown {
@@ -46,23 +23,18 @@ function ceremonyError(err: unknown): unknown {
   return new Error(e?.message ?? String(err));
 }
 
-export function PasskeySignInButton({ onSignedIn, organizationId }: { onSignedIn: () => void; organizationId?: string }) {
+export function PasskeySignInButton({ onSignIn }: { onSignIn: SignInProps['onPasskey'] }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  if (typeof window !== 'undefined' && !browserSupportsWebAuthn()) {
-    return <p className="muted small">This browser cannot use passkeys here (they need a secure context: https, or http://localhost).</p>;
-  }
+  if (!browserSupportsWebAuthn()) return <p className="muted small">{NO_WEBAUTHN}</p>;
   async function signIn() {
     setBusy(true);
     setError(null);
     try {
-      const options = await sessionCall<PublicKeyCredentialRequestOptionsJSON>('POST', '/v1/session/passkey/options');
-      const credential = await startAuthentication({ optionsJSON: options });
-      await sessionCall('POST', '/v1/session/passkey', { credential, ...(organizationId ? { organization_id: organizationId } : {}) });
-      onSignedIn();
+      // On success the provider opens the session and this page goes away.
+      await onSignIn();
     } catch (err) {
       setError(ceremonyError(err));
-    } finally {
       setBusy(false);
     }
   }
@@ -76,94 +48,88 @@ export function PasskeySignInButton({ onSignedIn, organizationId }: { onSignedIn
   );
 }
 
-interface PasskeyItem {
-  id: string;
-  name: string;
-  device_type: string;
-  backed_up: boolean;
-  created_at: string;
-  last_used_at: string | null;
-}
-
 /** The signed-in person's passkeys: list, add (the browser's registration ceremony), remove. */
 export function PasskeyManager() {
-  const [items, setItems] = useState<PasskeyItem[] | null>(null);
+  const { api, can } = useSession();
+  const toast = useToast();
+  const perm = can('listPasskeys');
+  const passkeys = useResource((signal) => listPasskeys(api, signal), [api], { enabled: perm.ok });
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction<string>();
 
-  const load = useCallback(async () => {
-    try {
-      setItems((await sessionCall<{ data: PasskeyItem[] }>('GET', '/v1/passkeys')).data);
-    } catch (err) {
-      setError(err);
-    }
-  }, []);
-  useEffect(() => void load(), [load]);
-
-  async function add() {
-    setBusy('add');
-    setError(null);
-    try {
-      const options = await sessionCall<PublicKeyCredentialCreationOptionsJSON>('POST', '/v1/passkeys/options');
-      const credential = await startRegistration({ optionsJSON: options });
-      await sessionCall('POST', '/v1/passkeys', { credential, ...(name.trim() ? { name: name.trim() } : {}) });
+  const add = () =>
+    run('add', async () => {
+      const added = await addPasskey(api, name.trim() || undefined).catch((err: unknown) => {
+        throw ceremonyError(err);
+      });
       setName('');
-      await load();
-    } catch (err) {
-      setError(ceremonyError(err));
-    } finally {
-      setBusy(null);
-    }
-  }
+      toast(`Passkey ${added.name} added.`);
+      await passkeys.reload();
+    });
 
-  async function remove(id: string) {
-    setBusy(id);
-    setError(null);
-    try {
-      await sessionCall('DELETE', `/v1/passkeys/${encodeURIComponent(id)}`);
-      await load();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(null);
-    }
-  }
+  const remove = (id: string, label: string) =>
+    run(id, async () => {
+      await removePasskey(api, id);
+      toast(`Passkey ${label} removed.`);
+      await passkeys.reload();
+    });
 
   return (
-    <section aria-labelledby="passkeys-title">
-      <div className="passkeys">
-        <h2 id="passkeys-title">Passkeys</h2>
-        <p className="muted">Sign in with this device's screen lock or a security key instead of a password. A passkey signs you in to every organization you belong to.</p>
-        {items === null ? (
-          <p className="muted">Loading…</p>
-        ) : items.length === 0 ? (
-          <p className="muted" id="no-passkeys">No passkeys yet.</p>
-        ) : (
-          <ul id="passkeys" className="plain-list">
-            {items.map((p) => (
-              <li key={p.id} data-id={p.id}>
-                <strong>{p.name}</strong>{' '}
-                <span className="muted small">
-                  {p.device_type === 'multiDevice' ? 'synced' : 'this device only'} · added {formatDateTime(p.created_at)}
-                  {p.last_used_at ? ` · last used ${formatDateTime(p.last_used_at)}` : ' · never used'}
-                </span>{' '}
-                <Button size="sm" variant="danger" busy={busy === p.id} onClick={() => void remove(p.id)} aria-label={`Remove passkey ${p.name}`}>
-                  Remove
-                </Button>
-              </li>
-            ))}
-          </ul>
+    <section aria-labelledby="passkeys-title" className="passkeys">
+      <h2 id="passkeys-title">Passkeys</h2>
+      <p className="muted">
+        Sign in with this device's screen lock or a security key instead of a password. A passkey signs you in to every organization you belong to.
+      </p>
+      <Loaded perm={perm} what="manage passkeys" resource={passkeys} loading="Loading passkeys">
+        {(list) => (
+          <>
+            {list.length === 0 ? (
+              <p className="muted" id="no-passkeys">
+                No passkeys yet.
+              </p>
+            ) : (
+              <ActionsTable testId="passkeys-table" columns={['Name', 'Kind', 'Added', 'Last used']}>
+                {list.map((p) => (
+                  <tr key={p.id} data-passkey-id={p.id}>
+                    <td>{p.name}</td>
+                    <td>{p.device_type === 'multiDevice' ? 'synced' : 'this device only'}</td>
+                    <td className="nowrap">{formatShort(p.created_at)}</td>
+                    <td className="nowrap">{p.last_used_at ? relativeTime(p.last_used_at) : 'never'}</td>
+                    <td className="actions">
+                      <Button size="sm" variant="danger" busy={busy === p.id} onClick={() => void remove(p.id, p.name)} aria-label={`Remove passkey ${p.name}`}>
+                        Remove
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </ActionsTable>
+            )}
+            {browserSupportsWebAuthn() ? (
+              <form
+                className="passkey-add"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  void add();
+                }}
+                aria-label="Add a passkey"
+              >
+                <div className="field">
+                  <label htmlFor="passkey-name">Name of a new passkey (optional)</label>
+                  <div className="secret-row">
+                    <input id="passkey-name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="Laptop" />
+                    <Button id="add-passkey" type="submit" variant="primary" busy={busy === 'add'}>
+                      Add a passkey
+                    </Button>
+                  </div>
+                </div>
+              </form>
+            ) : (
+              <p className="muted small">{NO_WEBAUTHN}</p>
+            )}
+          </>
         )}
-        <label htmlFor="passkey-name">Name (optional)</label>
-        <div className="secret-row">
-          <input id="passkey-name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="Laptop" />
-          <Button id="add-passkey" variant="primary" busy={busy === 'add'} onClick={() => void add()}>
-            Add a passkey
-          </Button>
-        </div>
-        {error ? <ErrorNotice error={error} title="Passkeys" /> : null}
-      </div>
+      </Loaded>
+      {error ? <ErrorNotice error={error} title="Passkeys" /> : null}
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useId, useRef, useSt
 import { ApiError } from '../api/client.js';
 import { Link } from '../lib/router.js';
 import type { Permission } from '../api/spec.js';
+import type { Resource } from '../lib/hooks.js';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
 
@@ -186,6 +187,40 @@ export function Locked({ perm, what }: { perm: Permission; what: string }) {
         <LockIcon /> This key cannot {what}.
       </strong>
       <p>{perm.reason}</p>
+    </div>
+  );
+}
+
+/**
+ * What a section loaded with useResource shows before its data: locked when the caller may not read it, the error
+ * that came instead, or a loading state; then `children` with the data.
+ */
+export function Loaded<T>({ perm, what, resource, loading, children }: { perm: Permission; what: string; resource: Resource<T>; loading: string; children: (data: T) => ReactNode }) {
+  if (!perm.ok) return <Locked perm={perm} what={what} />;
+  if (resource.error) return <ErrorNotice error={resource.error} />;
+  if (resource.data === undefined) return <Loading what={loading} />;
+  return <>{children(resource.data)}</>;
+}
+
+/** A table whose rows end in their actions (a last column whose header only screen readers hear). */
+export function ActionsTable({ testId, columns, children }: { testId: string; columns: string[]; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid={testId}>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th scope="col" key={c}>
+                {c}
+              </th>
+            ))}
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from 'react';
+import { useEffect, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from 'react';
 
 /** The dashboard lives under /dashboard; the server answers every path below it with index.html. */
 export const BASE = '/dashboard';
@@ -73,4 +73,10 @@ export function Link({ to, onClick, children, ...rest }: LinkProps) {
       {children}
     </a>
   );
+}
+
+/** Replaces the current address with `to` (an old path's new home), so Back does not return to the old one. */
+export function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
 }

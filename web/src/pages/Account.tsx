@@ -1,12 +1,13 @@
 import type { SessionListItem } from '../api/people.js';
 import type { List } from '../api/types.js';
-import { Badge, Button, Empty, ErrorNotice, Loading, Locked, PageHeader, useToast } from '../components/ui.js';
+import { PasskeyManager } from '../components/Passkeys.js';
+import { ActionsTable, Badge, Button, Empty, ErrorNotice, Loaded, PageHeader, useToast } from '../components/ui.js';
 import { useAction } from '../lib/actions.js';
 import { formatShort, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { useSession } from '../session.js';
 
-/** The signed-in person: who they are, and their live sessions, each of which they can end. */
+/** The signed-in person: who they are, their live sessions (each of which they can end), and their passkeys. */
 export function Account() {
   useDocumentTitle('Account');
   const { api, can, person, signOut } = useSession();
@@ -21,33 +22,15 @@ export function Account() {
         title="Account"
         description={person ? `Signed in as ${person.account.email}${person.account.name ? ` (${person.account.name})` : ''}.` : 'A pasted API key has no account.'}
       />
-      {!perm.ok ? (
-        <Locked perm={perm} what="list sessions" />
-      ) : sessions.error ? (
-        <ErrorNotice error={sessions.error} />
-      ) : !sessions.data ? (
-        <Loading what="Loading sessions" />
-      ) : sessions.data.data.length === 0 ? (
-        <Empty title="No live sessions" />
-      ) : (
-        <section aria-labelledby="sessions-title">
-          <h2 id="sessions-title">Your sessions</h2>
-          <div className="table-wrap">
-            <table className="table" data-testid="sessions-table">
-              <thead>
-                <tr>
-                  <th scope="col">Signed in</th>
-                  <th scope="col">How</th>
-                  <th scope="col">From</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Ends at the latest</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {sessions.data.data.map((x) => (
+      <Loaded perm={perm} what="list sessions" resource={sessions} loading="Loading sessions">
+        {(list) =>
+          list.data.length === 0 ? (
+            <Empty title="No live sessions" />
+          ) : (
+            <section aria-labelledby="sessions-title">
+              <h2 id="sessions-title">Your sessions</h2>
+              <ActionsTable testId="sessions-table" columns={['Signed in', 'How', 'From', 'Last used', 'Ends at the latest']}>
+                {list.data.map((x) => (
                   <tr key={x.id} data-session-id={x.id}>
                     <td className="nowrap">
                       {formatShort(x.created_at)} {x.current && <Badge tone="blue">this one</Badge>}
@@ -80,12 +63,13 @@ export function Account() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        </section>
-      )}
+              </ActionsTable>
+            </section>
+          )
+        }
+      </Loaded>
       {error ? <ErrorNotice error={error} title="The session was not ended" /> : null}
+      <PasskeyManager />
     </>
   );
 }

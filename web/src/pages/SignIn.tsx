@@ -120,7 +120,7 @@ function Card({ children }: { children: ReactNode }) {
   );
 }
 
-export function SignIn({ onKey, onPassword, onSso, message }: SignInProps) {
+export function SignIn({ onKey, onPassword, onPasskey, onSso, message }: SignInProps) {
   useDocumentTitle('Sign in');
   return (
     <Card>
@@ -133,8 +133,7 @@ export function SignIn({ onKey, onPassword, onSso, message }: SignInProps) {
         </div>
       )}
       <PasswordSignIn onSubmit={onPassword} />
-      {/* The passkey sets the same session cookie a password does; a reload restores the session from it. */}
-      <PasskeySignInButton onSignedIn={() => window.location.reload()} />
+      <PasskeySignInButton onSignIn={onPasskey} />
       <SsoSignIn onSubmit={onSso} />
       <KeySignIn onSubmit={onKey} />
     </Card>
