@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MovableClock } from '../../src/clock.js';
 import { advancePasskeyCounter } from '../../src/store/passkeys.js';
 import { SoftwareAuthenticator, AUTHENTICATOR_FLAGS } from '../helpers/software-authenticator.js';
-import { client, describeEachBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
+import { browser } from '../helpers/browser-session.js';
+import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Passkeys (issue 31): registration and sign-in through @simplewebauthn/server, driven by a software authenticator
@@ -12,27 +13,6 @@ import { client, describeEachBackend, startTestServer, type ApiResponse, type Te
  * with passwords.
  */
 
-/** A browser-like client: keeps the session cookies and sends the CSRF token on state-changing requests. */
-function browser(baseUrl: string) {
-  const api = client(baseUrl);
-  const jar = new Map<string, string>();
-  let csrf: string | undefined;
-  async function call<T = any>(method: string, path: string, opts: { body?: unknown; csrf?: boolean; key?: string } = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = {};
-    if (jar.size > 0) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (opts.csrf !== false && csrf !== undefined && method !== 'GET') headers['x-csrf-token'] = csrf;
-    const res = await api<T>(method, path, { body: opts.body, headers, key: opts.key });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, value] = pair!.split('=') as [string, string];
-      if (value === '' || /max-age=0/i.test(line)) jar.delete(name);
-      else jar.set(name, value);
-      if (name === 'mmgen_csrf') csrf = value || undefined;
-    }
-    return res;
-  }
-  return { call, jar };
-}
 
 describeEachBackend('passkeys', (backend) => {
   let s: TestServer;

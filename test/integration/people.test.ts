@@ -1,9 +1,9 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topUp } from '../../src/billing/credits.js';
 import { bootstrapDefaultOrganization } from '../../src/main.js';
-import { client, describeEachBackend, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.js';
+import { browser } from '../helpers/browser-session.js';
+import { startSmtpCapture } from '../helpers/smtp.js';
+import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * People (issue 31): the first-start owner link, password sign-in with a session cookie and CSRF token, invitations
@@ -11,68 +11,22 @@ import { client, describeEachBackend, startTestServer, type ApiResponse, type Te
  * several organizations per person, listing and revoking one's sessions, timeouts, and the sign-in brute-force brake.
  */
 
-/** A captured mail: its recipients and raw text. */
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
-async function startSmtp(): Promise<{ server: SMTPServer; port: number; mails: Mail[] }> {
-  const mails: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.server.address() as AddressInfo).port, mails };
-}
-
-/** A browser-like client: keeps the session cookies and sends the CSRF token on state-changing requests. */
-function browser(baseUrl: string) {
-  const api = client(baseUrl);
-  const jar = new Map<string, string>();
-  let csrf: string | undefined;
-  async function call<T = any>(method: string, path: string, opts: { body?: unknown; csrf?: boolean; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (jar.size > 0) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (opts.csrf !== false && csrf !== undefined && method !== 'GET') headers['x-csrf-token'] = csrf;
-    const res = await api<T>(method, path, { body: opts.body, headers });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, value] = pair!.split('=') as [string, string];
-      if (value === '' || /max-age=0/i.test(line)) jar.delete(name);
-      else jar.set(name, value);
-      if (name === 'mmgen_csrf') csrf = value || undefined;
-    }
-    return res;
-  }
-  return { call, jar, get csrf() { return csrf; } };
-}
-
 const tokenOf = (url: string) => new URL(url).hash.replace('#token=', '');
 
 describeEachBackend('people: accounts, sessions, members and invitations', (backend) => {
   let s: TestServer;
   let node2: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: Awaited<ReturnType<typeof startSmtpCapture>>;
   let orgId: string;
   let ownerKey: string;
   const owner = () => browser(s.url);
   let ownerB: ReturnType<typeof browser>;
 
   beforeAll(async () => {
-    smtp = await startSmtp();
+    smtp = await startSmtpCapture();
     s = await startTestServer(backend, {
       MMGEN_SIMULATE_PROVIDERS: '1',
-      MMGEN_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      MMGEN_SMTP_URL: smtp.url,
       MMGEN_MAIL_FROM: 'mmgen <mmgen@example.test>',
       MMGEN_SIGNIN_SLOW_AFTER: '2',
       MMGEN_SIGNIN_LOCK_AFTER: '4',
@@ -97,7 +51,7 @@ describeEachBackend('people: accounts, sessions, members and invitations', (back
   afterAll(async () => {
     await node2?.close();
     await s?.close();
-    await new Promise<void>((r) => smtp?.server.close(() => r()));
+    await smtp?.close();
   });
 
   it('the session cookie is HttpOnly and SameSite; the owner link made the owner of the first keys', async () => {

@@ -83,6 +83,13 @@ describe('dashboard form checks agree with the API validator', () => {
     const found = validate(schema, { model: 'm', prompt: 'p', width: 300, num_outputs: 9, nmae: 1 });
     expect(found).toEqual({ width: 'must be multiple of 8', num_outputs: 'must be <= 4', nmae: 'is not a known parameter' });
   });
+
+  it("tells a value of a nullable field what its own type's branch wants, and accepts null", () => {
+    const schema = bodySchema('PATCH', '/v1/organization/data-policy');
+    expect(validate(schema, { generation_days: 0 })).toEqual({ generation_days: 'must be >= 1' });
+    expect(validate(schema, { generation_days: null, file_days: 7 })).toEqual({});
+    expect(validate(schema, { file_days: 'soon' })).toEqual({ file_days: 'is invalid' });
+  });
 });
 
 describe("each modality's endpoint, from the OpenAPI document", () => {

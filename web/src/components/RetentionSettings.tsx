@@ -2,14 +2,22 @@ import { useState, type FormEvent } from 'react';
 import type { DataPolicy } from '../api/types.js';
 import { useFormSubmit } from '../lib/actions.js';
 import { useResource } from '../lib/hooks.js';
+import { checkFields, describeConstraints, type JsonSchema } from '../lib/schema.js';
 import { useSession } from '../session.js';
 import { Button, Card, ErrorNotice, Field, Loading, describedBy } from './ui.js';
 
 const KINDS = [
-  { field: 'request_log_days', expiry: 'request_log', label: 'Request log (days)', hint: '1–365. Rows of API calls.', nullable: false },
-  { field: 'generation_days', expiry: 'generation_records', label: 'Generation prompts (days)', hint: "1–3650; empty: forever. Prompts, the request's text and chat answers.", nullable: true },
-  { field: 'file_days', expiry: 'files', label: 'Files (days)', hint: '1–3650; empty: forever. Output and input files, uploads; their URLs then answer 410.', nullable: true },
+  { field: 'request_log_days', expiry: 'request_log', label: 'Request log (days)', hint: 'Rows of API calls.', nullable: false },
+  { field: 'generation_days', expiry: 'generation_records', label: 'Generation prompts (days)', hint: "Empty: forever. Prompts, the request's text and chat answers.", nullable: true },
+  { field: 'file_days', expiry: 'files', label: 'Files (days)', hint: 'Empty: forever. Output and input files, uploads; their URLs then answer 410.', nullable: true },
 ] as const;
+
+/** A field's bounds in words, from the operation's own schema (the number member of a nullable field). */
+function bounds(schema: JsonSchema | undefined, field: string): string {
+  const prop = schema?.properties?.[field];
+  const number = prop?.anyOf?.find((s) => s.type === 'integer' || s.type === 'number') ?? prop;
+  return number ? describeConstraints(number) : '';
+}
 
 type PolicyField = (typeof KINDS)[number]['field'];
 
@@ -18,8 +26,9 @@ type PolicyField = (typeof KINDS)[number]['field'];
  * with the day what is made now expires; owners change the days. Usage and billing are kept whatever is chosen.
  */
 export function RetentionSettings() {
-  const { api, can } = useSession();
+  const { api, can, spec } = useSession();
   const perm = can('updateDataPolicy');
+  const schema = spec.op('updateDataPolicy')?.requestSchema;
   const policy = useResource((signal) => api.get<DataPolicy>('/v1/organization/data-policy', { signal }), []);
   const [form, setForm] = useState<Partial<Record<PolicyField, string>>>({});
   const { errors, busy, error, submit } = useFormSubmit();
@@ -36,7 +45,8 @@ export function RetentionSettings() {
       const v = value(k.field).trim();
       body[k.field] = v === '' && k.nullable ? null : Number(v);
     }
-    await submit({}, async () => {
+    // The operation's schema judges the form first: a refusal lands on its field without a round trip.
+    await submit(checkFields(schema, body), async () => {
       await api.patch<DataPolicy>('/v1/organization/data-policy', body);
       setForm({});
       await policy.reload();
@@ -67,7 +77,7 @@ export function RetentionSettings() {
       {perm.ok ? (
         <form onSubmit={onSubmit} noValidate className="row" aria-label="Retention">
           {KINDS.map((k) => (
-            <Field key={k.field} id={`ret-${k.field}`} label={k.label} error={errors[k.field]} hint={k.hint}>
+            <Field key={k.field} id={`ret-${k.field}`} label={k.label} error={errors[k.field]} hint={[bounds(schema, k.field), k.hint].filter(Boolean).join('. ')}>
               <input
                 id={`ret-${k.field}`}
                 type="number"

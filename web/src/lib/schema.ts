@@ -73,8 +73,12 @@ export function validate(schema: JsonSchema, value: unknown, path = '', errors: 
     return validate({ ...schema, anyOf: undefined, oneOf: undefined }, value, path, errors);
   }
   if (schema.anyOf) {
-    const ok = schema.anyOf.some((s) => Object.keys(validate(s, value, path, {})).length === 0);
-    if (!ok) errors[at(path)] = 'is invalid';
+    const verdicts = schema.anyOf.map((s) => validate(s, value, path, {}));
+    if (verdicts.some((v) => Object.keys(v).length === 0)) return errors;
+    // A value of one branch's type is told what that branch wants of it ("must be >= 1" for a number of an
+    // "integer or null"), not a bare "is invalid".
+    const ofItsType = schema.anyOf.findIndex((s) => s.type !== undefined && typeOk(s, value));
+    Object.assign(errors, ofItsType >= 0 ? verdicts[ofItsType] : { [at(path)]: 'is invalid' });
     return errors;
   }
   if (!typeOk(schema, value)) {

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ROLES, type ApiKey, type CreatedApiKey, type List, type Role } from '../api/types.js';
-import { Badge, Button, describedBy, Dialog, Empty, ErrorNotice, Field, Loading, Locked, PageHeader, SecretReveal, useToast } from '../components/ui.js';
+import { ActionsTable, Badge, Button, describedBy, Dialog, Empty, ErrorNotice, Field, Loaded, PageHeader, SecretReveal, useToast } from '../components/ui.js';
 import { SubsetField } from '../components/SubsetField.js';
 import { formatShort, formatUsd, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
@@ -262,34 +262,13 @@ export function ApiKeys() {
           </Button>
         }
       />
-      {!perm.ok ? (
-        <Locked perm={perm} what="list API keys" />
-      ) : keys.error ? (
-        <ErrorNotice error={keys.error} />
-      ) : !keys.data ? (
-        <Loading what="Loading keys" />
-      ) : keys.data.data.length === 0 ? (
-        <Empty title="No keys" />
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="keys-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Role</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">IP allowlist</th>
-                <th scope="col">Spent / budget this month</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.map((k) => (
+      <Loaded perm={perm} what="list API keys" resource={keys} loading="Loading keys">
+        {(list) =>
+          list.data.length === 0 ? (
+            <Empty title="No keys" />
+          ) : (
+          <ActionsTable testId="keys-table" columns={['Name', 'Key', 'Role', 'Scopes', 'IP allowlist', 'Spent / budget this month', 'Last used', 'Created']}>
+              {list.data.map((k) => (
                 <tr key={k.id} data-key-id={k.id}>
                   <td>
                     <span className="strong">{k.name}</span> {k.id === me.id && <Badge tone="blue">this key</Badge>}
@@ -332,10 +311,10 @@ export function ApiKeys() {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+          </ActionsTable>
+          )
+        }
+      </Loaded>
       {dialog?.kind === 'create' && <KeyDialog editing={null} onClose={() => setDialog(null)} onSaved={() => void keys.reload()} />}
       {dialog?.kind === 'edit' && (
         <KeyDialog

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.js';
 import type { CreatedInvitation, Invitation, Member } from '../api/people.js';
 import { ROLES, type List, type Role } from '../api/types.js';
-import { Badge, Button, CopyButton, Dialog, Empty, ErrorNotice, Loading, Locked, PageHeader, useToast } from '../components/ui.js';
+import { ActionsTable, Badge, Button, CopyButton, Dialog, Empty, ErrorNotice, Loaded, PageHeader, useToast } from '../components/ui.js';
 import { useAction } from '../lib/actions.js';
 import { formatShort, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
@@ -182,27 +182,13 @@ function Invitations({ reloadKey }: { reloadKey: number }) {
   return (
     <section aria-labelledby="invitations-title">
       <h2 id="invitations-title">Pending invitations</h2>
-      {list.error ? (
-        <ErrorNotice error={list.error} />
-      ) : !list.data ? (
-        <Loading what="Loading invitations" />
-      ) : list.data.data.length === 0 ? (
-        <Empty title="No pending invitations" />
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="invitations-table">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((i) => (
+      <Loaded perm={perm} what="list invitations" resource={list} loading="Loading invitations">
+        {(pending) =>
+          pending.data.length === 0 ? (
+            <Empty title="No pending invitations" />
+          ) : (
+          <ActionsTable testId="invitations-table" columns={['Email', 'Role', 'Expires']}>
+              {pending.data.map((i) => (
                 <tr key={i.id} data-invitation-id={i.id}>
                   <td>{i.email ?? <span className="muted">owner link (printed at first start)</span>}</td>
                   <td>{i.role}</td>
@@ -227,10 +213,10 @@ function Invitations({ reloadKey }: { reloadKey: number }) {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+          </ActionsTable>
+          )
+        }
+      </Loaded>
       {error ? <ErrorNotice error={error} title="The invitation was not revoked" /> : null}
     </section>
   );
@@ -250,39 +236,20 @@ export function Members() {
     <>
       <PageHeader title="Members" description="The people of this organization and their roles. A member's keys never act above the member's role." />
       <div className="people-stack">
-        {!perm.ok ? (
-          <Locked perm={perm} what="list members" />
-        ) : members.error ? (
-          <ErrorNotice error={members.error} />
-        ) : !members.data ? (
-          <Loading what="Loading members" />
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="members-table">
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Last sign-in</th>
-                  <th scope="col">Joined</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {members.data.data.map((m) => (
-                  <MemberRow
-                    key={m.id}
-                    m={m}
-                    onChanged={(changed) => members.set({ ...members.data!, data: members.data!.data.map((x) => (x.id === changed.id ? changed : x)) })}
-                    onRemove={() => setRemoving(m)}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <Loaded perm={perm} what="list members" resource={members} loading="Loading members">
+          {(all) => (
+            <ActionsTable testId="members-table" columns={['Member', 'Role', 'Last sign-in', 'Joined']}>
+              {all.data.map((m) => (
+                <MemberRow
+                  key={m.id}
+                  m={m}
+                  onChanged={(changed) => members.set({ ...all, data: all.data.map((x) => (x.id === changed.id ? changed : x)) })}
+                  onRemove={() => setRemoving(m)}
+                />
+              ))}
+            </ActionsTable>
+          )}
+        </Loaded>
         {can('createInvitation').ok && <InviteForm onInvited={() => setInvited((n) => n + 1)} />}
         <Invitations reloadKey={invited} />
         <SsoSettingsSection />
