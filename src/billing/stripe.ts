@@ -15,7 +15,7 @@ import {
 import { insertEvent } from '../store/events.js';
 import { pauseIfRunning, updateOrganizationPaused } from '../store/organizations.js';
 import { adjust, getWallet, topUp, type Wallet } from './credits.js';
-import { recordAudit, systemOrigin } from '../domain/audit.js';
+import { recordAudit, systemOrigin, type AuditOrigin } from '../domain/audit.js';
 
 /** What Stripe's events and the return check move is recorded as the system's, named after its source. */
 const STRIPE = systemOrigin('stripe');
@@ -227,8 +227,15 @@ async function applySession(p: StripePorts, s: Ready, sessionId: string, expectO
     if (session.status !== 'complete' || !si || typeof si === 'string' || si.status !== 'succeeded') return session.status ?? 'open';
     const pm = idOf(si.payment_method);
     if (!pm || idOf(si.customer) !== acct.stripe_customer_id) return 'no card';
-    // audit: billing.payment_method_saved
-    await updateSavedPaymentMethod(p.db, organizationId, pm);
+    await p.db.tx(async (q) => {
+      // A card saved again (the event redelivered, the return check after it) changes nothing and records nothing.
+      if (!(await updateSavedPaymentMethod(q, organizationId, pm))) return;
+      await recordAudit(q, {
+        ...STRIPE, organizationId, action: 'billing.payment_method_saved', target: { type: 'organization', id: organizationId },
+        before: { payment_method_saved: acct.payment_method_id !== null },
+        after: { payment_method_saved: true, payment_method: pm },
+      });
+    });
     return 'card saved';
   }
   const paymentId = session.metadata?.mmgen_payment_id;
@@ -545,7 +552,7 @@ export interface AutoTopupSettings {
   monthly_cap: number | null;
 }
 
-export async function setAutoTopup(p: StripePorts, organizationId: string, s: AutoTopupSettings): Promise<BillingAccountRow> {
+export async function setAutoTopup(p: StripePorts, organizationId: string, s: AutoTopupSettings, origin: AuditOrigin): Promise<BillingAccountRow> {
   const r = ready(p);
   const acct = await account(p, r, organizationId);
   if (s.enabled) {
@@ -558,8 +565,17 @@ export async function setAutoTopup(p: StripePorts, organizationId: string, s: Au
     throw new ApiError('parameter_invalid', `amount must be from ${r.c.minAmount} to ${r.c.maxAmount} (${r.c.currency}, smallest unit).`, 'amount');
   }
   if (s.amount !== null && s.monthly_cap !== null && s.monthly_cap < s.amount) throw new ApiError('parameter_invalid', 'monthly_cap must be at least one top-up\'s amount.', 'monthly_cap');
-  // audit: billing.auto_topup_changed
-  return (await updateAutoTopup(p.db, organizationId, { enabled: s.enabled, thresholdCredits: s.threshold_credits, amount: s.amount, monthlyCap: s.monthly_cap }))!;
+  const settings = (a: BillingAccountRow) => ({
+    enabled: a.auto_topup_enabled, threshold_credits: a.auto_topup_threshold_credits, amount: a.auto_topup_amount, monthly_cap: a.auto_topup_monthly_cap,
+  });
+  return p.db.tx(async (q) => {
+    const next = (await updateAutoTopup(q, organizationId, { enabled: s.enabled, thresholdCredits: s.threshold_credits, amount: s.amount, monthlyCap: s.monthly_cap }))!;
+    await recordAudit(q, {
+      ...origin, organizationId, action: 'billing.auto_topup_changed', target: { type: 'organization', id: organizationId },
+      before: settings(acct), after: settings(next),
+    });
+    return next;
+  });
 }
 
 export interface BillingView {

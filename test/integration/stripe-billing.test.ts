@@ -251,6 +251,12 @@ describeEachBackend('buying credits through Stripe', (backend) => {
     expect((await api('GET', '/v1/billing', { key: org.live })).body.payment_method_saved).toBe(true);
     const on = await api('PUT', '/v1/billing/auto-topup', { key: org.live, body: { enabled: true, ...s } });
     expect(on.status, JSON.stringify(on.body)).toBe(200);
+    // Both are in the organization's audit log: the card saved once (by Stripe's event, whatever redelivers it), the
+    // settings by the owner's key, before and after.
+    const audit = async (action: string) => (await api('GET', `/v1/audit-events?action=${action}&limit=10`, { key: org.live })).body.data as any[];
+    expect((await audit('billing.payment_method_saved')).map((e) => [e.actor.type, e.after.payment_method_saved])).toEqual([['system', true]]);
+    const [changed] = await audit('billing.auto_topup_changed');
+    expect(changed).toMatchObject({ actor: { type: 'api_key' }, before: { enabled: false }, after: { enabled: true, ...s } });
   }
 
   async function autoPayments(org: TestOrg): Promise<{ status: string; amount: number }[]> {

@@ -1,3 +1,4 @@
+import { requestOrigin } from '../audit-origin.js';
 import { Type } from '@sinclair/typebox';
 import {
   BillingEntrySchema as BillingEntry, getBilling, listBillingEntries, receiveStripeEvent, setAutoTopup, startCardSetup, startCheckout, syncCheckoutSession,
@@ -167,9 +168,9 @@ export const updateAutoTopupRoute = defineRoute({
   auth: { role: 'owner' },
   errors: [403],
   schema: { body: Type.Object(AutoTopup.properties, { additionalProperties: false }), response: { 200: Billing } },
-  handler: async ({ principal, body, deps }) => {
+  handler: async ({ principal, body, deps, request }) => {
     liveOnly(principal.mode);
-    await setAutoTopup(deps, principal.organizationId, body);
+    await setAutoTopup(deps, principal.organizationId, body, requestOrigin(principal, request));
     return { status: 200, body: await getBilling(deps, principal.organizationId) };
   },
 });
