@@ -416,7 +416,11 @@ async function autoTopupFailed(p: StripePorts, payment: PaymentRow, paymentInten
     const row = await markPaymentUnpaid(q, payment.id, status ?? (needsAction ? 'requires_action' : 'failed'), { paymentIntentId, message });
     if (!row) return false;
     const after = await recordAutoTopupFailure(q, row.organization_id, message, c.autoTopupMaxFailures, needsAction);
-    // audit: billing.auto_topup_failed
+    await recordAudit(q, {
+      ...STRIPE, organizationId: row.organization_id, action: 'billing.auto_topup_failed', target: { type: 'payment', id: row.id },
+      before: null,
+      after: { amount: row.amount, currency: row.currency, credits: row.credits, reason: code, requires_action: needsAction, consecutive_failures: after?.failures ?? 0, auto_topup_stopped: after?.stopped ?? false },
+    });
     await insertEvent(q, {
       id: newId('evt'), organizationId: row.organization_id, mode: 'live', type: 'billing.auto_topup_failed',
       data: {

@@ -16,8 +16,10 @@ export interface RecordFinder {
 }
 
 export function recordFinder(providers: readonly ProviderDeclaration[]): RecordFinder {
+  // Made at the first lookup, not here: this module is evaluated while the registration list may still be loading.
+  let byName: ReadonlyMap<string, ProviderDeclaration> | undefined;
   const records = (provider: string) => {
-    const declared = providers.find((p) => p.name === provider);
+    const declared = (byName ??= new Map(providers.map((p) => [p.name, p]))).get(provider);
     if (!declared) throw new Error(`no provider '${provider}' is registered (src/providers/index.ts): a catalog route names it`);
     return recordsOf(declared);
   };

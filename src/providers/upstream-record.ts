@@ -225,8 +225,21 @@ export function recordsVersion(): number {
   return operatorVersion;
 }
 
+/**
+ * One view per provider and folder: asked for on every record lookup (several per request), it is made once. Its
+ * functions read the operator's records as they are when called, so a kept view never goes stale.
+ */
+const views = new Map<string, UpstreamRecords>();
+
 /** The records of the folder `dir` (a directory URL, ending in a slash), read at the first lookup, under the operator's. */
 export function recordsIn(provider: string, dir: URL): UpstreamRecords {
+  const key = `${provider} ${dir.href}`;
+  let view = views.get(key);
+  if (!view) views.set(key, (view = recordsView(provider, dir)));
+  return view;
+}
+
+function recordsView(provider: string, dir: URL): UpstreamRecords {
   return {
     provider,
     get: (upstream) => operatorRecords.get(provider)?.get(upstream) ?? readRecords(provider, dir).get(upstream),

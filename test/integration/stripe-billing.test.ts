@@ -310,6 +310,9 @@ describeEachBackend('buying credits through Stripe', (backend) => {
       "SELECT data FROM events WHERE organization_id = $1 AND type = 'billing.auto_topup_failed' ORDER BY created_at", [org.id],
     );
     expect(events.rows.map((e) => [e.data.consecutive_failures, e.data.auto_topup_stopped, e.data.reason])).toEqual([[1, false, 'card_declined'], [2, false, 'card_declined'], [3, true, 'card_declined']]);
+    // Each failure is in the audit log too, by Stripe's side of mmgen (newest first).
+    const failures = (await api('GET', '/v1/audit-events?action=billing.auto_topup_failed&limit=10', { key: org.live })).body.data as any[];
+    expect(failures.map((e) => [e.actor.type, e.after.consecutive_failures, e.after.auto_topup_stopped])).toEqual([['system', 3, true], ['system', 2, false], ['system', 1, false]]);
     expect(await balance(org)).toBe(100);
 
     const sca = await a.createOrg({ credits: 100 });
