@@ -8,6 +8,17 @@ import type { AuthSpec } from './route.js';
 import { noteCaller } from './request-log-hook.js';
 import { assertCsrf, readSessionToken, sessionCookieNames } from './session-cookie.js';
 
+
+/**
+ * One message for every kind of pause (the principal knows that it is paused, not why): the organization's own
+ * answer names the reason.
+ */
+const pausedError = () =>
+  new ApiError(
+    'organization_paused',
+    "The organization is paused: by an owner, by the spending anomaly detector, or by a balance below zero after a refund or dispute (GET /v1/organization gives the reason). An owner can unpause it; a payment that brings the balance back to zero or more lifts a billing pause.",
+  );
+
 export type AuthPorts = Pick<AppDeps, 'db' | 'rateLimiter' | 'config'>;
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
@@ -122,7 +133,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
       throw new ApiError('insufficient_role', `This key lacks the '${auth.scope}' scope.`);
     }
     if (auth.consumesCredits && principal.paused) {
-      throw new ApiError('organization_paused', 'The organization is paused by the spending anomaly detector. An owner can unpause it.');
+      throw pausedError();
     }
   }
 
@@ -147,7 +158,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
       throw new ApiError('insufficient_role', `This operation needs the '${need}' role; you are '${principal.role}' in this organization.`);
     }
     if (auth.consumesCredits && principal.paused) {
-      throw new ApiError('organization_paused', 'The organization is paused by the spending anomaly detector. An owner can unpause it.');
+      throw pausedError();
     }
     request.principal = principal;
   }
