@@ -54,7 +54,9 @@ g AS (
     result = coalesce(x.result, generations.result), error = x.error, upstream_id = coalesce(generations.upstream_id, x.upstream_id),
     completed_at = now(), version = version + 1, price_version = coalesce(x.price_version, generations.price_version),
     prompt = CASE WHEN x.redact THEN x.prompt ELSE generations.prompt END,
-    params = CASE WHEN x.redact THEN x.params ELSE generations.params END
+    params = CASE WHEN x.redact THEN x.params ELSE generations.params END,
+    -- A redacted record is no cache entry: a repeat would be answered with what was kept, not what was made.
+    cache_key = CASE WHEN x.redact THEN NULL ELSE generations.cache_key END
   FROM x WHERE generations.id IN (${ids}) AND generations.id = x.id AND generations.attempt = x.attempt
     AND generations.status IN ('queued', 'running')
   RETURNING generations.*, x.charged AS x_charged, x.evt AS x_evt, x.cevt AS x_cevt),

@@ -121,6 +121,14 @@ describeEachBackend('payload capture and redaction', (backend) => {
     // The caller got its answer as sent; what is read back afterwards is the kept record.
     const kept = (await api('GET', `/v1/generations/${imageId}`, { key: org.live })).body;
     expect(kept.prompt).toBe('a lighthouse, password [REDACTED], key [REDACTED]');
+    // A redacted record is no cache entry: the same seeded request twice is made twice.
+    const listed = (await api('GET', '/v1/models?modality=image', { key: org.live })).body.data as Array<{ slug: string; parameters: { properties: Record<string, unknown>; required?: string[] } }>;
+    const seedable = listed.find((m) => 'seed' in m.parameters.properties && (m.parameters.required ?? []).every((f) => f === 'prompt' || f === 'model'))!;
+    const seeded = { model: seedable.slug, prompt: `a harbour ${SECRET}`, seed: 7 };
+    const made = await api('POST', '/v1/images', { key: org.live, body: seeded });
+    const again = await api('POST', '/v1/images', { key: org.live, body: seeded });
+    expect([made.status, again.status, again.body.cache_hit], JSON.stringify(made.body)).toEqual([200, 200, false]);
+    expect(again.body.prompt).toBe(seeded.prompt);
     // Every file the blob store holds, not only the captured documents (the generated images too).
     for (const f of files(join(s.config.dataDir, 'files'))) {
       const bytes = readFileSync(f);
