@@ -3,6 +3,7 @@ import { ApiError } from '../api/client.js';
 import { Link } from '../lib/router.js';
 import type { Permission } from '../api/spec.js';
 import type { Resource } from '../lib/hooks.js';
+import { useAction } from '../lib/actions.js';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
 
@@ -280,6 +281,42 @@ export function SecretReveal({ label, secret, what }: { label: string; secret: s
  * A modal on the native <dialog>: focus is trapped and returned, Escape
  * closes, the rest of the page is inert.
  */
+/** A destructive action asked once more: Cancel, or the action (busy while it runs; its failure shown in the dialog). */
+export function ConfirmDialog({
+  title, action, failed, onClose, onConfirm, children,
+}: {
+  title: string;
+  /** The confirming button's label ("Revoke key"). */
+  action: string;
+  /** The title of the error shown when the action fails. */
+  failed: string;
+  onClose: () => void;
+  onConfirm: () => Promise<void>;
+  children: ReactNode;
+}) {
+  const { busy, error, run } = useAction();
+  return (
+    <Dialog
+      open
+      title={title}
+      onClose={onClose}
+      footer={
+        <>
+          <Button variant="ghost" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button variant="danger" busy={busy !== null} onClick={() => void run('confirm', onConfirm)}>
+            {action}
+          </Button>
+        </>
+      }
+    >
+      {children}
+      {error ? <ErrorNotice error={error} title={failed} /> : null}
+    </Dialog>
+  );
+}
+
 export function Dialog({ open, title, onClose, children, footer, wide }: { open: boolean; title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();

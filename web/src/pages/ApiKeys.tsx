@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { ROLES, type ApiKey, type CreatedApiKey, type List, type Role } from '../api/types.js';
-import { ActionsTable, Badge, Button, describedBy, Dialog, Empty, ErrorNotice, Field, Loaded, PageHeader, SecretReveal, useToast } from '../components/ui.js';
+import { ActionsTable, Badge, Button, ConfirmDialog, describedBy, Dialog, Empty, ErrorNotice, Field, Loaded, PageHeader, SecretReveal, useToast } from '../components/ui.js';
 import { SubsetField } from '../components/SubsetField.js';
 import { formatShort, formatUsd, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
-import { useAction, useFormSubmit } from '../lib/actions.js';
+import { useFormSubmit } from '../lib/actions.js';
 import { checkFields, type FieldErrors } from '../lib/schema.js';
 import { useSession } from '../session.js';
 
@@ -206,40 +206,24 @@ function KeyDialog({ editing, onClose, onSaved }: { editing: ApiKey | null; onCl
 
 function RevokeDialog({ target, onClose, onRevoked }: { target: ApiKey; onClose: () => void; onRevoked: () => void }) {
   const { api, key: me } = useSession();
-  const { busy, error, run } = useAction();
   const self = target.id === me.id;
   return (
-    <Dialog
-      open
+    <ConfirmDialog
       title={`Revoke “${target.name}”?`}
+      action="Revoke key"
+      failed="The key was not revoked"
       onClose={onClose}
-      footer={
-        <>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            variant="danger"
-            busy={busy !== null}
-            onClick={() =>
-              run('revoke', async () => {
-                await api.del(`/v1/api-keys/${target.id}`);
-                onRevoked();
-              })
-            }
-          >
-            Revoke key
-          </Button>
-        </>
-      }
+      onConfirm={async () => {
+        await api.del(`/v1/api-keys/${target.id}`);
+        onRevoked();
+      }}
     >
       <p>
         Requests with <code>{target.prefix}…</code> will fail with <code>401 invalid_api_key</code> from the very next one, on every server. This cannot be
         undone; its usage stays attributed to it.
       </p>
       {self && <p className="notice notice-warn">This is the key you are signed in with: you will be signed out.</p>}
-      {error ? <ErrorNotice error={error} title="The key was not revoked" /> : null}
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -267,7 +251,7 @@ export function ApiKeys() {
           list.data.length === 0 ? (
             <Empty title="No keys" />
           ) : (
-          <ActionsTable testId="keys-table" columns={['Name', 'Key', 'Role', 'Scopes', 'IP allowlist', 'Spent / budget this month', 'Last used', 'Created']}>
+            <ActionsTable testId="keys-table" columns={['Name', 'Key', 'Role', 'Scopes', 'IP allowlist', 'Spent / budget this month', 'Last used', 'Created']}>
               {list.data.map((k) => (
                 <tr key={k.id} data-key-id={k.id}>
                   <td>
@@ -311,7 +295,7 @@ export function ApiKeys() {
                   </td>
                 </tr>
               ))}
-          </ActionsTable>
+            </ActionsTable>
           )
         }
       </Loaded>

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.js';
 import type { CreatedInvitation, Invitation, Member } from '../api/people.js';
 import { ROLES, type List, type Role } from '../api/types.js';
-import { ActionsTable, Badge, Button, CopyButton, Dialog, Empty, ErrorNotice, Loaded, PageHeader, useToast } from '../components/ui.js';
+import { ActionsTable, Badge, Button, ConfirmDialog, CopyButton, Empty, ErrorNotice, Loaded, PageHeader, useToast } from '../components/ui.js';
 import { useAction } from '../lib/actions.js';
 import { formatShort, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
@@ -70,38 +70,22 @@ function MemberRow({ m, onChanged, onRemove }: { m: Member; onChanged: (m: Membe
 
 function RemoveDialog({ target, onClose, onRemoved }: { target: Member; onClose: () => void; onRemoved: (revokedKeys: number) => void }) {
   const { api } = useSession();
-  const { busy, error, run } = useAction();
   return (
-    <Dialog
-      open
+    <ConfirmDialog
       title={`Remove ${target.name ?? target.email ?? target.id}?`}
+      action="Remove member"
+      failed="The member was not removed"
       onClose={onClose}
-      footer={
-        <>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            variant="danger"
-            busy={busy !== null}
-            onClick={() =>
-              run('remove', async () => {
-                const r = await api.del<{ revoked_keys: number }>(`/v1/members/${target.id}`);
-                onRemoved(r.revoked_keys);
-              })
-            }
-          >
-            Remove member
-          </Button>
-        </>
-      }
+      onConfirm={async () => {
+        const r = await api.del<{ revoked_keys: number }>(`/v1/members/${target.id}`);
+        onRemoved(r.revoked_keys);
+      }}
     >
       <p>
         Their API keys answer <code>401</code> and their sessions in this organization end from their next request, on every server. Their generations, usage
         and ledger entries stay.
       </p>
-      {error ? <ErrorNotice error={error} title="The member was not removed" /> : null}
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -187,7 +171,7 @@ function Invitations({ reloadKey }: { reloadKey: number }) {
           pending.data.length === 0 ? (
             <Empty title="No pending invitations" />
           ) : (
-          <ActionsTable testId="invitations-table" columns={['Email', 'Role', 'Expires']}>
+            <ActionsTable testId="invitations-table" columns={['Email', 'Role', 'Expires']}>
               {pending.data.map((i) => (
                 <tr key={i.id} data-invitation-id={i.id}>
                   <td>{i.email ?? <span className="muted">owner link (printed at first start)</span>}</td>
@@ -213,7 +197,7 @@ function Invitations({ reloadKey }: { reloadKey: number }) {
                   </td>
                 </tr>
               ))}
-          </ActionsTable>
+            </ActionsTable>
           )
         }
       </Loaded>
