@@ -29,7 +29,7 @@ export interface FinishPorts {
   log: Logger;
   metrics: Metrics;
   settler: Settler;
-  dataPolicies: Pick<DataPolicyCache, 'get'>;
+  dataPolicies: Pick<DataPolicyCache, 'peek' | 'get'>;
   tracing: Tracing;
 }
 
@@ -43,7 +43,8 @@ const redactors = new WeakMap<object, Redactor>();
  */
 async function redactedEnd(deps: Pick<FinishPorts, 'dataPolicies'>, g: GenerationRow, end: AttemptEnd): Promise<AttemptEnd> {
   if (end.status === 'failed' && !g.sync) return end;
-  const policy = await deps.dataPolicies.get(g.organization_id);
+  // Every finish asks: the cached policy is read without a promise, the database only when it is not fresh.
+  const policy = deps.dataPolicies.peek(g.organization_id) ?? (await deps.dataPolicies.get(g.organization_id));
   if (policy.redact_fields.length === 0 && policy.redact_patterns.length === 0) return end;
   let r = redactors.get(policy);
   if (!r) redactors.set(policy, (r = new Redactor({ fields: policy.redact_fields, patterns: policy.redact_patterns })));
