@@ -12,14 +12,14 @@
  *   BENCH_PG_URL=postgres://postgres@127.0.0.1:5499/test npm run bench:stages
  *
  * Knobs: BENCH_CHAT (4000 timed requests), BENCH_WARMUP (1500), BENCH_BIN, BENCH_PATH (/v1/chat/completions),
- * BENCH_TOP=1 (the top self-time functions too).
+ * BENCH_TOP=1 (the top self-time functions too), BENCH_KEEP_PROFILE=<file> (keeps the .cpuprofile, for DevTools).
  *
  * BENCH_TIMELINE=1 measures the path's wall-clock instead, with no profiler (bench/timeline-hook.mjs): for each
  * request, when the accepting statement and the provider call were sent and answered, and how long the answer took
  * after the later of the two: the critical path, and which round trip is on it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
@@ -201,6 +201,7 @@ try {
   process.kill(server.proc.pid!, 'SIGUSR2');
   await waitFor(out);
   await new Promise((r) => setTimeout(r, 200));
+  if (process.env.BENCH_KEEP_PROFILE) copyFileSync(out, process.env.BENCH_KEEP_PROFILE);
   await agent.close();
   await stop(server.proc);
   if (TIMELINE) {
