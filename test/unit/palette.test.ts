@@ -3,22 +3,11 @@ import postcss, { type AtRule, type Rule } from 'postcss';
 import { describe, expect, it } from 'vitest';
 import { MODALITY_INFO } from '../../web/src/lib/modalities.js';
 import { ON_PALETTE, PALETTE, type Scheme } from '../../web/src/lib/palette.js';
-
-const linear = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
-
-/** WCAG 2's contrast ratio of two sRGB colours (#rrggbb): (L1 + 0.05) / (L2 + 0.05) of their relative luminances. */
-function contrast(a: string, b: string): number {
-  const luminance = (hex: string) => {
-    const [r, g, bl] = linear(hex);
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (hi + 0.05) / (lo + 0.05);
-}
+import { contrast, linearRgb } from '../helpers/contrast.js';
 
 /** CIELAB (D65) of an sRGB colour, and the CIE76 distance of two: how far apart two series look, roughly. */
 function lab(hex: string): [number, number, number] {
-  const [r, g, b] = linear(hex);
+  const [r, g, b] = linearRgb(hex);
   const xyz = [(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883];
   const [fx, fy, fz] = xyz.map((t) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116)) as [number, number, number];
   return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
