@@ -92,6 +92,7 @@ export function BarChart({
       chart.current?.destroy();
       chart.current = null;
       shown.current = '';
+      painted.current = null;
     };
   }, [stacked, horizontal]);
 
