@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
+import { MODALITY_INFO } from '../../web/src/lib/modalities.js';
+import { PALETTE } from '../../web/src/lib/palette.js';
 import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
+import { contrast } from '../helpers/contrast.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { FakeStripe } from '../fakes/stripe.js';
@@ -80,6 +83,50 @@ describe('the dashboard in a browser [pglite]', () => {
     await navLink(p, path).click();
     await p.waitForURL((u) => u.pathname === `/dashboard${path}`);
     await p.locator('#page-title').waitFor();
+  }
+
+  /**
+   * What the Overview's usage chart draws wrong in a colour scheme, from its canvas's pixels (axe cannot see into a
+   * canvas): each modality with usage must be drawn in its colour for that scheme, at 3:1 or more against the card's
+   * computed background (WCAG 2.1 SC 1.4.11), and no bar or legend box left in the other scheme's colours.
+   */
+  async function chartProblems(p: Page, scheme: 'light' | 'dark'): Promise<string[]> {
+    const { counts, card, muted } = (await p.evaluate(`(() => {
+      const canvas = document.querySelector('.chart canvas');
+      if (!canvas) return { counts: {}, card: '', muted: '' };
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      const hex = (r, g, b) => '#' + [r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('');
+      const counts = {};
+      // Opaque pixels only: the canvas is transparent, so these are the fills themselves, not their antialiased edges.
+      for (let i = 0; i < data.length; i += 4) if (data[i + 3] === 255) counts[hex(data[i], data[i + 1], data[i + 2])] = (counts[hex(data[i], data[i + 1], data[i + 2])] ?? 0) + 1;
+      const [r, g, b] = getComputedStyle(canvas.closest('.card')).backgroundColor.match(/\\d+/g).map(Number);
+      const muted = getComputedStyle(document.documentElement).getPropertyValue('--text-muted').trim();
+      return { counts, card: hex(r, g, b), muted };
+    })()`)) as { counts: Record<string, number>; card: string; muted: string };
+    if (!card) return ['no chart drawn'];
+    const usage = (await api()('GET', '/v1/usage?group_by=day&breakdown=modality', { key: org.test })).body as { data: { breakdown?: { key: string }[] }[] };
+    const shown = [...new Set(usage.data.flatMap((d) => (d.breakdown ?? []).map((b) => b.key)))];
+    const problems: string[] = [];
+    // The card itself in the scheme asked for: nearer black than white in the dark one, and the reverse.
+    if ((contrast(card, '#000000') < contrast(card, '#ffffff')) !== (scheme === 'dark')) problems.push(`the card ${card} is not ${scheme}`);
+    if (shown.length < 2) problems.push(`only ${shown.length} modality with usage: nothing to tell apart`);
+    for (const id of shown) {
+      const m = MODALITY_INFO.find((x) => x.id === id);
+      if (!m) {
+        problems.push(`${id}: no modality colour`);
+        continue;
+      }
+      const colour = m.color[scheme];
+      const drawn = counts[colour] ?? 0;
+      if (drawn < 50) problems.push(`${id} ${colour} drawn on ${drawn} px`);
+      const ratio = contrast(colour, card);
+      if (ratio < 3) problems.push(`${id} ${colour} on the card ${card}: ${ratio.toFixed(2)}:1`);
+    }
+    // Ticks and legend in the scheme's --text-muted: the cores of their glyphs are that colour exactly.
+    if ((counts[muted] ?? 0) < 20) problems.push(`ticks and legend in ${muted} on ${counts[muted] ?? 0} px`);
+    const other = scheme === 'dark' ? 'light' : 'dark';
+    for (const c of PALETTE) if ((counts[c[other]] ?? 0) >= 5) problems.push(`${other}-scheme ${c[other]} still drawn on ${counts[c[other]]} px`);
+    return problems;
   }
 
   beforeAll(async () => {
@@ -382,6 +429,20 @@ describe('the dashboard in a browser [pglite]', () => {
     expect(ok).toHaveLength(1);
     expect(JSON.parse(ok[0]!.body).id).toBe(JSON.parse(receiver.received[0]!.body).id);
     await shot(page, 'webhook-replayed');
+
+    // Deleting asks once more: Cancel keeps the webhook; confirming deletes it and goes back to the list.
+    const hookId = new URL(page.url()).pathname.split('/').pop()!;
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    dialog = page.locator('dialog[open]');
+    await dialog.getByText('Delete this webhook?').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await api()('GET', `/v1/webhooks/${hookId}`, { key: org.test })).status).toBe(200);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.waitForURL((u) => u.pathname === '/dashboard/webhooks');
+    await page.getByText('Webhook deleted.').waitFor();
+    expect((await api()('GET', `/v1/webhooks/${hookId}`, { key: org.test })).status).toBe(404);
   }, 45_000);
 
   it('shows usage by day, model and key, and exports it as CSV', async () => {
@@ -680,6 +741,16 @@ describe('the dashboard in a browser [pglite]', () => {
         await p.locator('[data-testid=deliveries-table] tbody tr[data-status=exhausted]').first().getByRole('button', { name: /^Open delivery/ }).click();
         await p.locator('dialog[open] [data-testid=attempts-table] tbody tr').first().waitFor();
         found.push(...(await seriousViolations(p)).map((v) => `${colorScheme} delivery dialog ${v}`));
+        // The Overview's chart in this scheme's colours; in the dark one, it follows a change of scheme as it is shown.
+        await p.goto(`${s.url}/dashboard/`);
+        await p.locator('.chart canvas').waitFor();
+        await expect.poll(() => chartProblems(p, colorScheme), { timeout: 10_000 }).toEqual([]);
+        if (colorScheme === 'dark') {
+          await p.emulateMedia({ colorScheme: 'light' });
+          await expect.poll(() => chartProblems(p, 'light'), { timeout: 10_000 }).toEqual([]);
+          await p.emulateMedia({ colorScheme: 'dark' });
+          await expect.poll(() => chartProblems(p, 'dark'), { timeout: 10_000 }).toEqual([]);
+        }
         await ctx.close();
       }
 
@@ -698,7 +769,7 @@ describe('the dashboard in a browser [pglite]', () => {
     } finally {
       await failing.close();
     }
-  }, 120_000);
+  }, 150_000);
 
   it('keeps the signed-in Overview still while it loads: cumulative layout shift at most 0.1, on a desktop and on a phone', async () => {
     // The API answers late, each part later than the one before, as on a slow network: whatever has not reserved its

@@ -1,17 +1,34 @@
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import { useEffect, useRef } from 'react';
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartOptions } from 'chart.js';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
+import type { PaletteColor, Scheme } from '../lib/palette.js';
 
 // Only the pieces a bar chart needs, so the bundle stays small.
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 
 export interface Series {
   label: string;
-  color: string;
+  color: PaletteColor;
   values: number[];
 }
 
 function cssVar(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
+const DARK = '(prefers-color-scheme: dark)';
+
+function subscribeScheme(onChange: () => void): () => void {
+  const query = window.matchMedia(DARK);
+  query.addEventListener('change', onChange);
+  return () => query.removeEventListener('change', onChange);
+}
+
+/**
+ * The colour scheme the stylesheet is in now, re-read when the system's changes: a canvas is painted with colours
+ * taken once, so it has to be painted again for the other scheme's CSS variables and palette tints.
+ */
+function useScheme(): Scheme {
+  return useSyncExternalStore(subscribeScheme, () => (window.matchMedia(DARK).matches ? 'dark' : 'light'));
 }
 
 /**
@@ -40,8 +57,11 @@ export function BarChart({
   const chart = useRef<Chart<'bar'> | null>(null);
   const formatRef = useRef(format);
   formatRef.current = format;
+  const scheme = useScheme();
 
-  useEffect(() => {
+  // The options in the colours of the stylesheet as it is when called (its variables follow the scheme).
+  const optionsRef = useRef<(legend: boolean) => ChartOptions<'bar'>>(() => ({}));
+  optionsRef.current = (legend) => {
     const text = cssVar('--text-muted', '#6b7280');
     const grid = cssVar('--border', '#e5e7eb');
     const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -53,41 +73,45 @@ export function BarChart({
       border: { display: false },
     };
     const categoryAxis = { stacked, ticks: { color: text, autoSkip: true, maxRotation: 0 }, grid: { display: false } };
-    chart.current = new Chart(canvas.current!, {
-      type: 'bar',
-      data: { labels: [], datasets: [] },
-      options: {
-        indexAxis: horizontal ? 'y' : 'x',
-        responsive: true,
-        maintainAspectRatio: false,
-        animation: reduceMotion ? false : { duration: 250 },
-        scales: horizontal ? { x: valueAxis, y: categoryAxis } : { x: categoryAxis, y: valueAxis },
-        plugins: {
-          legend: { display: true, position: 'bottom', labels: { color: text, boxWidth: 12, boxHeight: 12 } },
-          tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatRef.current(Number(ctx.raw))}` } },
-        },
+    return {
+      indexAxis: horizontal ? 'y' : 'x',
+      responsive: true,
+      maintainAspectRatio: false,
+      animation: reduceMotion ? false : { duration: 250 },
+      scales: horizontal ? { x: valueAxis, y: categoryAxis } : { x: categoryAxis, y: valueAxis },
+      plugins: {
+        legend: { display: legend, position: 'bottom', labels: { color: text, boxWidth: 12, boxHeight: 12 } },
+        tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatRef.current(Number(ctx.raw))}` } },
       },
-    });
+    };
+  };
+
+  useEffect(() => {
+    chart.current = new Chart(canvas.current!, { type: 'bar', data: { labels: [], datasets: [] }, options: optionsRef.current(false) });
     return () => {
       chart.current?.destroy();
       chart.current = null;
       shown.current = '';
+      painted.current = null;
     };
   }, [stacked, horizontal]);
 
-  // Re-renders with equal data must not restart the animation.
+  // Re-renders with equal data must not restart the animation; a change of scheme repaints without one.
   const shown = useRef('');
+  const painted = useRef<Scheme | null>(null);
   useEffect(() => {
     const c = chart.current;
     if (!c) return;
     const fingerprint = JSON.stringify([labels, series]);
-    if (fingerprint === shown.current && c.data.datasets.length > 0) return;
+    const sameData = fingerprint === shown.current && c.data.datasets.length > 0;
+    if (sameData && painted.current === scheme) return;
     shown.current = fingerprint;
+    painted.current = scheme;
+    c.options = optionsRef.current(series.length > 1);
     c.data.labels = labels;
-    c.data.datasets = series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.color, borderRadius: 3, maxBarThickness: 36 }));
-    c.options.plugins!.legend!.display = series.length > 1;
-    c.update();
-  }, [labels, series]);
+    c.data.datasets = series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.color[scheme], borderRadius: 3, maxBarThickness: 36 }));
+    c.update(sameData ? 'none' : undefined);
+  }, [labels, series, scheme]);
 
   return (
     <div className="chart" style={{ height }}>

@@ -120,7 +120,7 @@ export function GenerationMedia({ generation: g }: { generation: Generation }) {
 function ModalityGlyph({ modality }: { modality: string }) {
   const info = modalityInfo(modality);
   return (
-    <span className="glyph" style={{ background: info.color, color: ON_PALETTE }} aria-hidden="true">
+    <span className="glyph" style={{ background: info.color.light, color: ON_PALETTE }} aria-hidden="true">
       {info.label.slice(0, 2)}
     </span>
   );

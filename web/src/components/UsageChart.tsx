@@ -3,7 +3,7 @@ import type { Usage, UsageLine } from '../api/types.js';
 import { dayLabel, daysBetween } from '../lib/dates.js';
 import { formatInt, formatUsd } from '../lib/format.js';
 import { MODALITY_INFO } from '../lib/modalities.js';
-import { PALETTE } from '../lib/palette.js';
+import { PALETTE, type PaletteColor } from '../lib/palette.js';
 import { BarChart, type Series } from './BarChart.js';
 
 export type Metric = 'cost_usd' | 'generations';
@@ -13,7 +13,7 @@ export function metricFormat(metric: Metric): (n: number) => string {
   return metric === 'cost_usd' ? (n) => formatUsd(n) : (n) => formatInt(n);
 }
 
-function colorOf(breakdown: string | undefined, key: string, index: number): string {
+function colorOf(breakdown: string | undefined, key: string, index: number): PaletteColor {
   if (breakdown === 'modality') return MODALITY_INFO.find((m) => m.id === key)?.color ?? PALETTE[index % PALETTE.length]!;
   return PALETTE[index % PALETTE.length]!;
 }

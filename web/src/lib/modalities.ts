@@ -1,5 +1,5 @@
 import type { Modality } from '../api/types.js';
-import { PALETTE } from './palette.js';
+import { PALETTE, type PaletteColor } from './palette.js';
 
 /**
  * How the dashboard shows a modality: its label and colour. What it is (its endpoint, sync or not, prompt field,
@@ -8,7 +8,8 @@ import { PALETTE } from './palette.js';
 export interface ModalityInfo {
   id: Modality;
   label: string;
-  color: string;
+  /** Its glyph takes `color.light` in both schemes (white letters on it); its chart series the scheme's own. */
+  color: PaletteColor;
 }
 
 export const MODALITY_INFO: ModalityInfo[] = [

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { query } from '../api/client.js';
 import type { Delivery, DeliveryWithAttempts, List, Webhook } from '../api/types.js';
-import { Badge, Button, Card, Dialog, Empty, ErrorNotice, IdText, Loading, Locked, PageHeader, StatusBadge, useToast } from '../components/ui.js';
+import { Badge, Button, Card, ConfirmDialog, Dialog, Empty, ErrorNotice, IdText, Loading, Locked, PageHeader, StatusBadge, useToast } from '../components/ui.js';
 import { formatDateTime, formatShort, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useInterval, useResource } from '../lib/hooks.js';
 import { Link, navigate } from '../lib/router.js';
@@ -159,7 +159,7 @@ export function WebhookDetail({ id }: { id: string }) {
   );
   const [open, setOpen] = useState<string | null>(null);
   const [dialog, setDialog] = useState<'edit' | 'delete' | null>(null);
-  const { busy, error, run } = useAction<'test' | 'toggle' | 'delete'>();
+  const { busy, error, run } = useAction<'test' | 'toggle'>();
 
   // Deliveries in flight are refreshed until they settle (a retry hours away is not polled for).
   const shown = deliveries.data?.data ?? [];
@@ -332,35 +332,21 @@ export function WebhookDetail({ id }: { id: string }) {
         />
       )}
       {dialog === 'delete' && (
-        <Dialog
-          open
+        <ConfirmDialog
           title="Delete this webhook?"
+          action="Delete webhook"
+          failed="The webhook was not deleted"
           onClose={() => setDialog(null)}
-          footer={
-            <>
-              <Button variant="ghost" onClick={() => setDialog(null)}>
-                Cancel
-              </Button>
-              <Button
-                variant="danger"
-                busy={busy === 'delete'}
-                onClick={() =>
-                  run('delete', async () => {
-                    await api.del(`/v1/webhooks/${w.id}`);
-                    toast('Webhook deleted.');
-                    navigate('/webhooks');
-                  })
-                }
-              >
-                Delete webhook
-              </Button>
-            </>
-          }
+          onConfirm={async () => {
+            await api.del(`/v1/webhooks/${w.id}`);
+            toast('Webhook deleted.');
+            navigate('/webhooks');
+          }}
         >
           <p>
             <code>{w.url}</code> stops receiving events at once, and deliveries not yet sent are dropped.
           </p>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </>
   );
