@@ -1,5 +1,7 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/main.js';
 import { waitTerminal } from '../helpers/generations.js';
 import { startReceiver, TEMPORALITY, type MetricsBatch, type Receiver } from '../helpers/otlp-receiver.js';
 import { parsePrometheus, type Sample } from '../helpers/prometheus.js';
@@ -120,9 +122,16 @@ describeEachBackend('OTLP metrics', (backend) => {
     let rx: Receiver;
     let s: TestServer;
     let org: TestOrg;
+    const lines: Array<Record<string, unknown>> = [];
 
     beforeAll(async () => {
       rx = await startReceiver();
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+          done();
+        },
+      });
       s = await startTestServer(backend, {
         MMGEN_SIMULATE_PROVIDERS: '1',
         OTEL_EXPORTER_OTLP_ENDPOINT: rx.url,
@@ -130,7 +139,7 @@ describeEachBackend('OTLP metrics', (backend) => {
         OTEL_METRIC_EXPORT_INTERVAL: '250',
         OTEL_SERVICE_NAME: 'mmgen-metrics-under-test',
         OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test',
-      });
+      }, { log: (config) => createLogger({ ...config, logLevel: 'info' }, sink) });
       org = await s.createOrg({ credits: 1_000_000 });
     });
     afterAll(async () => {
@@ -203,6 +212,31 @@ describeEachBackend('OTLP metrics', (backend) => {
       expect(batch!.scope).toEqual({ name: 'mmgen', version: '0.1.0' });
       // Nothing else of the organization or its keys is a metric's attribute.
       expect(rx.raw.join('\n')).not.toContain(org.live);
+    });
+
+    it('an export the collector refuses is a warning in the log, and the next one carries the figures again', async () => {
+      const warned = () => lines.filter((l) => String(l.msg).startsWith('opentelemetry:'));
+      const before = warned().length;
+      rx.refuse = true;
+      try {
+        // A flush may join the interval's export under way (started before the refusal): wait for one refused.
+        for (let i = 0; i < 100 && warned().length === before; i++) {
+          await s.runtime.metricsExport!.flush();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(warned().length).toBeGreaterThan(before);
+        expect(warned().at(-1)).toMatchObject({ level: 40 });
+      } finally {
+        rx.refuse = false;
+      }
+      const seen = rx.metrics.length;
+      for (let i = 0; i < 100 && rx.metrics.length === seen; i++) {
+        await s.runtime.metricsExport!.flush();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(rx.metrics.length).toBeGreaterThan(seen);
+      const again = asSamples(rx.metrics.at(-1)!);
+      expect(again.find((x) => x.name === 'mmgen_generations_total' && x.labels.modality === 'image' && x.labels.status === 'succeeded')?.value).toBe(1);
     });
   });
 
