@@ -57,11 +57,12 @@ module.exports = {
     {
       name: 'tracing-sdk-only-when-configured',
       comment:
-        'Tracing off loads no OpenTelemetry SDK module: its one implementation is imported dynamically (main.ts), never ' +
-        'statically, types included. (That no other module imports @opentelemetry/ is test/unit/tracing.test.ts: node_modules are excluded here.)',
+        'Tracing and the OTLP metrics export off load no OpenTelemetry SDK module: their implementations (tracing-otel.ts, ' +
+        'metrics-otel.ts) are imported dynamically (main.ts), never statically, types included. (That no other module imports ' +
+        '@opentelemetry/ is test/unit/tracing.test.ts: node_modules are excluded here.)',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^src/tracing-otel[.]ts$', dynamic: false },
+      to: { path: '^src/(tracing|metrics)-otel[.]ts$', dynamic: false },
     },
     {
       name: 'web-only-through-sdk-or-v1',

@@ -188,6 +188,7 @@ async function serve(config: Config, args: string[]): Promise<void> {
 async function workerOnly(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
   const worker = startWorker(runtime);
+  await runtime.exportMetrics();
   runtime.deps.log.info({ node: runtime.deps.nodeId, database: runtime.deps.db.kind }, 'mmgen worker started');
   let stopping = false;
   const stop = async (signal: string) => {

@@ -93,6 +93,12 @@ export interface Config {
    * MMGEN_TRACING=on, or when it is unset and an OTLP endpoint variable is; the standard OTEL_* variables say the rest.
    */
   tracing: TracingConfig | undefined;
+  /**
+   * The Prometheus metrics also pushed over OTLP (issue 33; src/metrics-otel.ts): undefined, the default, loads no SDK
+   * and starts no exporter, reader or timer. On when an OTLP endpoint variable is set (or OTEL_METRICS_EXPORTER=otlp);
+   * OTEL_METRICS_EXPORTER=none or OTEL_SDK_DISABLED=true turn it off.
+   */
+  metricsExport: MetricsExportConfig | undefined;
   /** How often each node runs retention (drops expired request log partitions, expires generation records and files). */
   retentionIntervalMs: number;
   /** How often each serve and worker process applies settlements left pending by any process. */
@@ -183,6 +189,21 @@ export interface TracingConfig {
   serviceName: string;
   resourceAttributes: Record<string, string>;
   sampler: { kind: 'always_on' | 'always_off' | 'traceidratio'; parentBased: boolean; ratio: number };
+}
+
+/** Where and how often metrics are exported: OTLP over HTTP, in its JSON encoding (`http/json`), cumulative. */
+export interface MetricsExportConfig {
+  /** The full URL metrics are POSTed to (…/v1/metrics). */
+  endpoint: string;
+  headers: Record<string, string>;
+  /** One export's HTTP timeout. */
+  timeoutMs: number;
+  /** Time between two exports (OTEL_METRIC_EXPORT_INTERVAL). */
+  intervalMs: number;
+  /** The most a collection and its export may take (OTEL_METRIC_EXPORT_TIMEOUT, at most the interval). */
+  exportTimeoutMs: number;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
 }
 
 /** Stripe, as the operator configured it (MMGEN_STRIPE_…); amounts are in the currency's smallest unit (cents). */
@@ -415,6 +436,28 @@ function keyValues(env: Env, name: string): Record<string, string> {
 
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
 
+/** What traces and metrics read alike: the signal's endpoint, headers and timeout, the protocol, the resource. */
+function otlpSignal(env: Env, signal: 'TRACES' | 'METRICS') {
+  const noun = signal.toLowerCase();
+  for (const name of [`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`, 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const protocol = env[name]?.trim();
+    if (!protocol) continue;
+    if (protocol !== 'http/json') throw new ConfigError(`${name}: mmgen exports ${noun} as http/json (OTLP over HTTP, JSON encoding), got "${protocol}"`);
+    break;
+  }
+  const signalUrl = url(env, `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`, ['http:', 'https:']);
+  const baseUrl = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  // The per-signal variable is the URL as given; the general one is a base to which the signal's path is added.
+  const endpoint = signalUrl ?? `${(baseUrl ?? 'http://localhost:4318').replace(/\/+$/, '')}/v1/${noun}`;
+  return {
+    endpoint,
+    headers: { ...keyValues(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...keyValues(env, `OTEL_EXPORTER_OTLP_${signal}_HEADERS`) },
+    timeoutMs: int(env, `OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`, int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 1, 600_000), 1, 600_000),
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || keyValues(env, 'OTEL_RESOURCE_ATTRIBUTES')['service.name'] || 'mmgen',
+    resourceAttributes: keyValues(env, 'OTEL_RESOURCE_ATTRIBUTES'),
+  };
+}
+
 function tracingConfig(env: Env): TracingConfig | undefined {
   const endpointVars = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
   const wanted = env.MMGEN_TRACING?.trim() ? onOff(env, 'MMGEN_TRACING', false) : endpointVars.some((n) => env[n]?.trim());
@@ -422,27 +465,30 @@ function tracingConfig(env: Env): TracingConfig | undefined {
   const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() || 'otlp';
   if (exporter === 'none') return undefined;
   if (exporter !== 'otlp') throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none, got "${env.OTEL_TRACES_EXPORTER}"`);
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
-    const protocol = env[name]?.trim();
-    if (!protocol) continue;
-    if (protocol !== 'http/json') throw new ConfigError(`${name}: mmgen exports traces as http/json (OTLP over HTTP, JSON encoding), got "${protocol}"`);
-    break;
-  }
-  const tracesUrl = url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
-  const baseUrl = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
-  // The per-signal variable is the URL as given; the general one is a base to which the signal's path is added.
-  const endpoint = tracesUrl ?? (baseUrl ? `${baseUrl.replace(/\/+$/, '')}/v1/traces` : 'http://localhost:4318/v1/traces');
+  const signal = otlpSignal(env, 'TRACES');
   const rawSampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || 'parentbased_always_on';
   if (!SAMPLERS.includes(rawSampler)) throw new ConfigError(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${env.OTEL_TRACES_SAMPLER}"`);
   const parentBased = rawSampler.startsWith('parentbased_');
   const kind = rawSampler.replace('parentbased_', '') as TracingConfig['sampler']['kind'];
   return {
-    endpoint,
-    headers: { ...keyValues(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...keyValues(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
-    timeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 1, 600_000), 1, 600_000),
-    serviceName: env.OTEL_SERVICE_NAME?.trim() || keyValues(env, 'OTEL_RESOURCE_ATTRIBUTES')['service.name'] || 'mmgen',
-    resourceAttributes: keyValues(env, 'OTEL_RESOURCE_ATTRIBUTES'),
+    ...signal,
     sampler: { kind, parentBased, ratio: kind === 'traceidratio' ? num(env, 'OTEL_TRACES_SAMPLER_ARG', 1, 0, 1) : 1 },
+  };
+}
+
+function metricsExportConfig(env: Env): MetricsExportConfig | undefined {
+  const exporter = env.OTEL_METRICS_EXPORTER?.trim().toLowerCase();
+  if (exporter && exporter !== 'otlp' && exporter !== 'none') throw new ConfigError(`OTEL_METRICS_EXPORTER must be otlp or none (/metrics serves Prometheus regardless), got "${env.OTEL_METRICS_EXPORTER}"`);
+  const endpointSet = ['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'].some((n) => env[n]?.trim());
+  if (exporter === 'none' || !(endpointSet || exporter === 'otlp') || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  // The figures are prom-client's own, which only ever add up since the process started.
+  const temporality = env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE?.trim().toLowerCase();
+  if (temporality && temporality !== 'cumulative') throw new ConfigError(`OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: mmgen exports its Prometheus figures as they are, cumulative, got "${env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE}"`);
+  const intervalMs = int(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000, 100, 86_400_000);
+  return {
+    ...otlpSignal(env, 'METRICS'),
+    intervalMs,
+    exportTimeoutMs: Math.min(intervalMs, int(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30_000, 1, 600_000)),
   };
 }
 
@@ -515,6 +561,7 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
       maxBatch: int(env, 'MMGEN_REQUEST_LOG_MAX_BATCH', 1_000, 1, 10_000),
     },
     tracing: tracingConfig(env),
+    metricsExport: metricsExportConfig(env),
     retentionIntervalMs: int(env, 'MMGEN_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     settleSweepMs: int(env, 'MMGEN_SETTLE_SWEEP_MS', 2_000, 50, 3_600_000),
     earlyDispatchHeadroom: int(env, 'MMGEN_EARLY_DISPATCH_HEADROOM', 50, 0, 1_000_000),

@@ -36,7 +36,7 @@ import { Headroom } from './generations/headroom.js';
 import { NodeLiveness } from './node-liveness.js';
 import { Lifecycle } from './lifecycle.js';
 import { createLogger as createPinoLogger } from './log.js';
-import { Metrics } from './metrics.js';
+import { Metrics, type MetricsExport } from './metrics.js';
 import { WebhookDispatcher } from './jobs/webhooks.js';
 import { simulatorJobsIn } from './store/simulator-jobs.js';
 import { Worker } from './jobs/worker.js';
@@ -57,6 +57,12 @@ export interface Runtime {
   deps: AppDeps;
   /** This process's webhook dispatcher, started with the worker (startWorker); idle until then. */
   webhooks: WebhookDispatcher;
+  /**
+   * The OTLP metrics export, started by the processes that serve or work (startServer, `mmgen worker`), not by a
+   * one-off command; null until then, and always when not configured.
+   */
+  readonly metricsExport: MetricsExport | null;
+  exportMetrics(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -140,9 +146,19 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   // Beats before the first request: the Idempotency-Key claims this node makes are held by a live node.
   const liveness = new NodeLiveness(db, nodeId, log);
   await liveness.start();
+  let metricsExport: MetricsExport | null = null;
   return {
     deps,
     webhooks: new WebhookDispatcher(deps),
+    get metricsExport() {
+      return metricsExport;
+    },
+    async exportMetrics() {
+      if (!config.metricsExport || metricsExport) return;
+      // As for tracing: off, no module of the SDK is loaded.
+      const { startOtlpMetrics } = await import('./metrics-otel.js');
+      metricsExport ??= startOtlpMetrics(config.metricsExport, MMGEN_VERSION, nodeId, log, () => metrics.read());
+    },
     close: async () => {
       catalogFollower.stop();
       await retention.stop();
@@ -155,6 +171,8 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
       await providers.close();
       await deps.moderator.close();
       if (blobs instanceof S3BlobStore) blobs.close();
+      // The last export, of the figures the drain above settled, while the queue gauges can still read the database.
+      await metricsExport?.close();
       await db.close();
       // Last: the spans of the work drained above are sent before the process goes.
       await tracing.close();
@@ -224,6 +242,7 @@ export async function startServer(runtime: Runtime, opts: { port?: number; host?
   // API nodes settle what they finish, and sweep up what a node lost before settling.
   deps.settler.startSweeping();
   const app = await buildApp(deps);
+  await runtime.exportMetrics();
   // A node that works the queue says so (readiness, metrics) from its first request on.
   await worker?.firstBeat;
   await app.listen({ port: opts.port ?? deps.config.port, host: opts.host ?? deps.config.host });

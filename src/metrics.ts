@@ -1,8 +1,10 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
 import { queueStats, type QueueStats } from './store/queue-stats.js';
 import type { Queryable } from './store/db.js';
 
 let processMetricsRegistry: Registry | null = null;
+/** When the process metrics began counting: the process's start (CPU seconds and GC counts run from there). */
+const processStartMs = Math.round(performance.timeOrigin);
 
 /** Process metrics are collected once per process, however many runtimes it holds (tests hold many). */
 function processRegistry(): Registry {
@@ -13,8 +15,23 @@ function processRegistry(): Registry {
   return processMetricsRegistry;
 }
 
+/** The metrics of one registry as prom-client reads them, and since when its counters have counted (epoch ms). */
+export interface MetricsReading {
+  sinceMs: number;
+  metrics: Array<MetricObjectWithValues<MetricValueWithName<string>>>;
+}
+
+/** The same figures pushed over OTLP (metrics-otel.ts), when the operator configured it. */
+export interface MetricsExport {
+  /** Collects and sends now; a refused export is logged, never thrown. */
+  flush(): Promise<void>;
+  /** Stops the timer after one last export. */
+  close(): Promise<void>;
+}
+
 /**
- * Prometheus metrics of one mmgen process (prom-client), served at /metrics.
+ * Prometheus metrics of one mmgen process (prom-client), served at /metrics,
+ * and read by the OTLP export (metrics-otel.ts) from the same registries.
  *
  * Counters and the latency histogram are this process's own: sum them over
  * nodes. The queue gauges are read from the shared database at each scrape,
@@ -29,6 +46,9 @@ export class Metrics {
   readonly creditsCharged: Counter<'modality'>;
   readonly creditsRefunded: Counter<'modality'>;
   readonly requestLogRows: Counter<'outcome'>;
+
+  /** When this runtime's counters started from zero. */
+  private readonly sinceMs = Date.now();
 
   constructor(db: Queryable, opts: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -113,6 +133,16 @@ export class Metrics {
   async text(): Promise<string> {
     if (!this.processMetrics) return this.registry.metrics();
     return Registry.merge([processRegistry(), this.registry]).metrics();
+  }
+
+  /**
+   * What text() shows, as data: the same registries, each collected anew (the queue gauges read the database, as for
+   * a scrape). The OTLP export reads this; nothing is recorded twice.
+   */
+  async read(): Promise<MetricsReading[]> {
+    const own = { sinceMs: this.sinceMs, metrics: await this.registry.getMetricsAsJSON() };
+    if (!this.processMetrics) return [own];
+    return [{ sinceMs: processStartMs, metrics: await processRegistry().getMetricsAsJSON() }, own];
   }
 
   /** A generation this node settled: by status, and the credits the settlement moved. */

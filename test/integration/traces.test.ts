@@ -1,156 +1,19 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { createLogger } from '../../src/main.js';
 import { NO_TRACING } from '../../src/tracing.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { waitTerminal } from '../helpers/generations.js';
+import { SPAN_KIND, startReceiver, STATUS_ERROR, type Receiver, type Span } from '../helpers/otlp-receiver.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * OpenTelemetry traces (issue 33) as a collector receives them: mmgen's exporter posts to a loopback OTLP/HTTP
- * receiver that decodes the protocol's JSON encoding (ExportTraceServiceRequest, opentelemetry-proto's JSON mapping:
- * hex ids, enums as numbers, 64-bit integers as strings) and refuses what the protocol refuses. It does not decode the
- * binary protobuf encoding, which mmgen never sends (it exports http/json), and answers it 415 like any other type.
+ * receiver (test/helpers/otlp-receiver.ts) that decodes the protocol's JSON encoding and refuses what it refuses.
  */
-
-type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number; arrayValue?: { values: AnyValue[] } };
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-  attributes?: Array<{ key: string; value: AnyValue }>;
-  links?: Array<{ traceId: string; spanId: string }>;
-  status?: { code?: number };
-}
-interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | undefined;
-  name: string;
-  kind: number;
-  attrs: Record<string, string | number | boolean | unknown[]>;
-  links: Array<{ traceId: string; spanId: string }>;
-  statusCode: number;
-  service: string | undefined;
-}
-
-const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
-const STATUS_ERROR = 2;
-
-function valueOf(v: AnyValue): string | number | boolean | unknown[] {
-  if (v.stringValue !== undefined) return v.stringValue;
-  if (v.intValue !== undefined) return Number(v.intValue);
-  if (v.boolValue !== undefined) return v.boolValue;
-  if (v.doubleValue !== undefined) return v.doubleValue;
-  if (v.arrayValue !== undefined) return v.arrayValue.values.map(valueOf);
-  throw new Error(`unknown AnyValue ${JSON.stringify(v)}`);
-}
-
-/** Throws on anything that is not an ExportTraceServiceRequest in the JSON encoding. */
-function decodeExport(doc: unknown): Span[] {
-  const isHex = (s: unknown, n: number) => typeof s === 'string' && new RegExp(`^[0-9a-f]{${n}}$`).test(s);
-  if (!doc || typeof doc !== 'object' || !Array.isArray((doc as { resourceSpans?: unknown }).resourceSpans)) throw new Error('no resourceSpans');
-  const out: Span[] = [];
-  for (const rs of (doc as { resourceSpans: Array<{ resource?: { attributes?: OtlpSpan['attributes'] }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }> }).resourceSpans) {
-    const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue;
-    if (!Array.isArray(rs.scopeSpans)) throw new Error('no scopeSpans');
-    for (const ss of rs.scopeSpans) {
-      for (const s of ss.spans ?? []) {
-        if (!isHex(s.traceId, 32) || !isHex(s.spanId, 16)) throw new Error('trace and span ids must be hex');
-        if (s.parentSpanId !== undefined && s.parentSpanId !== '' && !isHex(s.parentSpanId, 16)) throw new Error('bad parentSpanId');
-        if (typeof s.name !== 'string' || !Number.isInteger(s.kind)) throw new Error('bad name or kind');
-        if (!/^\d+$/.test(String(s.startTimeUnixNano)) || !/^\d+$/.test(String(s.endTimeUnixNano))) throw new Error('bad times');
-        const attrs: Span['attrs'] = {};
-        for (const a of s.attributes ?? []) attrs[a.key] = valueOf(a.value);
-        out.push({
-          traceId: s.traceId,
-          spanId: s.spanId,
-          parentSpanId: s.parentSpanId || undefined,
-          name: s.name,
-          kind: s.kind,
-          attrs,
-          links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
-          statusCode: s.status?.code ?? 0,
-          service,
-        });
-      }
-    }
-  }
-  return out;
-}
-
-interface Receiver {
-  url: string;
-  /** While set, every export is refused with 400 (a collector that will not take the batch). */
-  refuse: boolean;
-  spans: Span[];
-  /** Every body received, as sent (decompressed): searched for secrets. */
-  raw: string[];
-  connections: number;
-  close(): Promise<void>;
-}
-
-/** An OTLP/HTTP receiver (POST /v1/traces): JSON only, 415 for any other type, 400 for a body that does not decode. */
-async function startReceiver(): Promise<Receiver> {
-  const r = { spans: [] as Span[], raw: [] as string[], connections: 0, refuse: false };
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const reply = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if ((req.url ?? '').split('?')[0] !== '/v1/traces') return reply(404, { code: 5, message: 'not found' });
-      if (r.refuse) return reply(400, { code: 3, message: 'refused for the test' });
-      if (req.method !== 'POST') return reply(405, { code: 12, message: 'only POST' });
-      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-      if (type !== 'application/json') return reply(415, { code: 3, message: `unsupported content type ${type}` });
-      let bytes = Buffer.concat(chunks);
-      try {
-        if (req.headers['content-encoding'] === 'gzip') bytes = gunzipSync(bytes);
-        else if (req.headers['content-encoding'] && req.headers['content-encoding'] !== 'identity') return reply(415, { code: 3, message: 'unsupported encoding' });
-        const text = bytes.toString('utf8');
-        const spans = decodeExport(JSON.parse(text));
-        r.raw.push(text);
-        r.spans.push(...spans);
-      } catch (err) {
-        return reply(400, { code: 3, message: String(err) });
-      }
-      reply(200, {});
-    });
-  });
-  server.on('connection', () => r.connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    get spans() {
-      return r.spans;
-    },
-    get raw() {
-      return r.raw;
-    },
-    get connections() {
-      return r.connections;
-    },
-    get refuse() {
-      return r.refuse;
-    },
-    set refuse(v: boolean) {
-      r.refuse = v;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('the OTLP receiver refuses what the protocol refuses', () => {
   let rx: Receiver;
