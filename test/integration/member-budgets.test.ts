@@ -150,6 +150,42 @@ describeEachBackend('member budgets', (backend) => {
     await expectWalletMatchesLedger(s.db, org.id);
   });
 
+  it("a member's notify budget adds nothing to their keys' acceptance (one statement, no transaction, no lock); a block budget brings the checked one", async () => {
+    const org = await s.createOrg({ credits: 10_000_000 });
+    const dev = await memberOf(org);
+    const db = s.runtime.deps.db;
+    // Every statement this node runs, and whether it ran in a transaction; restored at the end.
+    const seen: Array<{ sql: string; inTx: boolean }> = [];
+    const { query, tx } = db;
+    db.query = ((sql: string, params?: readonly unknown[]) => {
+      seen.push({ sql, inTx: false });
+      return query.call(db, sql, params);
+    }) as typeof db.query;
+    db.tx = ((fn: Parameters<typeof db.tx>[0]) =>
+      tx.call(db, (q) => fn({ query: ((sql: string, params?: readonly unknown[]) => (seen.push({ sql, inTx: true }), q.query(sql, params))) as typeof q.query }))) as typeof db.tx;
+    try {
+      const accepting = () => seen.filter((x) => x.sql.includes('INSERT INTO generations'));
+      const budgetChecks = () => seen.filter((x) => /FOR NO KEY UPDATE|member_spent/.test(x.sql));
+      expect((await api('PATCH', `/v1/members/${dev.id}`, { key: org.live, body: { monthly_budget_usd: 100 } })).status).toBe(200);
+      // Twice, so that the second may come from this node's key cache.
+      for (const i of [1, 2]) {
+        seen.length = 0;
+        expect((await api('POST', '/v1/images', { key: dev.keys[0], body: imageBody(`unchecked ${i}`) })).status).toBe(200);
+        expect(accepting().map((x) => x.inTx)).toEqual([false]);
+        expect(budgetChecks()).toEqual([]);
+      }
+      expect((await api('PATCH', `/v1/members/${dev.id}`, { key: org.live, body: { budget_action: 'block' } })).status).toBe(200);
+      seen.length = 0;
+      expect((await api('POST', '/v1/images', { key: dev.keys[0], body: imageBody('checked') })).status).toBe(200);
+      // The lock, then the budgets' statement, then the accepting statement, in one transaction.
+      const order = seen.filter((x) => x.inTx && /FOR NO KEY UPDATE|member_spent|INSERT INTO generations/.test(x.sql)).map((x) => x.sql.includes('FOR NO KEY UPDATE') ? 'lock' : x.sql.includes('member_spent') ? 'budgets' : 'accept');
+      expect(order).toEqual(['lock', 'budgets', 'accept']);
+    } finally {
+      db.query = query;
+      db.tx = tx;
+    }
+  });
+
   it('a notify budget lets every request through and fires each threshold once, naming the member', async () => {
     const org = await s.createOrg({ credits: 10_000_000 });
     const dev = await memberOf(org);
