@@ -38,9 +38,21 @@ export type GenerationFailedEvent = EventBase<
   }
 >;
 export type ComparisonCompletedEvent = EventBase<'comparison.completed', { comparison_id: string; status: 'completed'; generation_ids: string[] }>;
+/**
+ * A budget reached a threshold. Whose budget: a key's has `api_key_id`, a member's (all of their keys) `member_id`,
+ * the organization's neither (both null).
+ */
 export type BudgetThresholdEvent = EventBase<
   'usage.budget_threshold',
-  { api_key_id: string; threshold_percent: 50 | 80 | 100; monthly_budget_usd: number; spent_usd: number; period: string }
+  {
+    api_key_id: string | null;
+    member_id: string | null;
+    organization_id: string;
+    threshold_percent: 50 | 80 | 100;
+    monthly_budget_usd: number;
+    spent_usd: number;
+    period: string;
+  }
 >;
 export type AnomalyDetectedEvent = EventBase<
   'usage.anomaly_detected',

@@ -8,14 +8,15 @@ import { USD_PER_CREDIT } from './credits.js';
 /**
  * Blocking budgets (contract §7). A month's spend is the live credits charged
  * this calendar month (UTC) plus those held now (store/spending.ts); a
- * reservation that would take the key's or the organization's spend past a
- * `block` budget is refused with 402 budget_exceeded, nothing reserved.
+ * reservation that would take the key's, its member's (all of the member's
+ * keys) or the organization's spend past a `block` budget is refused with 402
+ * budget_exceeded, nothing reserved.
  *
  * The check is made in the reservation's transaction, after locking the
  * organization's row: every budget-checked reservation of an organization
  * takes that lock first, so they run one after another, and each reads the
  * spend in a snapshot taken after the previous one committed. Two nodes racing
- * for a key's last cents cannot both pass. Reservations of keys that no
+ * for a key's (or a member's, from two of their keys) last cents cannot both pass. Reservations of keys that no
  * blocking budget concerns (principal.budgetGated false) skip the lock and
  * keep their one-statement acceptance.
  */
@@ -32,7 +33,7 @@ function usd(credits: number): string {
 /**
  * Inside a transaction: takes the organization's budget lock, then refuses
  * with budget_exceeded if `credits` more would pass a blocking budget of the
- * key or of the organization. Must run before the reservation, and before the
+ * key, of the member it belongs to, or of the organization. Must run before the reservation, and before the
  * transaction takes the wallet's row (so locks are always taken in one order).
  */
 export async function checkBlockingBudgets(q: Queryable, organizationId: string, apiKeyId: string, credits: number): Promise<void> {
@@ -44,6 +45,12 @@ export async function checkBlockingBudgets(q: Queryable, organizationId: string,
     throw new ApiError(
       'budget_exceeded',
       `This request needs ${credits} credits, which would take this API key's spend this month ($${usd(s.key_spent)}) past its monthly budget of $${s.key_budget_usd}. Nothing was reserved.`,
+    );
+  }
+  if (s.member_action === 'block' && s.member_budget_usd !== null && s.member_spent + credits > budgetCredits(s.member_budget_usd)) {
+    throw new ApiError(
+      'budget_exceeded',
+      `This request needs ${credits} credits, which would take the spend this month of member ${s.member_id} (all of their keys, $${usd(s.member_spent)}) past the member's monthly budget of $${s.member_budget_usd}. Nothing was reserved.`,
     );
   }
   if (s.org_action === 'block' && s.org_budget_usd !== null && s.org_spent + credits > budgetCredits(s.org_budget_usd)) {

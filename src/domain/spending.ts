@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import { insertEvent } from '../store/events.js';
 import { pauseIfRunning } from '../store/organizations.js';
 import { recordAudit, systemOrigin } from './audit.js';
-import { budgetedSpends, chargedSinceByRunningOrganization, insertBudgetNotice, insertOrganizationBudgetNotice, liveChargedBetween } from '../store/spending.js';
+import { budgetedSpends, chargedSinceByRunningOrganization, insertBudgetNotice, insertMemberBudgetNotice, insertOrganizationBudgetNotice, liveChargedBetween } from '../store/spending.js';
 import { USD_PER_CREDIT } from '../billing/credits.js';
 
 /**
@@ -26,8 +26,8 @@ export interface SpendingPorts {
  * off the request path, and both are idempotent (unique notices, conditional
  * pause), so any number of worker nodes may run them at once.
  *
- * - budget: a key's or the organization's monthly_budget_usd; usage.budget_threshold
- *   fires once per key (or organization), calendar month (UTC) and threshold
+ * - budget: a key's, a member's or the organization's monthly_budget_usd; usage.budget_threshold
+ *   fires once per key (or member, or organization), calendar month (UTC) and threshold
  *   (50, 80, 100 %), whatever the budget's action. A `block` budget also refuses
  *   reservations, at the reservation itself (billing/budgets.ts), not here.
  * - anomaly: the last window's spend of an organization far above its trailing
@@ -51,13 +51,16 @@ export async function checkBudgets(deps: SpendingPorts, now: Date = new Date()):
       const inserted = await deps.db.tx(async (q) => {
         const first = b.kind === 'api_key'
           ? await insertBudgetNotice(q, b.id, period, threshold)
-          : await insertOrganizationBudgetNotice(q, b.id, period, threshold);
+          : b.kind === 'member'
+            ? await insertMemberBudgetNotice(q, b.id, period, threshold)
+            : await insertOrganizationBudgetNotice(q, b.id, period, threshold);
         if (!first) return false;
-        // An organization's budget is told apart from a key's by api_key_id null (docs/contract-addenda.md).
+        // Whose budget: a key's has api_key_id, a member's member_id, the organization's neither (docs/contract-addenda.md).
         await insertEvent(q, {
           id: newId('evt'), organizationId: b.organization_id, mode: b.mode, type: 'usage.budget_threshold',
           data: {
-            api_key_id: b.kind === 'api_key' ? b.id : null, organization_id: b.organization_id, threshold_percent: threshold,
+            api_key_id: b.kind === 'api_key' ? b.id : null, member_id: b.kind === 'member' ? b.id : null,
+            organization_id: b.organization_id, threshold_percent: threshold,
             monthly_budget_usd: budget.toNumber(), spent_usd: spentUsd.toNumber(), period,
           },
         });

@@ -24,6 +24,9 @@ export interface MemberRow {
   account_name: string | null;
   /** The person's latest sign-in (any organization's: a session is the person's); null before the first. */
   last_signed_in_at: Date | null;
+  /** numeric: its text, e.g. "12.50"; over all of the member's keys (0070_member_budgets.sql). */
+  monthly_budget_usd: string | null;
+  budget_action: 'notify' | 'block';
 }
 
 export interface MembershipRow {
@@ -90,6 +93,7 @@ export async function setAccountPassword(q: Queryable, id: string, passwordHash:
 }
 
 const MEMBER_COLUMNS = `u.id, u.organization_id, u.account_id, u.role, u.name, u.created_at, u.removed_at, a.email, a.name AS account_name,
+  u.monthly_budget_usd, u.budget_action,
   (SELECT max(s.created_at) FROM sessions s WHERE s.account_id = u.account_id) AS last_signed_in_at`;
 
 /** The organization's current members (removed ones are kept as rows, for the keys and usage they made). */
@@ -127,6 +131,11 @@ export async function lockOwners(q: Queryable, organizationId: string): Promise<
 
 export async function updateMemberRole(q: Queryable, id: string, role: Role): Promise<void> {
   await q.query('UPDATE users SET role = $2 WHERE id = $1 AND removed_at IS NULL', [id, role]);
+}
+
+/** Dollars, or the column's own text when it is kept unchanged. */
+export async function updateMemberBudget(q: Queryable, id: string, monthlyBudgetUsd: number | string | null, budgetAction: 'notify' | 'block'): Promise<void> {
+  await q.query('UPDATE users SET monthly_budget_usd = $2, budget_action = $3 WHERE id = $1 AND removed_at IS NULL', [id, monthlyBudgetUsd, budgetAction]);
 }
 
 export async function markMemberRemoved(q: Queryable, id: string): Promise<void> {

@@ -31,7 +31,7 @@ export interface KeyWithOrganizationRow extends ApiKeyRow {
   plan: Plan;
   enterprise: boolean;
   paused: boolean;
-  /** A blocking budget (the key's or its organization's) concerns this key's reservations. */
+  /** A blocking budget (the key's, its member's or its organization's) concerns this key's reservations. */
   budget_gated: boolean;
   fingerprint: string;
   /** The member the key belongs to was removed: the key no longer authenticates. */
@@ -64,11 +64,13 @@ export interface ApiKeySettings {
 }
 
 /**
- * Whether a blocking budget concerns the key `k` of organization `o`: then its
+ * Whether a blocking budget concerns the key `k` of organization `o` and member `u`: then its
  * reservations take the budget check (billing/budgets.ts). Part of the
- * fingerprint, so a cached key learns of a new blocking budget on its next request.
+ * fingerprint, so a cached key learns of a new blocking budget (its own, its member's or its organization's) on
+ * its next request, on every node.
  */
-export const BUDGET_GATED_SQL = `(k.budget_action = 'block' AND k.monthly_budget_usd IS NOT NULL) OR (o.budget_action = 'block' AND o.monthly_budget_usd IS NOT NULL)`;
+export const BUDGET_GATED_SQL = `(k.budget_action = 'block' AND k.monthly_budget_usd IS NOT NULL) OR (u.budget_action = 'block' AND u.monthly_budget_usd IS NOT NULL)
+  OR (o.budget_action = 'block' AND o.monthly_budget_usd IS NOT NULL)`;
 
 const ROLE_ORDER_SQL = `ARRAY['viewer', 'developer', 'admin', 'owner']`;
 

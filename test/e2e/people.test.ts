@@ -268,6 +268,31 @@ describe('people in the dashboard [pglite]', () => {
     await shot(dev, 'members-developer');
   }, 60_000);
 
+  it("the owner sets the developer's monthly budget on the Members page; the developer cannot", async () => {
+    // The developer's page offers no budget changes (the server would answer 403 insufficient_role), theirs or anyone's.
+    expect(await dev.getByTestId('members-table').textContent()).toMatch(/no budget/);
+    expect(await dev.getByRole('button', { name: /^Budget of / }).count()).toBe(0);
+    await owner.reload();
+    await owner.getByTestId('members-table').waitFor();
+    const spend = owner.locator(`tr[data-member-id="${devMemberId}"] [data-testid="member-spend"]`);
+    expect(await spend.textContent()).toMatch(/no budget/);
+    await owner.getByRole('button', { name: `Budget of ${DEV.name}` }).click();
+    const dialog = owner.locator('dialog[open]');
+    // Whole cents, as the API's schema says: refused before anything is sent.
+    await dialog.locator('#member-budget').fill('1.234');
+    await dialog.getByRole('button', { name: 'Save budget' }).click();
+    await dialog.locator('#member-budget-error').waitFor();
+    await dialog.locator('#member-budget').fill('25');
+    await dialog.locator('#member-budget-action').selectOption('block');
+    expect(await axeBothSchemes(owner, 'member budget dialog')).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save budget' }).click();
+    await owner.getByText(`Saved the monthly budget of ${DEV.name}.`).waitFor();
+    // The spend (the server's; the developer's key is a test key, which never spends) against the budget.
+    await expect.poll(() => spend.textContent()).toMatch(/^\$0\.00.*\/ \$25\.00.*blocks/);
+    expect((await inPage(owner, `/v1/members/${devMemberId}`)).body).toMatchObject({ monthly_budget_usd: 25, budget_action: 'block', spent_usd: 0 });
+    await shot(owner, 'members-budget');
+  }, 60_000);
+
   it('the owner demotes the developer to viewer, and the key can no longer generate', async () => {
     await owner.reload();
     await owner.getByTestId('members-table').waitFor();
@@ -351,6 +376,9 @@ describe('people in the dashboard [pglite]', () => {
     expect(one('member.added', devMemberId)).toMatchObject({ actor: member(devMemberId), before: null, after: { role: 'developer', via: 'invitation' } });
     const keyCreated = events.find((e) => e.action === 'api_key.created' && e.after?.name === 'dev laptop');
     expect(keyCreated).toMatchObject({ actor: member(devMemberId), before: null, after: { role: 'developer' } });
+    expect(one('member.budget_updated', devMemberId)).toMatchObject({
+      actor: member(ownerMemberId), before: { monthly_budget_usd: null, budget_action: 'notify' }, after: { monthly_budget_usd: 25, budget_action: 'block' },
+    });
     expect(one('member.role_changed', devMemberId)).toMatchObject({ actor: member(ownerMemberId), before: { role: 'developer' }, after: { role: 'viewer' } });
     expect(one('member.removed', devMemberId)).toMatchObject({ actor: member(ownerMemberId), before: { role: 'viewer' }, after: { removed: true } });
     expect(one('member.removed', devMemberId).after.revoked_keys).toBeGreaterThanOrEqual(1);

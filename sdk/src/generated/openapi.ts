@@ -460,8 +460,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a member's role
-         * @description Up to the caller's own role, of a member whose role is not above the caller's. The member's keys act with at most the new role from their next request, on every node. The last owner cannot be demoted (409 `last_owner`).
+         * Change a member's role or monthly budget
+         * @description Fields left out keep their value. Up to the caller's own role, of a member whose role is not above the caller's. The member's keys act with at most the new role from their next request, on every node. The last owner cannot be demoted (409 `last_owner`). `monthly_budget_usd` and `budget_action` set the member's budget, which counts the live spend of all of their keys (their dashboard sessions' generations included) this calendar month, as keys' budgets do (contract §7): `block` refuses a request that would pass it with 402 `budget_exceeded`, from the member's keys' next request on every node.
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -4573,6 +4573,11 @@ export interface operations {
                             name: string | null;
                             /** @enum {string} */
                             role: "viewer" | "developer" | "admin" | "owner";
+                            monthly_budget_usd: number | null;
+                            /** @enum {string} */
+                            budget_action: "notify" | "block";
+                            /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars, of all of the member's keys (revoked ones and their dashboard sessions' included). */
+                            spent_usd: number;
                             /** Format: date-time */
                             created_at: string;
                             last_signed_in_at: string | null;
@@ -4654,6 +4659,11 @@ export interface operations {
                         name: string | null;
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars, of all of the member's keys (revoked ones and their dashboard sessions' included). */
+                        spent_usd: number;
                         /** Format: date-time */
                         created_at: string;
                         last_signed_in_at: string | null;
@@ -4840,7 +4850,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    role: "viewer" | "developer" | "admin" | "owner";
+                    role?: "viewer" | "developer" | "admin" | "owner";
+                    monthly_budget_usd?: number | null;
+                    /**
+                     * @description `notify` (default): usage.budget_threshold events only. `block`: a request whose reservation would take the month's spend past the budget is refused with 402 budget_exceeded.
+                     * @enum {string}
+                     */
+                    budget_action?: "notify" | "block";
                 };
             };
         };
@@ -4860,6 +4876,11 @@ export interface operations {
                         name: string | null;
                         /** @enum {string} */
                         role: "viewer" | "developer" | "admin" | "owner";
+                        monthly_budget_usd: number | null;
+                        /** @enum {string} */
+                        budget_action: "notify" | "block";
+                        /** @description Live credits charged this calendar month (UTC) plus those held now, in US dollars, of all of the member's keys (revoked ones and their dashboard sessions' included). */
+                        spent_usd: number;
                         /** Format: date-time */
                         created_at: string;
                         last_signed_in_at: string | null;

@@ -16,7 +16,10 @@ export class Members {
     return this.transport.request({ method: 'GET', path: `/v1/members/${segment(id)}`, retry: 'idempotent' }, options);
   }
 
-  /** PATCH /v1/members/{id}: a new role; their keys act with at most it from their next request. The last owner stays owner (409). */
+  /**
+   * PATCH /v1/members/{id}: a new role (their keys act with at most it from their next request; the last owner stays
+   * owner, 409) and/or a monthly budget over all of their keys (`monthly_budget_usd`, `budget_action`).
+   */
   update(id: string, params: MemberUpdateParams, options?: RequestOptions): APIPromise<Member> {
     return this.transport.request({ method: 'PATCH', path: `/v1/members/${segment(id)}`, body: params, retry: 'idempotent' }, options);
   }

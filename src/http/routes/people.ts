@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, type Mode, type Role } from '../../domain/access.js';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../domain/people/invitations.js';
-import { changeMemberRole, getMember, listOrganizationMembers, removeMember } from '../../domain/people/members.js';
+import { getMember, listOrganizationMembers, removeMember, updateMember } from '../../domain/people/members.js';
 import { PASSWORD_MAX } from '../../domain/people/passwords.js';
 import {
   authenticateSession,
@@ -17,7 +17,7 @@ import { signInWithPassword } from '../../domain/people/sign-in.js';
 import type { AppDeps } from '../../deps.js';
 import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
-import { Deleted, IdParams, ListOf, Nullable, Timestamp } from '../schemas.js';
+import { Budget, BudgetAction, Deleted, IdParams, ListOf, Nullable, Timestamp } from '../schemas.js';
 import { assertCsrf, clearSessionCookies, readSessionToken, sessionCookieNames, setSessionCookies } from '../session-cookie.js';
 
 const RoleField = Type.String({ enum: [...ROLES] });
@@ -201,6 +201,9 @@ const Member = Type.Object(
     email: Nullable(Type.String({ description: 'Null for the first-start owner until someone accepts the owner link.' })),
     name: Nullable(Type.String()),
     role: RoleField,
+    monthly_budget_usd: Nullable(Type.Number({ description: "The member's monthly budget over all of their keys (their dashboard sessions' generations included); null: none." })),
+    budget_action: Type.String({ enum: ['notify', 'block'] }),
+    spent_usd: Type.Number({ description: "Live credits charged this calendar month (UTC) plus those held now, in US dollars, of all of the member's keys (revoked ones and their dashboard sessions' included)." }),
     created_at: Timestamp,
     last_signed_in_at: Nullable(Type.String({ format: 'date-time', description: "When the person last signed in (to any of their organizations); null before their first sign-in." })),
   },
@@ -235,17 +238,25 @@ export const updateMemberRoute = defineRoute({
   method: 'PATCH',
   path: '/v1/members/{id}',
   operationId: 'updateMember',
-  summary: "Change a member's role",
+  summary: "Change a member's role or monthly budget",
   description:
-    "Up to the caller's own role, of a member whose role is not above the caller's. The member's keys act with at most the new role from their next request, on every node. The last owner cannot be demoted (409 `last_owner`).",
+    "Fields left out keep their value. Up to the caller's own role, of a member whose role is not above the caller's. The member's keys act with at most the new role from their next request, on every node. The last owner cannot be demoted (409 `last_owner`). " +
+    "`monthly_budget_usd` and `budget_action` set the member's budget, which counts the live spend of all of their keys (their dashboard sessions' generations included) this calendar month, as keys' budgets do (contract §7): `block` refuses a request that would pass it with 402 `budget_exceeded`, from the member's keys' next request on every node.",
   tag: 'People',
   auth: { role: 'admin', scope: 'members:manage' },
-  schema: { params: IdParams, body: Type.Object({ role: RoleField }, { additionalProperties: false }), response: { 200: Member } },
+  schema: {
+    params: IdParams,
+    body: Type.Object(
+      { role: Type.Optional(RoleField), monthly_budget_usd: Type.Optional(Budget), budget_action: Type.Optional(BudgetAction) },
+      { additionalProperties: false },
+    ),
+    response: { 200: Member },
+  },
   errors: [409],
-  handler: async ({ principal, params, body, deps, request }) => ({
-    status: 200,
-    body: (await changeMemberRole(deps.db, principal, params.id, body.role as Role, requestOrigin(principal, request))).after,
-  }),
+  handler: async ({ principal, params, body, deps, request }) => {
+    const b = body as { role?: Role; monthly_budget_usd?: number | null; budget_action?: 'notify' | 'block' };
+    return { status: 200, body: await updateMember(deps.db, principal, params.id, b, requestOrigin(principal, request)) };
+  },
 });
 
 export const removeMemberRoute = defineRoute({

@@ -2,9 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.js';
 import type { CreatedInvitation, Invitation, Member } from '../api/people.js';
 import { ROLES, type List, type Role } from '../api/types.js';
-import { ActionsTable, Badge, Button, ConfirmDialog, CopyButton, Empty, ErrorNotice, Loaded, PageHeader, useToast } from '../components/ui.js';
-import { useAction } from '../lib/actions.js';
-import { formatShort, relativeTime } from '../lib/format.js';
+import { ActionsTable, Badge, Button, ConfirmDialog, CopyButton, describedBy, Dialog, Empty, ErrorNotice, Field, Loaded, PageHeader, useToast } from '../components/ui.js';
+import { useAction, useFormSubmit } from '../lib/actions.js';
+import { formatShort, formatUsd, relativeTime } from '../lib/format.js';
+import { checkFields } from '../lib/schema.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { useSession } from '../session.js';
 import { SsoSettingsSection } from './SsoSettings.js';
@@ -14,7 +15,7 @@ function rolesUpTo(role: Role): Role[] {
   return ROLES.filter((r) => ROLES.indexOf(r) <= ROLES.indexOf(role));
 }
 
-function MemberRow({ m, onChanged, onRemove }: { m: Member; onChanged: (m: Member) => void; onRemove: () => void }) {
+function MemberRow({ m, onChanged, onRemove, onBudget }: { m: Member; onChanged: (m: Member) => void; onRemove: () => void; onBudget: () => void }) {
   const { api, can, key: me, person } = useSession();
   const toast = useToast();
   const { busy, error, run } = useAction();
@@ -57,14 +58,88 @@ function MemberRow({ m, onChanged, onRemove }: { m: Member; onChanged: (m: Membe
         )}
         {error ? <ErrorNotice error={error} title="The role was not changed" /> : null}
       </td>
+      <td data-testid="member-spend">
+        {/* The server's month spend of all of the member's keys (charged + held, live); never summed here. */}
+        {formatUsd(m.spent_usd)}
+        {m.monthly_budget_usd === null ? (
+          <span className="muted"> / no budget</span>
+        ) : (
+          <>
+            {' '}/ {formatUsd(m.monthly_budget_usd)} {m.budget_action === 'block' ? <Badge tone="red">blocks</Badge> : <Badge>notifies</Badge>}
+          </>
+        )}
+      </td>
       <td className="nowrap">{m.last_signed_in_at ? relativeTime(m.last_signed_in_at) : <span className="muted">never</span>}</td>
       <td className="nowrap">{formatShort(m.created_at)}</td>
       <td className="actions">
+        {/* Offered only where it can be used, as the role select is (a row of locked buttons and their hints would not fit). */}
+        {update.ok && manageable && (
+          <Button size="sm" onClick={onBudget} aria-label={`Budget of ${label}`}>
+            Budget
+          </Button>
+        )}
         <Button size="sm" variant="danger" perm={manageable ? can('removeMember') : { ok: false, reason: `Needs a role of at least ${m.role}.` }} onClick={onRemove} aria-label={`Remove ${label}`}>
           Remove
         </Button>
       </td>
     </tr>
+  );
+}
+
+/** A member's monthly budget over all of their keys (their dashboard session's generations included), and its action. */
+function BudgetDialog({ target, onClose, onSaved }: { target: Member; onClose: () => void; onSaved: (m: Member) => void }) {
+  const { api, spec } = useSession();
+  const [budget, setBudget] = useState(target.monthly_budget_usd === null ? '' : String(target.monthly_budget_usd));
+  const [action, setAction] = useState<'notify' | 'block'>(target.budget_action === 'block' ? 'block' : 'notify');
+  const { errors, busy, error, submit } = useFormSubmit();
+  const label = target.name ?? target.email ?? target.id;
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const trimmed = budget.trim();
+    const body = { monthly_budget_usd: trimmed === '' ? null : Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed, budget_action: action };
+    await submit(checkFields(spec.op('updateMember')?.requestSchema, body), async () => {
+      onSaved(await api.patch<Member>(`/v1/members/${target.id}`, body));
+    });
+  }
+
+  return (
+    <Dialog open title={`Monthly budget of ${label}`} onClose={onClose}>
+      <form onSubmit={onSubmit} noValidate>
+        <p data-testid="member-budget-spend">
+          Spent this month by all of their keys and their dashboard sessions (charged + held, live): <strong>{formatUsd(target.spent_usd)}</strong>
+        </p>
+        <Field id="member-budget" label="Monthly budget (US$)" error={errors.monthly_budget_usd} hint="Sends usage.budget_threshold events at 50, 80 and 100 %. Empty: no budget.">
+          <input
+            id="member-budget"
+            type="number"
+            min={0}
+            step={0.01}
+            inputMode="decimal"
+            value={budget}
+            onChange={(e) => setBudget(e.target.value)}
+            aria-invalid={errors.monthly_budget_usd ? true : undefined}
+            aria-describedby={describedBy('member-budget', true, errors.monthly_budget_usd)}
+            autoFocus
+          />
+        </Field>
+        <Field id="member-budget-action" label="When the budget is reached" error={errors.budget_action}>
+          <select id="member-budget-action" value={action} onChange={(e) => setAction(e.target.value === 'block' ? 'block' : 'notify')}>
+            <option value="notify">notify only</option>
+            <option value="block">block (402 budget_exceeded)</option>
+          </select>
+        </Field>
+        {error ? <ErrorNotice error={error} title="The budget was not saved" /> : null}
+        <div className="form-actions">
+          <Button type="submit" variant="primary" busy={busy}>
+            Save budget
+          </Button>
+          <Button variant="ghost" onClick={onClose}>
+            Cancel
+          </Button>
+        </div>
+      </form>
+    </Dialog>
   );
 }
 
@@ -214,21 +289,26 @@ export function Members() {
   const perm = can('listMembers');
   const members = useResource((signal) => api.get<List<Member>>('/v1/members', { signal }), [], { enabled: perm.ok });
   const [removing, setRemoving] = useState<Member | null>(null);
+  const [budgeting, setBudgeting] = useState<Member | null>(null);
   const [invited, setInvited] = useState(0);
 
   return (
     <>
-      <PageHeader title="Members" description="The people of this organization and their roles. A member's keys never act above the member's role." />
+      <PageHeader
+        title="Members"
+        description="The people of this organization, their roles and monthly budgets. A member's keys never act above the member's role, and their budget counts all of their keys."
+      />
       <div className="people-stack">
         <Loaded perm={perm} what="list members" resource={members} loading="Loading members">
           {(all) => (
-            <ActionsTable testId="members-table" columns={['Member', 'Role', 'Last sign-in', 'Joined']}>
+            <ActionsTable testId="members-table" columns={['Member', 'Role', 'Spent / budget this month', 'Last sign-in', 'Joined']}>
               {all.data.map((m) => (
                 <MemberRow
                   key={m.id}
                   m={m}
                   onChanged={(changed) => members.set({ ...all, data: all.data.map((x) => (x.id === changed.id ? changed : x)) })}
                   onRemove={() => setRemoving(m)}
+                  onBudget={() => setBudgeting(m)}
                 />
               ))}
             </ActionsTable>
@@ -238,6 +318,17 @@ export function Members() {
         <Invitations reloadKey={invited} />
         <SsoSettingsSection />
       </div>
+      {budgeting && (
+        <BudgetDialog
+          target={budgeting}
+          onClose={() => setBudgeting(null)}
+          onSaved={(changed) => {
+            toast(`Saved the monthly budget of ${changed.name ?? changed.email ?? changed.id}.`);
+            setBudgeting(null);
+            void members.reload();
+          }}
+        />
+      )}
       {removing && (
         <RemoveDialog
           target={removing}
