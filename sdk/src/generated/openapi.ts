@@ -361,7 +361,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with an email and password
-         * @description Starts a dashboard session: sets the HttpOnly session cookie and the readable CSRF cookie. A wrong email or password is one 401 `invalid_credentials` whichever was wrong; repeated failures are slowed, then locked (429) per email and per address. Signs in to `organization_id` when given, else to the oldest membership.
+         * @description Starts a dashboard session: sets the HttpOnly session cookie and the readable CSRF cookie. A wrong email or password is one 401 `invalid_credentials` whichever was wrong; repeated failures are slowed, then locked (429) per email and per address. Signs in to `organization_id` when given, else to the oldest membership. When the person asks for a passkey after their password, the right password starts no session: 401 `second_factor_required` sets a short-lived, single-use HttpOnly cookie for POST /v1/session/second-factor/options and POST /v1/session/second-factor, which finish the sign-in with one of their passkeys.
          */
         post: operations["signIn"];
         /**
@@ -376,6 +376,26 @@ export interface paths {
          * @description From the next request on, the session acts as the person's membership of `organization_id` (with that membership's role), in `mode`.
          */
         patch: operations["switchSession"];
+        trace?: never;
+    };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the signed-in person's own sign-in settings
+         * @description `passkey_after_password: true` makes every password sign-in of the person also ask for one of their passkeys (a second factor); a passkey sign-in alone and single sign-on are unchanged. Turning it on needs a password and at least one passkey (409 `passkey_required`); while it is on, the last passkey cannot be removed. Recorded as `account.updated` with before and after.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/v1/sessions": {
@@ -586,7 +606,7 @@ export interface paths {
         post?: never;
         /**
          * Remove one of your passkeys
-         * @description It signs no one in from then on. Another person's passkey is 404, as one that never existed.
+         * @description It signs no one in from then on. Another person's passkey is 404, as one that never existed. The last passkey of a person who asks for a passkey after their password is refused (409 `passkey_required`): turn that off first (PATCH /v1/account).
          */
         delete: operations["removePasskey"];
         options?: never;
@@ -628,6 +648,90 @@ export interface paths {
          * @description Verifies the assertion (challenge, origin, RP ID, user verification, signature, and a signature counter past the last one seen) against the passkey it names and starts the same session as a password sign-in: the HttpOnly session cookie, the CSRF cookie and token. Every refusal is 401 `invalid_credentials` with the reason; failures count toward the same slowing and lock (429) as passwords, per the person's email and per address. Signs in to `organization_id` when given, else to the oldest membership.
          */
         post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/second-factor/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * After a password that asks for a passkey: the options for the browser
+         * @description Needs the pending sign-in cookie set by POST /v1/session's 401 `second_factor_required` (HttpOnly, five minutes; this call does not use it up). Answers WebAuthn request options listing the person's passkeys, with a challenge that works once; hand them to navigator.credentials.get() and send its answer to POST /v1/session/second-factor. No, an unknown or an expired pending sign-in is 401 `invalid_credentials`; 429 while the person's email or the address is locked.
+         */
+        post: operations["createSecondFactorOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * After a password that asks for a passkey: finish signing in with one
+         * @description With the pending sign-in cookie of POST /v1/session, verifies the assertion as a passkey sign-in does (challenge, origin, RP ID, user verification, signature, counter) and that the passkey is the same person's, then starts the session (`method: password_passkey`): the session and CSRF cookies and token. The pending sign-in is used up by this call whatever its outcome (it is single-use): every refusal (no, an unknown, used or expired pending sign-in, another person's passkey, a bad assertion) is 401 `invalid_credentials` with the reason, and the password must be given again. Failures count toward the same slowing and lock (429) as failed passwords, per the person's email and per address.
+         */
+        post: operations["finishSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this installation takes sign-ups
+         * @description Public (the sign-in page reads it to offer "Create an account"). `open` is the operator's MMGEN_SIGNUP.
+         */
+        get: operations["getSignUpSettings"];
+        put?: never;
+        /**
+         * Sign up: ask for an account by email
+         * @description Mails a link that confirms the email (valid MMGEN_SIGNUP_TTL_HOURS, 24, once); following it (POST /v1/sign-up/verify) creates the account with this password and a new organization the person owns. The answer is the same 202 whether or not the email already has an account (its owner is mailed a notice instead). Counted per email and per address like failed sign-ins: slowed, then 429. 403 `sign_up_closed` when the operator has not opened sign-up.
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sign-up/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a sign-up with the mailed token, and sign in
+         * @description The token of the mailed link (`…/dashboard/sign-up#token=…`). Creates the account, a new organization the person owns (the operator's MMGEN_SIGNUP_PLAN, an empty wallet), and a session, as a sign-in does (`method: sign_up`). 410 `sign_up_invalid` for an unknown, used or expired token; 409 `email_taken` if the email got an account in between.
+         */
+        post: operations["verifySignUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1544,7 +1648,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "model_unavailable" | "invitation_invalid" | "file_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "second_factor_required" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "sign_up_closed" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "passkey_required" | "model_unavailable" | "invitation_invalid" | "sign_up_invalid" | "file_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -1666,7 +1770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1675,7 +1779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1805,7 +1909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1814,7 +1918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1919,7 +2023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1928,7 +2032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2036,7 +2140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2045,7 +2149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +2262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2167,7 +2271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2280,7 +2384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2289,7 +2393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2375,7 +2479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2384,7 +2488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2461,7 +2565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2470,7 +2574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2553,7 +2657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2562,7 +2666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,7 +2744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2649,7 +2753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2728,7 +2832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2737,7 +2841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2848,7 +2952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2857,7 +2961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2943,7 +3047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2952,7 +3056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,7 +3161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3066,7 +3170,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3164,7 +3268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3173,7 +3277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3236,7 +3340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3338,7 +3442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3347,7 +3451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3461,7 +3565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3470,7 +3574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3571,7 +3675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3580,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3665,7 +3769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3674,7 +3778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3747,7 +3851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3756,7 +3860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3884,7 +3988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3893,7 +3997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3974,6 +4078,8 @@ export interface operations {
                             email: string;
                             name: string | null;
                             has_password: boolean;
+                            /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
+                            passkey_after_password: boolean;
                         };
                         /** @description The organization the session acts in now. */
                         organization_id: string;
@@ -3982,7 +4088,7 @@ export interface operations {
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
@@ -4009,7 +4115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4018,7 +4124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4082,6 +4188,8 @@ export interface operations {
                             email: string;
                             name: string | null;
                             has_password: boolean;
+                            /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
+                            passkey_after_password: boolean;
                         };
                         /** @description The organization the session acts in now. */
                         organization_id: string;
@@ -4090,7 +4198,7 @@ export interface operations {
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
@@ -4119,7 +4227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4270,6 +4378,8 @@ export interface operations {
                             email: string;
                             name: string | null;
                             has_password: boolean;
+                            /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
+                            passkey_after_password: boolean;
                         };
                         /** @description The organization the session acts in now. */
                         organization_id: string;
@@ -4278,7 +4388,7 @@ export interface operations {
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
@@ -4305,7 +4415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4314,8 +4424,116 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    passkey_after_password?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description acc_… */
+                        id: string;
+                        /** @constant */
+                        object: "account";
+                        email: string;
+                        name: string | null;
+                        has_password: boolean;
+                        /** @description A password sign-in also needs one of the person's passkeys. */
+                        passkey_after_password: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4408,7 +4626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4417,7 +4635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4481,7 +4699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4490,7 +4708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4590,7 +4808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4599,7 +4817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4669,7 +4887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4678,7 +4896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4753,7 +4971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4762,7 +4980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4780,7 +4998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4875,7 +5093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4884,7 +5102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4902,7 +5120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4994,7 +5212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5003,7 +5221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5087,7 +5305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5096,7 +5314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5105,7 +5323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5187,7 +5405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5196,7 +5414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5286,6 +5504,8 @@ export interface operations {
                             email: string;
                             name: string | null;
                             has_password: boolean;
+                            /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
+                            passkey_after_password: boolean;
                         };
                         /** @description The organization the session acts in now. */
                         organization_id: string;
@@ -5294,7 +5514,7 @@ export interface operations {
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
@@ -5323,7 +5543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5332,7 +5552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5341,7 +5561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -5430,7 +5650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5439,7 +5659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5534,7 +5754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5543,7 +5763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5646,7 +5866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5655,7 +5875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5737,7 +5957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5746,7 +5966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5757,6 +5977,15 @@ export interface operations {
             };
             /** @description Not found: resource_not_found, route_not_found, model_not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5928,6 +6157,8 @@ export interface operations {
                             email: string;
                             name: string | null;
                             has_password: boolean;
+                            /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
+                            passkey_after_password: boolean;
                         };
                         /** @description The organization the session acts in now. */
                         organization_id: string;
@@ -5936,7 +6167,7 @@ export interface operations {
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, sso or invitation. */
+                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
@@ -5965,7 +6196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6003,6 +6234,510 @@ export interface operations {
             };
             /** @description Rate limited: rate_limit_exceeded */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSecondFactorOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PublicKeyCredentialRequestOptionsJSON: pass to @simplewebauthn/browser startAuthentication (or PublicKeyCredential.parseRequestOptionsFromJSON). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description base64url; usable once, for five minutes. */
+                        challenge: string;
+                        rpId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    finishSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * PasskeyAssertion
+                     * @description The answer of navigator.credentials.get() in its JSON form (PublicKeyCredential.toJSON(), or @simplewebauthn/browser startAuthentication).
+                     */
+                    credential: {
+                        id: string;
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @description getClientExtensionResults(), as the browser returned it. */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                            /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
+                            passkey_after_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                        /** @description Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie). */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: resource_not_found, route_not_found, model_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSignUpSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "sign_up_settings";
+                        /** @description POST /v1/sign-up is accepted. */
+                        open: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @description At least 10 characters, as every password. */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "sign_up";
+                        email: string;
+                        /** @constant */
+                        status: "verification_sent";
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: provider_unavailable, service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifySignUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                            /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
+                            passkey_after_password: boolean;
+                        };
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        member_id: string;
+                        /** @enum {string} */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                        /** @description Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie). */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6066,7 +6801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6075,7 +6810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6171,7 +6906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6180,7 +6915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6259,7 +6994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6268,7 +7003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6429,7 +7164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6438,7 +7173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6580,7 +7315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6598,7 +7333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6616,7 +7351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6625,7 +7360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -6822,7 +7557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6840,7 +7575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6858,7 +7593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6867,7 +7602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7045,7 +7780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7063,7 +7798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7081,7 +7816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7090,7 +7825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7277,7 +8012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7295,7 +8030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7313,7 +8048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7322,7 +8057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7507,7 +8242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7525,7 +8260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7543,7 +8278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7552,7 +8287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7732,7 +8467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7750,7 +8485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7768,7 +8503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7777,7 +8512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7947,7 +8682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7965,7 +8700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7983,7 +8718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7992,7 +8727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8160,7 +8895,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8178,7 +8913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8196,7 +8931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8205,7 +8940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8374,7 +9109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8392,7 +9127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8410,7 +9145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8419,7 +9154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8567,7 +9302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8585,7 +9320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8603,7 +9338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8612,7 +9347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8800,7 +9535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8818,7 +9553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8836,7 +9571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8845,7 +9580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9104,7 +9839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9122,7 +9857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9140,7 +9875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9149,7 +9884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9343,7 +10078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9361,7 +10096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9379,7 +10114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9388,7 +10123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9574,7 +10309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9592,7 +10327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9610,7 +10345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9619,7 +10354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9770,7 +10505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9779,7 +10514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9913,7 +10648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9922,7 +10657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10046,7 +10781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10055,7 +10790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10073,7 +10808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10206,7 +10941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10224,7 +10959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10242,7 +10977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10325,7 +11060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10334,7 +11069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10494,7 +11229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10512,7 +11247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10530,7 +11265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10539,7 +11274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -10705,7 +11440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10714,7 +11449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10802,7 +11537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10811,7 +11546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10829,7 +11564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -10950,7 +11685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10959,7 +11694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11061,7 +11796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11070,7 +11805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11152,7 +11887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11161,7 +11896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11239,7 +11974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11248,7 +11983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11337,7 +12072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11346,7 +12081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11434,7 +12169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11443,7 +12178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11516,7 +12251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11525,7 +12260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11632,7 +12367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11641,7 +12376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11759,7 +12494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11768,7 +12503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11866,7 +12601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11875,7 +12610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11968,7 +12703,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11977,7 +12712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12087,7 +12822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12096,7 +12831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12236,7 +12971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12245,7 +12980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12320,7 +13055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12329,7 +13064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12428,7 +13163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12437,7 +13172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12537,7 +13272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12546,7 +13281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12650,7 +13385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12668,7 +13403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12677,7 +13412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -12748,7 +13483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12766,7 +13501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken */
+            /** @description Conflict: generation_not_cancelable, generation_not_retryable, generation_canceled, idempotency_key_in_use, upload_already_completed, moderation_pending, last_owner, email_taken, passkey_required */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12775,7 +13510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: model_unavailable, invitation_invalid, file_expired */
+            /** @description Gone: model_unavailable, invitation_invalid, sign_up_invalid, file_expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -12951,7 +13686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired */
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
             401: {
                 headers: {
                     [name: string]: unknown;
