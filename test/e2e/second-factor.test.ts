@@ -1,6 +1,7 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { startSmtpCapture, type CapturedMail } from '../helpers/smtp.js';
@@ -71,6 +72,7 @@ describe('a passkey after the password, and sign-up, in the dashboard [pglite]',
     await expect.poll(() => page.locator('#page-title').textContent()).toBe('Sign in');
     await signInWithPassword('two@step.example');
     await page.locator('#second-factor-passkey').waitFor({ timeout: 10_000 });
+    expect(await seriousViolations(page)).toEqual([]);
     // The password alone: no session cookie, only the pending one (HttpOnly, for the second-factor path only).
     const cookies = await context.cookies(`${base}/v1/session/second-factor`);
     expect(cookies.find((c) => c.name === 'mmgen_session')).toBeUndefined();
@@ -91,6 +93,7 @@ describe('a passkey after the password, and sign-up, in the dashboard [pglite]',
     await expect.poll(() => page.locator('#page-title').textContent()).toBe('Sign in');
     await page.locator('#create-account').click();
     await expect.poll(() => page.locator('#page-title').textContent()).toBe('Create an account');
+    expect(await seriousViolations(page)).toEqual([]);
     await page.locator('#sign-up-email').fill('founder@new.example');
     await page.locator('#sign-up-password').fill(PASSWORD);
     await page.locator('#sign-up-confirm').fill(PASSWORD);
