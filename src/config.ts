@@ -73,6 +73,8 @@ export interface Config {
   };
   /** Outgoing mail (invitations) over SMTP through nodemailer; undefined: links are only shown to copy. */
   smtp: { url: string; from: string } | undefined;
+  /** Self sign-up (MMGEN_SIGNUP, off by default; needs SMTP for the verification mail). */
+  signUp: { enabled: boolean; plan: SignUpPlan; ttlS: number };
   rateLimitsPerMinute: Record<'free' | 'pro' | 'studio' | 'team', number>;
   /** How long a claimed job is owned before another worker may take it over (renewed while working). */
   jobLeaseMs: number;
@@ -502,6 +504,20 @@ function smtpConfig(env: Env): Config['smtp'] {
   return { url: smtpUrl, from };
 }
 
+// The plans of domain/access.ts (a sign-up's organization gets one).
+const SIGN_UP_PLANS = ['free', 'pro', 'studio', 'team'] as const;
+type SignUpPlan = (typeof SIGN_UP_PLANS)[number];
+
+function signUpConfig(env: Env): Config['signUp'] {
+  const enabled = onOff(env, 'MMGEN_SIGNUP', false);
+  const rawPlan = env.MMGEN_SIGNUP_PLAN?.trim() || 'free';
+  if (!(SIGN_UP_PLANS as readonly string[]).includes(rawPlan)) throw new ConfigError(`MMGEN_SIGNUP_PLAN must be one of ${SIGN_UP_PLANS.join(', ')}, got "${rawPlan}"`);
+  if (enabled && env.MMGEN_SMTP_URL === undefined) {
+    throw new ConfigError('MMGEN_SIGNUP=on needs MMGEN_SMTP_URL (and MMGEN_MAIL_FROM): a sign-up is confirmed by a link mailed to the email. Configure SMTP, or leave sign-up off');
+  }
+  return { enabled, plan: rawPlan as SignUpPlan, ttlS: int(env, 'MMGEN_SIGNUP_TTL_HOURS', 24, 1, 720) * 3600 };
+}
+
 function webhookRetries(env: Env): RetryPolicy {
   const raw = env.MMGEN_WEBHOOK_RETRY_DELAYS;
   if (raw === undefined) return DEFAULT_RETRY_POLICY;
@@ -549,6 +565,7 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
       invitationTtlS: int(env, 'MMGEN_INVITATION_TTL_HOURS', 168, 1, 8_760) * 3600,
     },
     smtp: smtpConfig(env),
+    signUp: signUpConfig(env),
     jobLeaseMs: int(env, 'MMGEN_JOB_LEASE_MS', 60_000, 500, 3_600_000),
     workerConcurrency: int(env, 'MMGEN_WORKER_CONCURRENCY', 64, 1, 10_000),
     workerPollMs: int(env, 'MMGEN_WORKER_POLL_MS', 200, 5, 60_000),

@@ -26,7 +26,7 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  | 'org' | 'usr' | 'key' | 'gen' | 'out' | 'cmp' | 'whk' | 'whd' | 'evt' | 'upl' | 'mdl' | 'req' | 'pay' | 'adj' | 'aud' | 'acc' | 'ses' | 'inv' | 'pky';
+  | 'org' | 'usr' | 'key' | 'gen' | 'out' | 'cmp' | 'whk' | 'whd' | 'evt' | 'upl' | 'mdl' | 'req' | 'pay' | 'adj' | 'aud' | 'acc' | 'ses' | 'inv' | 'pky' | 'sgu';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(24)}`;

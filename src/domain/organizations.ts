@@ -17,6 +17,7 @@ import { insertApiKey } from './api-keys.js';
 import { creditsToUsd, recordedTopUp, type Wallet, getWallet } from '../billing/credits.js';
 import { recordAudit, type AuditOrigin } from './audit.js';
 import { organizationMonthSpend } from '../store/spending.js';
+import { insertMember } from '../store/accounts.js';
 
 /**
  * Organization glossary
@@ -120,23 +121,49 @@ export async function insertOrganization(
   const userId = newId('usr');
   await insertOrganizationRow(q, { id: orgId, name: input.name, plan: input.plan, enterprise: input.enterprise });
   await insertUser(q, { id: userId, organizationId: orgId, role: 'owner', name: 'owner' });
-  await openWallet(q, orgId);
+  const wallet = await openOrganization(q, orgId, userId, input, origin);
   const keyInput = { organizationId: orgId, userId, role: 'owner' as const, scopes: [], ipAllowlist: [], monthlyBudgetUsd: null };
   const live = await insertApiKey(q, { ...keyInput, name: 'Owner key (live)', mode: 'live' });
   const test = await insertApiKey(q, { ...keyInput, name: 'Owner key (test)', mode: 'test' });
-  await recordAudit(q, {
-    ...origin, organizationId: orgId, action: 'organization.created', target: { type: 'organization', id: orgId }, before: null,
-    after: { name: input.name, plan: input.plan, enterprise: input.enterprise, owner_user_id: userId },
-  });
-  const wallet = input.credits > 0
-    ? await recordedTopUp(q, { organizationId: orgId, credits: input.credits, reference: `org-create:${orgId}`, note: 'initial credits' }, origin)
-    : await getWallet(q, orgId);
   return {
     organization: { id: orgId, name: input.name, plan: input.plan, enterprise: input.enterprise },
     user: { id: userId, role: 'owner' },
     keys: { live: live.secret, test: test.secret },
     wallet,
   };
+}
+
+/**
+ * An organization whose owner is a person from the start (self sign-up): the same organization, wallet and
+ * `organization.created` entry as insertOrganization, but no owner keys, whose secrets nobody would ever see (the
+ * owner signs in and makes keys). `originOf` is given the new owner membership, the actor of the entries.
+ */
+export async function insertOrganizationOwnedBy(
+  q: Queryable,
+  input: { name: string; plan: Plan; enterprise: boolean },
+  accountId: string,
+  originOf: (ownerMemberId: string) => AuditOrigin,
+): Promise<{ organization: { id: string; name: string; plan: Plan; enterprise: boolean }; member: { id: string; role: 'owner' } }> {
+  const orgId = newId('org');
+  const memberId = newId('usr');
+  await insertOrganizationRow(q, { id: orgId, name: input.name, plan: input.plan, enterprise: input.enterprise });
+  await insertMember(q, { id: memberId, organizationId: orgId, accountId, role: 'owner', name: null });
+  await openOrganization(q, orgId, memberId, { ...input, credits: 0 }, originOf(memberId));
+  return { organization: { id: orgId, ...input }, member: { id: memberId, role: 'owner' } };
+}
+
+/** What every new organization gets: its wallet, its `organization.created` entry, and its initial credits if any. */
+async function openOrganization(
+  q: Queryable, orgId: string, ownerId: string, input: { name: string; plan: Plan; enterprise: boolean; credits: number }, origin: AuditOrigin,
+): Promise<Wallet> {
+  await openWallet(q, orgId);
+  await recordAudit(q, {
+    ...origin, organizationId: orgId, action: 'organization.created', target: { type: 'organization', id: orgId }, before: null,
+    after: { name: input.name, plan: input.plan, enterprise: input.enterprise, owner_user_id: ownerId },
+  });
+  return input.credits > 0
+    ? recordedTopUp(q, { organizationId: orgId, credits: input.credits, reference: `org-create:${orgId}`, note: 'initial credits' }, origin)
+    : getWallet(q, orgId);
 }
 
 /** The operator's change of plan (and enterprise flag), recorded as `organization.plan_changed`. */

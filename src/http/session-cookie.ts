@@ -60,3 +60,25 @@ export function assertCsrf(request: FastifyRequest, csrfToken: string): void {
     throw new ApiError('csrf_token_invalid', 'A signed-in request that changes something must send the session\'s CSRF token in the X-CSRF-Token header.');
   }
 }
+
+/**
+ * The pending sign-in of a password that asks for a passkey after it (domain/people/second-factor.ts): HttpOnly,
+ * SameSite=Strict (nothing cross-site ever needs it) and sent only to /v1/session/second-factor…, for the few
+ * minutes it lives. On https it is Secure with the __Secure- prefix (__Host- would need Path=/).
+ */
+export const SECOND_FACTOR_PATH = '/v1/session/second-factor';
+
+export function pendingCookieName(names: SessionCookieNames): string {
+  return names.secure ? '__Secure-mmgen_second_factor' : 'mmgen_second_factor';
+}
+
+export function pendingCookie(names: SessionCookieNames, token: string, maxAgeS: number): string {
+  return stringifySetCookie(pendingCookieName(names), token, { path: SECOND_FACTOR_PATH, sameSite: 'strict', secure: names.secure, httpOnly: true, maxAge: maxAgeS });
+}
+
+export function readPendingToken(request: FastifyRequest, names: SessionCookieNames): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  const token = parseCookie(header)[pendingCookieName(names)];
+  return token && /^[0-9A-Za-z]{20,200}$/.test(token) ? token : undefined;
+}

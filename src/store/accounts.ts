@@ -9,6 +9,8 @@ export interface AccountRow {
   email_key: string;
   name: string | null;
   password_hash: string | null;
+  /** The person asked for a passkey after their password (0080): a password alone starts no session. */
+  passkey_after_password: boolean;
   created_at: Date;
 }
 
@@ -76,6 +78,11 @@ export async function findAccount(q: Queryable, id: string): Promise<AccountRow 
   return r.rows[0] ?? null;
 }
 
+export async function findAccountForUpdate(q: Queryable, id: string): Promise<AccountRow | null> {
+  const r = await q.query<AccountRow>('SELECT * FROM accounts WHERE id = $1 FOR UPDATE', [id]);
+  return r.rows[0] ?? null;
+}
+
 /** Null when the email is taken (by a concurrent sign-up too). */
 export async function insertAccount(
   q: Queryable, a: { id: string; email: string; emailKey: string; name: string | null; passwordHash: string | null },
@@ -86,6 +93,11 @@ export async function insertAccount(
     [a.id, a.email, a.emailKey, a.name, a.passwordHash],
   );
   return r.rows[0] ?? null;
+}
+
+/** Turns the passkey-after-password requirement on or off (the caller holds the account's row lock). */
+export async function setPasskeyAfterPassword(q: Queryable, id: string, on: boolean): Promise<void> {
+  await q.query('UPDATE accounts SET passkey_after_password = $2 WHERE id = $1', [id, on]);
 }
 
 export async function setAccountPassword(q: Queryable, id: string, passwordHash: string): Promise<void> {

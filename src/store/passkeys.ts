@@ -1,6 +1,8 @@
 import type { Queryable } from './db.js';
 
-/** Passkeys and the WebAuthn challenges under way (0041_passkeys.sql). */
+/** Passkeys and the WebAuthn challenges under way (0041_passkeys.sql; second_factor: 0080). */
+export type ChallengePurpose = 'registration' | 'sign_in' | 'second_factor';
+
 export interface PasskeyRow {
   id: string;
   account_id: string;
@@ -72,7 +74,7 @@ export async function advancePasskeyCounter(q: Queryable, id: string, counter: n
 
 /** Stores a challenge handed out, first clearing the ones that expired (so the table holds only ceremonies under way). */
 export async function insertChallenge(
-  q: Queryable, c: { challenge: string; purpose: 'registration' | 'sign_in'; accountId: string | null; expiresAt: Date; now: Date },
+  q: Queryable, c: { challenge: string; purpose: ChallengePurpose; accountId: string | null; expiresAt: Date; now: Date },
 ): Promise<void> {
   await q.query('DELETE FROM webauthn_challenges WHERE expires_at < $1', [c.now]);
   await q.query('INSERT INTO webauthn_challenges (challenge, purpose, account_id, expires_at) VALUES ($1, $2, $3, $4)', [
@@ -82,7 +84,7 @@ export async function insertChallenge(
 
 /** Takes (deletes) a challenge: it works once, whatever the verification's outcome. Null when unknown or already used. */
 export async function takeChallenge(
-  q: Queryable, challenge: string, purpose: 'registration' | 'sign_in',
+  q: Queryable, challenge: string, purpose: ChallengePurpose,
 ): Promise<{ account_id: string | null; expires_at: Date } | null> {
   const r = await q.query<{ account_id: string | null; expires_at: Date }>(
     'DELETE FROM webauthn_challenges WHERE challenge = $1 AND purpose = $2 RETURNING account_id, expires_at',

@@ -18,6 +18,7 @@ import { Operator } from './pages/Operator.js';
 import { Overview } from './pages/Overview.js';
 import { Playground } from './pages/Playground.js';
 import { SignIn } from './pages/SignIn.js';
+import { SignUp } from './pages/SignUp.js';
 import { Usage } from './pages/Usage.js';
 import { Requests } from './pages/Requests.js';
 import { WebhookDetail } from './pages/WebhookDetail.js';
@@ -68,6 +69,13 @@ export function App() {
     return (
       <ToastProvider>
         <AcceptInvitation />
+      </ToastProvider>
+    );
+  }
+  if (path === '/sign-up') {
+    return (
+      <ToastProvider>
+        <SignUp />
       </ToastProvider>
     );
   }

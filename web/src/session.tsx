@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Api, ApiError } from './api/client.js';
-import { signInWithPasskey } from './api/passkeys.js';
+import { finishSecondFactor, signInWithPasskey } from './api/passkeys.js';
 import { readCsrfCookie, signInWithPassword, startSso, type SessionView, type SignedIn } from './api/people.js';
 import { ApiSpec, permission, type Caller, type OpenApiDoc, type Permission } from './api/spec.js';
 import type { ApiKey, List, Mode, Model, Organization } from './api/types.js';
@@ -39,7 +39,10 @@ export function useSession(): Session {
 /** What the sign-in page can ask for. */
 export interface SignInProps {
   onKey: (key: string) => Promise<void>;
-  onPassword: (email: string, password: string) => Promise<void>;
+  /** 'second_factor': the password was right and the account asks for a passkey next (onSecondFactor). */
+  onPassword: (email: string, password: string) => Promise<void | 'second_factor'>;
+  /** Finishes a password sign-in with one of the person's passkeys. */
+  onSecondFactor: () => Promise<void>;
   /** The browser's passkey ceremony (WebAuthn); it starts the same session a password does. */
   onPasskey: () => Promise<void>;
   /** Sends the browser to the organization's identity provider (it comes back signed in). */
@@ -134,9 +137,20 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
   );
 
   const startWithPassword = useCallback(
-    async (email: string, password: string) => enterPerson(await signInWithPassword(email.trim(), password)),
+    async (email: string, password: string): Promise<void | 'second_factor'> => {
+      let signed: SignedIn;
+      try {
+        signed = await signInWithPassword(email.trim(), password);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'second_factor_required') return 'second_factor';
+        throw err;
+      }
+      await enterPerson(signed);
+    },
     [enterPerson],
   );
+
+  const startSecondFactor = useCallback(async () => enterPerson(await finishSecondFactor()), [enterPerson]);
 
   const startWithPasskey = useCallback(async () => enterPerson(await signInWithPasskey()), [enterPerson]);
 
@@ -204,7 +218,7 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
   }
   if (state.phase === 'signed-out' || !session) {
     const message = state.phase === 'signed-out' ? state.message : undefined;
-    return <>{signIn({ onKey: startWithKey, onPassword: startWithPassword, onPasskey: startWithPasskey, onSso: startWithSso, ...(message ? { message } : {}) })}</>;
+    return <>{signIn({ onKey: startWithKey, onPassword: startWithPassword, onSecondFactor: startSecondFactor, onPasskey: startWithPasskey, onSso: startWithSso, ...(message ? { message } : {}) })}</>;
   }
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }

@@ -11,7 +11,7 @@ import {
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { findAccount } from '../../store/accounts.js';
+import { findAccount, findAccountForUpdate } from '../../store/accounts.js';
 import type { Db, Queryable } from '../../store/db.js';
 import {
   advancePasskeyCounter,
@@ -21,6 +21,7 @@ import {
   insertPasskey,
   listAccountPasskeys,
   takeChallenge,
+  type ChallengePurpose,
   type PasskeyRow,
 } from '../../store/passkeys.js';
 import type { SignInGuard } from '../../rate-limit.js';
@@ -53,7 +54,7 @@ export interface PasskeySignInPorts extends PasskeyPorts {
   timeouts: SessionTimeouts;
 }
 
-const CHALLENGE_TTL_MS = 5 * 60_000;
+export const CHALLENGE_TTL_MS = 5 * 60_000;
 const RP_NAME = 'mmgen';
 
 export function relyingParty(publicUrl: string): { rpID: string; origin: string } {
@@ -91,9 +92,9 @@ function challengeOf(clientDataJSON: string): string | null {
   }
 }
 
-type ChallengeProblem = 'missing' | 'unknown' | 'expired' | 'other_account';
+export type ChallengeProblem = 'missing' | 'unknown' | 'expired' | 'other_account';
 
-const CHALLENGE_MESSAGES: Record<ChallengeProblem, string> = {
+export const CHALLENGE_MESSAGES: Record<ChallengeProblem, string> = {
   missing: 'The response carries no readable challenge (response.clientDataJSON).',
   unknown: 'The challenge is unknown or was already used. Ask for new options and try again.',
   expired: 'The challenge expired. Ask for new options and try again.',
@@ -101,8 +102,8 @@ const CHALLENGE_MESSAGES: Record<ChallengeProblem, string> = {
 };
 
 /** Takes the challenge the answer names: null when it is this ceremony's, live, and (for registration) the account's. */
-async function takeOwnChallenge(
-  ports: PasskeyPorts, clientDataJSON: string, purpose: 'registration' | 'sign_in', accountId: string | null,
+export async function takeOwnChallenge(
+  ports: PasskeyPorts, clientDataJSON: string, purpose: ChallengePurpose, accountId: string | null,
 ): Promise<{ challenge: string } | { problem: ChallengeProblem }> {
   const challenge = challengeOf(clientDataJSON);
   if (challenge === null) return { problem: 'missing' };
@@ -113,12 +114,12 @@ async function takeOwnChallenge(
   return { challenge };
 }
 
-async function storeChallenge(ports: PasskeyPorts, challenge: string, purpose: 'registration' | 'sign_in', accountId: string | null): Promise<void> {
+export async function storeChallenge(ports: PasskeyPorts, challenge: string, purpose: ChallengePurpose, accountId: string | null): Promise<void> {
   const now = ports.clock.now();
   await insertChallenge(ports.db, { challenge, purpose, accountId, expiresAt: new Date(now + CHALLENGE_TTL_MS), now: new Date(now) });
 }
 
-const problemText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+export const problemText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Registration, step 1: options for navigator.credentials.create(), for the signed-in person. */
 export async function startPasskeyRegistration(ports: PasskeyPorts, caller: Principal): Promise<PublicKeyCredentialCreationOptionsJSON> {
@@ -194,8 +195,16 @@ export async function listOwnPasskeys(q: Queryable, caller: Principal): Promise<
 export async function removeOwnPasskey(db: Db, caller: Principal, id: string, origin: AuditOrigin): Promise<{ id: string; object: 'passkey'; deleted: true }> {
   const { accountId } = requireSession(caller);
   return db.tx(async (q) => {
+    // Locks the account's row, so a concurrent removal of the other passkey, or the setting turned on, waits for this one.
+    const account = await findAccountForUpdate(q, accountId);
     const row = await deleteAccountPasskey(q, accountId, id);
     if (!row) throw new ApiError('resource_not_found', `No such passkey: '${id}'`, 'id');
+    if (account?.passkey_after_password && (await listAccountPasskeys(q, accountId)).length === 0) {
+      throw new ApiError(
+        'passkey_required',
+        'This is your last passkey, and your account asks for a passkey after your password: turn that off first (PATCH /v1/account), then remove it.',
+      );
+    }
     await recordAudit(q, { ...origin, organizationId: caller.organizationId, action: 'passkey.removed', target: { type: 'passkey', id: row.id }, before: auditView(row), after: null });
     return { id, object: 'passkey', deleted: true };
   });

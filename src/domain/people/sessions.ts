@@ -36,7 +36,7 @@ export interface SessionTimeouts {
   maxS: number;
 }
 
-export type SignInMethod = 'password' | 'passkey' | 'sso' | 'invitation';
+export type SignInMethod = 'password' | 'passkey' | 'password_passkey' | 'sso' | 'invitation' | 'sign_up';
 
 export interface StartedSession {
   token: string;
@@ -140,7 +140,7 @@ export interface MembershipView {
 export interface SessionView {
   id: string;
   object: 'session';
-  account: { id: string; email: string; name: string | null; has_password: boolean };
+  account: { id: string; email: string; name: string | null; has_password: boolean; passkey_after_password: boolean };
   organization_id: string;
   member_id: string;
   role: Role;
@@ -170,7 +170,7 @@ export async function getSessionView(q: Queryable, p: Principal, session?: Sessi
   return {
     id: sessionId,
     object: 'session',
-    account: { id: account.id, email: account.email, name: account.name, has_password: account.password_hash !== null },
+    account: { id: account.id, email: account.email, name: account.name, has_password: account.password_hash !== null, passkey_after_password: account.passkey_after_password },
     organization_id: p.organizationId,
     member_id: p.userId,
     role: p.role,

@@ -1,7 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
+import { randomBase62 } from '../../ids.js';
+import { hashSecret } from '../api-keys.js';
 import { findAccountByEmailKey, listMemberships } from '../../store/accounts.js';
 import type { Queryable } from '../../store/db.js';
+import { insertPendingSignIn } from '../../store/second-factor.js';
 import { findSsoSettings } from '../../store/sso.js';
 import type { SignInGuard } from '../../rate-limit.js';
 import type { Mode } from '../access.js';
@@ -11,6 +15,7 @@ import { startSession, type SessionTimeouts, type StartedSession } from './sessi
 
 export interface SignInPorts {
   db: Queryable;
+  clock: Clock;
   signIn: SignInGuard;
   timeouts: SessionTimeouts;
   /** Failures (per email or address) after which each answer is slowed. */
@@ -35,7 +40,7 @@ const SLOW_MAX_MS = 4_000;
  */
 export async function signInWithPassword(
   ports: SignInPorts, req: SignInRequest, client: { ip: string; userAgent: string | null; requestId?: string | null },
-): Promise<StartedSession> {
+): Promise<StartedSession | PendingSecondFactor> {
   const key = emailKey(req.email);
   // Refusals are the installation's entries (the operator's log): an email as written may name no account, and an
   // organization's log is no place for what anyone on the internet typed.
@@ -51,6 +56,9 @@ export async function signInWithPassword(
     await refusal('sign_in.failed');
     throw new ApiError('invalid_credentials', 'The email or password is wrong.');
   }
+  // With a passkey required after the password, the email's failure count is cleared only when the passkey is
+  // right: a known password must not wipe out the second factor's failures.
+  if (account.passkey_after_password) return startPendingSignIn(ports, account.id, req, client);
   await ports.signIn.succeeded(key);
   return startSignedInSession(ports, account.id, req, client, 'password');
 }
@@ -82,7 +90,7 @@ export async function startSignedInSession(
   accountId: string,
   req: { organization_id?: string | undefined; mode?: Mode | undefined },
   client: { ip: string; userAgent: string | null; requestId?: string | null },
-  method: 'password' | 'passkey',
+  method: 'password' | 'passkey' | 'password_passkey',
 ): Promise<StartedSession> {
   const memberships = await listMemberships(ports.db, accountId);
   const member = req.organization_id !== undefined ? memberships.find((m) => m.organization_id === req.organization_id) : memberships[0];
@@ -104,3 +112,34 @@ export async function startSignedInSession(
   await recordAudit(ports.db, { ...origin, organizationId: member.organization_id, action: 'sign_in.succeeded', target: { type: 'account', id: accountId }, before: null, after: { method } });
   return started;
 }
+
+export const PENDING_TTL_MS = 5 * 60_000;
+const TOKEN_LENGTH = 43;
+
+export interface PendingSecondFactor {
+  pending: true;
+  token: string;
+  expiresAt: Date;
+}
+
+/** Called by the password sign-in once the password is right, for an account that asks for a passkey after it (second-factor.ts). */
+export async function startPendingSignIn(
+  ports: { db: Queryable; clock: Clock },
+  accountId: string,
+  req: { organization_id?: string | undefined; mode?: Mode | undefined },
+  client: { ip: string; requestId?: string | null },
+): Promise<PendingSecondFactor> {
+  const token = randomBase62(TOKEN_LENGTH);
+  const now = ports.clock.now();
+  const expiresAt = new Date(now + PENDING_TTL_MS);
+  await insertPendingSignIn(ports.db, {
+    tokenSha256: hashSecret(token), accountId, organizationId: req.organization_id ?? null, mode: req.mode ?? null, expiresAt, now: new Date(now),
+  });
+  // The installation's entry, as every step of a sign-in that has not chosen an organization yet.
+  await recordAudit(ports.db, {
+    actor: { type: 'system', id: 'sign-in' }, address: client.ip, requestId: client.requestId ?? null, organizationId: null,
+    action: 'sign_in.second_factor_required', target: { type: 'account', id: accountId }, before: null, after: { method: 'password' },
+  });
+  return { pending: true, token, expiresAt };
+}
+

@@ -29,6 +29,7 @@ import { auditRoutes } from './audit-events.js';
 import { peopleRoutes } from './people.js';
 import { ssoRoutes } from './sso.js';
 import { passkeyRoutes } from './passkeys.js';
+import { signUpRoutes } from './sign-up.js';
 
 /** Every route of the API, in the order the OpenAPI document lists them. */
 export function allRoutes(): RouteDef[] {
@@ -54,6 +55,7 @@ export function allRoutes(): RouteDef[] {
     deleteKey,
     ...peopleRoutes,
     ...passkeyRoutes,
+    ...signUpRoutes,
     ...ssoRoutes,
     image,
     video,

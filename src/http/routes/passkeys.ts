@@ -10,7 +10,10 @@ import {
   startPasskeySignIn,
   type PasskeySignInPorts,
 } from '../../domain/people/passkeys.js';
+import { finishSecondFactor, startSecondFactor } from '../../domain/people/second-factor.js';
 import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../errors.js';
+import { pendingCookie, readPendingToken, sessionCookieNames } from '../session-cookie.js';
 import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 import { Deleted, IdParams, ListOf, Nullable, Timestamp } from '../schemas.js';
@@ -162,10 +165,12 @@ export const removePasskeyRoute = defineRoute({
   path: '/v1/passkeys/{id}',
   operationId: 'removePasskey',
   summary: 'Remove one of your passkeys',
-  description: "It signs no one in from then on. Another person's passkey is 404, as one that never existed.",
+  description:
+    "It signs no one in from then on. Another person's passkey is 404, as one that never existed. The last passkey of a person who asks for a passkey after their password is refused (409 `passkey_required`): turn that off first (PATCH /v1/account).",
   tag: 'People',
   auth: { role: 'viewer', sessionOnly: true },
   schema: { params: IdParams, response: { 200: Deleted('passkey') } },
+  errors: [409],
   handler: async ({ principal, params, deps, request }) => ({
     status: 200,
     body: await removeOwnPasskey(deps.db, principal, params.id, requestOrigin(principal, request)),
@@ -217,4 +222,56 @@ export const passkeySignIn = defineRoute({
   },
 });
 
-export const passkeyRoutes = [passkeyRegistrationOptions, addPasskey, listPasskeysRoute, removePasskeyRoute, passkeySignInOptions, passkeySignIn];
+export const secondFactorOptions = defineRoute({
+  method: 'POST',
+  path: '/v1/session/second-factor/options',
+  operationId: 'createSecondFactorOptions',
+  summary: 'After a password that asks for a passkey: the options for the browser',
+  description:
+    "Needs the pending sign-in cookie set by POST /v1/session's 401 `second_factor_required` (HttpOnly, five minutes; this call does not use it up). Answers WebAuthn request options listing the person's passkeys, with a challenge that works once; hand them to navigator.credentials.get() and send its answer to POST /v1/session/second-factor. No, an unknown or an expired pending sign-in is 401 `invalid_credentials`; 429 while the person's email or the address is locked.",
+  tag: 'People',
+  auth: null,
+  schema: { response: { 200: RequestOptions } },
+  errors: [401, 429],
+  handler: async ({ deps, request }) => ({
+    status: 200,
+    body: await startSecondFactor(portsOf(deps), readPendingToken(request, sessionCookieNames(deps.config.publicUrl)), { ip: request.ip }),
+  }),
+});
+
+export const secondFactorSignIn = defineRoute({
+  method: 'POST',
+  path: '/v1/session/second-factor',
+  operationId: 'finishSecondFactor',
+  summary: 'After a password that asks for a passkey: finish signing in with one',
+  description:
+    "With the pending sign-in cookie of POST /v1/session, verifies the assertion as a passkey sign-in does (challenge, origin, RP ID, user verification, signature, counter) and that the passkey is the same person's, then starts the session (`method: password_passkey`): the session and CSRF cookies and token. The pending sign-in is used up by this call whatever its outcome (it is single-use): every refusal (no, an unknown, used or expired pending sign-in, another person's passkey, a bad assertion) is 401 `invalid_credentials` with the reason, and the password must be given again. Failures count toward the same slowing and lock (429) as failed passwords, per the person's email and per address.",
+  tag: 'People',
+  auth: null,
+  schema: {
+    body: Type.Object({ credential: AuthenticationCredential }, { additionalProperties: false }),
+    response: { 201: SignedIn },
+  },
+  errors: [401, 403, 404, 429],
+  handler: async ({ body, deps, request, reply }) => {
+    const names = sessionCookieNames(deps.config.publicUrl);
+    const token = readPendingToken(request, names);
+    try {
+      const started = await finishSecondFactor(
+        portsOf(deps), token, { credential: body.credential as AuthenticationResponseJSON },
+        { ip: request.ip, userAgent: request.headers['user-agent'] ?? null, requestId: request.id },
+      );
+      const answer = await answerSignedIn(deps, reply, started);
+      void reply.header('set-cookie', pendingCookie(names, '', 0));
+      return answer;
+    } catch (err) {
+      // The pending sign-in is gone either way: the browser forgets its cookie too.
+      if (err instanceof ApiError && token !== undefined) err.withHeader('Set-Cookie', pendingCookie(names, '', 0));
+      throw err;
+    }
+  },
+});
+
+export const passkeyRoutes = [
+  passkeyRegistrationOptions, addPasskey, listPasskeysRoute, removePasskeyRoute, passkeySignInOptions, passkeySignIn, secondFactorOptions, secondFactorSignIn,
+];

@@ -13,12 +13,14 @@ import {
   switchOwnSession,
   type StartedSession,
 } from '../../domain/people/sessions.js';
-import { signInWithPassword } from '../../domain/people/sign-in.js';
+import { updateOwnAccount } from '../../domain/people/second-factor.js';
+import { PENDING_TTL_MS, signInWithPassword } from '../../domain/people/sign-in.js';
+import { ApiError } from '../../errors.js';
 import type { AppDeps } from '../../deps.js';
 import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 import { Budget, BudgetAction, Deleted, IdParams, ListOf, Nullable, Timestamp } from '../schemas.js';
-import { assertCsrf, clearSessionCookies, readSessionToken, sessionCookieNames, setSessionCookies } from '../session-cookie.js';
+import { assertCsrf, clearSessionCookies, pendingCookie, readSessionToken, sessionCookieNames, setSessionCookies } from '../session-cookie.js';
 
 const RoleField = Type.String({ enum: [...ROLES] });
 const ModeField = Type.String({ enum: ['live', 'test'] });
@@ -34,12 +36,18 @@ export const Session = Type.Object(
   {
     id: Type.String({ description: 'ses_…' }),
     object: Type.Literal('session'),
-    account: Type.Object({ id: Type.String(), email: Type.String(), name: Nullable(Type.String()), has_password: Type.Boolean() }),
+    account: Type.Object({
+      id: Type.String(),
+      email: Type.String(),
+      name: Nullable(Type.String()),
+      has_password: Type.Boolean(),
+      passkey_after_password: Type.Boolean({ description: 'A password sign-in of this person also needs one of their passkeys (PATCH /v1/account).' }),
+    }),
     organization_id: Type.String({ description: 'The organization the session acts in now.' }),
     member_id: Type.String(),
     role: RoleField,
     mode: ModeField,
-    method: Type.String({ description: 'How the person signed in: password, passkey, sso or invitation.' }),
+    method: Type.String({ description: 'How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up.' }),
     created_at: Timestamp,
     expires_at: Timestamp,
     memberships: Type.Array(Membership, { description: 'Every organization the person belongs to; switch with PATCH /v1/session.' }),
@@ -85,7 +93,7 @@ export const signIn = defineRoute({
   operationId: 'signIn',
   summary: 'Sign in with an email and password',
   description:
-    'Starts a dashboard session: sets the HttpOnly session cookie and the readable CSRF cookie. A wrong email or password is one 401 `invalid_credentials` whichever was wrong; repeated failures are slowed, then locked (429) per email and per address. Signs in to `organization_id` when given, else to the oldest membership.',
+    'Starts a dashboard session: sets the HttpOnly session cookie and the readable CSRF cookie. A wrong email or password is one 401 `invalid_credentials` whichever was wrong; repeated failures are slowed, then locked (429) per email and per address. Signs in to `organization_id` when given, else to the oldest membership. When the person asks for a passkey after their password, the right password starts no session: 401 `second_factor_required` sets a short-lived, single-use HttpOnly cookie for POST /v1/session/second-factor/options and POST /v1/session/second-factor, which finish the sign-in with one of their passkeys.',
   tag: 'People',
   auth: null,
   schema: {
@@ -103,12 +111,50 @@ export const signIn = defineRoute({
   errors: [401, 404, 429],
   handler: async ({ body, deps, request, reply }) => {
     const started = await signInWithPassword(
-      { db: deps.db, signIn: deps.rateLimiter.signIn, timeouts: timeoutsOf(deps), slowAfter: deps.config.accounts.slowAfter },
+      { db: deps.db, clock: deps.clock, signIn: deps.rateLimiter.signIn, timeouts: timeoutsOf(deps), slowAfter: deps.config.accounts.slowAfter },
       { ...body, mode: body.mode as Mode | undefined },
       { ...clientOf(request), requestId: request.id },
     );
+    if ('pending' in started) {
+      throw new ApiError(
+        'second_factor_required',
+        'Your password is right; your account also asks for one of your passkeys. POST /v1/session/second-factor/options, then POST /v1/session/second-factor with the browser\'s answer (within five minutes).',
+      ).withHeader('Set-Cookie', pendingCookie(sessionCookieNames(deps.config.publicUrl), started.token, Math.round(PENDING_TTL_MS / 1000)));
+    }
     return answerSignedIn(deps, reply, started);
   },
+});
+
+const Account = Type.Object(
+  {
+    id: Type.String({ description: 'acc_…' }),
+    object: Type.Literal('account'),
+    email: Type.String(),
+    name: Nullable(Type.String()),
+    has_password: Type.Boolean(),
+    passkey_after_password: Type.Boolean({ description: 'A password sign-in also needs one of the person\'s passkeys.' }),
+  },
+  { title: 'Account' },
+);
+
+export const updateAccountRoute = defineRoute({
+  method: 'PATCH',
+  path: '/v1/account',
+  operationId: 'updateAccount',
+  summary: "Change the signed-in person's own sign-in settings",
+  description:
+    '`passkey_after_password: true` makes every password sign-in of the person also ask for one of their passkeys (a second factor); a passkey sign-in alone and single sign-on are unchanged. Turning it on needs a password and at least one passkey (409 `passkey_required`); while it is on, the last passkey cannot be removed. Recorded as `account.updated` with before and after.',
+  tag: 'People',
+  auth: { role: 'viewer', sessionOnly: true },
+  schema: {
+    body: Type.Object({ passkey_after_password: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+    response: { 200: Account },
+  },
+  errors: [409],
+  handler: async ({ principal, body, deps, request }) => ({
+    status: 200,
+    body: await updateOwnAccount(deps.db, principal, body, requestOrigin(principal, request)),
+  }),
 });
 
 export const getSession = defineRoute({
@@ -389,7 +435,7 @@ export const acceptInvitationRoute = defineRoute({
 });
 
 export const peopleRoutes = [
-  signIn, getSession, switchSession, signOut, listSessions, deleteSession,
+  signIn, updateAccountRoute, getSession, switchSession, signOut, listSessions, deleteSession,
   listMembersRoute, getMemberRoute, updateMemberRoute, removeMemberRoute,
   createInvitationRoute, listInvitationsRoute, revokeInvitationRoute, acceptInvitationRoute,
 ];

@@ -36,3 +36,13 @@ export async function signInWithPasskey(organizationId?: string): Promise<Signed
   const credential = await startAuthentication({ optionsJSON: options });
   return publicApi().post<SignedIn>('/v1/session/passkey', { credential, ...(organizationId ? { organization_id: organizationId } : {}) });
 }
+
+/**
+ * After a password that answered `second_factor_required`: the browser holds the pending sign-in in an HttpOnly
+ * cookie; the server's options list the person's passkeys, and their answer completes the sign-in.
+ */
+export async function finishSecondFactor(): Promise<SignedIn> {
+  const options = await publicApi().post<RequestOptions>('/v1/session/second-factor/options');
+  const credential = await startAuthentication({ optionsJSON: options });
+  return publicApi().post<SignedIn>('/v1/session/second-factor', { credential });
+}

@@ -58,3 +58,24 @@ export interface AcceptInvitationParams {
 export function acceptInvitation(params: AcceptInvitationParams): Promise<SignedIn> {
   return publicApi().post<SignedIn>('/v1/invitations/accept', params);
 }
+
+/** The signed-in person's own settings (PATCH /v1/account): a passkey after the password. */
+export type AccountView = SDK.ResponseBody<'updateAccount'>;
+
+export function updateAccount(api: Api, params: SDK.RequestBody<'updateAccount'>): Promise<AccountView> {
+  return api.patch<AccountView>('/v1/account', params);
+}
+
+/** Whether this installation takes sign-ups (the operator's MMGEN_SIGNUP); the sign-in page offers one only then. */
+export async function signUpOpen(): Promise<boolean> {
+  return (await publicApi().get<SDK.ResponseBody<'getSignUpSettings'>>('/v1/sign-up')).open;
+}
+
+export function signUp(email: string, password: string): Promise<SDK.ResponseBody<'signUp', 202>> {
+  return publicApi().post('/v1/sign-up', { email, password });
+}
+
+/** Following the mailed link: creates the account and its organization, and signs in. */
+export function verifySignUp(token: string): Promise<SignedIn> {
+  return publicApi().post<SignedIn>('/v1/sign-up/verify', { token });
+}

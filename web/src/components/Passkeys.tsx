@@ -2,6 +2,7 @@ import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { ApiError } from '../api/client.js';
 import { addPasskey, listPasskeys, removePasskey } from '../api/passkeys.js';
+import { updateAccount } from '../api/people.js';
 import { useAction } from '../lib/actions.js';
 import { formatShort, relativeTime } from '../lib/format.js';
 import { useResource } from '../lib/hooks.js';
@@ -49,6 +50,44 @@ export function PasskeySignInButton({ onSignIn }: { onSignIn: SignInProps['onPas
 }
 
 /** The signed-in person's passkeys: list, add (the browser's registration ceremony), remove. */
+/**
+ * "Ask for a passkey after my password": shown to a person with a password. The server refuses it without a
+ * passkey (409 passkey_required), and refuses removing the last passkey while it is on; its message says so.
+ */
+function PasskeyAfterPassword({ hasPasskey }: { hasPasskey: boolean }) {
+  const { api, person, can } = useSession();
+  const toast = useToast();
+  const [on, setOn] = useState(person?.account.passkey_after_password ?? false);
+  const { busy, error, run } = useAction<string>();
+  if (!person?.account.has_password) return null;
+  const toggle = (next: boolean) =>
+    run('toggle', async () => {
+      const account = await updateAccount(api, { passkey_after_password: next });
+      setOn(account.passkey_after_password);
+      toast(account.passkey_after_password ? 'A password sign-in now also asks for a passkey.' : 'A password alone signs you in again.');
+    });
+  return (
+    <div className="field passkey-after-password">
+      <label className="checkbox">
+        <input
+          id="passkey-after-password"
+          type="checkbox"
+          checked={on}
+          disabled={busy === 'toggle' || !can('updateAccount').ok || (!on && !hasPasskey)}
+          onChange={(e) => void toggle(e.target.checked)}
+        />{' '}
+        Ask for a passkey after my password
+      </label>
+      <p className="muted small">
+        {hasPasskey || on
+          ? 'Signing in with your password then also needs one of your passkeys. Signing in with a passkey alone, or through single sign-on, is unchanged.'
+          : 'Add a passkey first: it is what you will use after your password.'}
+      </p>
+      {error ? <ErrorNotice error={error} title="The setting was not changed" /> : null}
+    </div>
+  );
+}
+
 export function PasskeyManager() {
   const { api, can } = useSession();
   const toast = useToast();
@@ -104,6 +143,7 @@ export function PasskeyManager() {
                 ))}
               </ActionsTable>
             )}
+            <PasskeyAfterPassword hasPasskey={list.length > 0} />
             {browserSupportsWebAuthn() ? (
               <form
                 className="passkey-add"

@@ -1,4 +1,5 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { signUpOpen } from '../api/people.js';
 import { PasskeySignInButton } from '../components/Passkeys.js';
 import { ErrorNotice } from '../components/ui.js';
 import { useDocumentTitle } from '../lib/hooks.js';
@@ -22,11 +23,44 @@ function useSubmit(run: () => Promise<void>) {
   return { busy, error, submit };
 }
 
-/** The usual way in: a person's email and password (POST /v1/session sets the HttpOnly session cookie). */
-function PasswordSignIn({ onSubmit }: { onSubmit: SignInProps['onPassword'] }) {
+/**
+ * The usual way in: a person's email and password (POST /v1/session sets the HttpOnly session cookie). When the
+ * account asks for a passkey after the password, the server answers `second_factor_required` (holding the proven
+ * password in an HttpOnly cookie for five minutes) and the form asks for the passkey.
+ */
+function PasswordSignIn({ onSubmit, onSecondFactor }: { onSubmit: SignInProps['onPassword']; onSecondFactor: SignInProps['onSecondFactor'] }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, error, submit } = useSubmit(() => onSubmit(email, password));
+  const [secondFactor, setSecondFactor] = useState(false);
+  const { busy, error, submit } = useSubmit(async () => {
+    if ((await onSubmit(email, password)) === 'second_factor') setSecondFactor(true);
+  });
+  const passkey = useSubmit(async () => {
+    try {
+      await onSecondFactor();
+    } catch (err) {
+      // The pending sign-in is used up by any answer: the password is asked for again.
+      setSecondFactor(false);
+      setPassword('');
+      throw err;
+    }
+  });
+  if (secondFactor) {
+    return (
+      <form className="signin-section" onSubmit={passkey.submit} aria-labelledby="signin-second-factor" noValidate>
+        <h2 id="signin-second-factor">Now your passkey</h2>
+        <p className="muted small" role="status">
+          Your password is right. Your account also asks for one of your passkeys: use it within five minutes.
+        </p>
+        <button id="second-factor-passkey" type="submit" className="btn btn-primary btn-md btn-block" disabled={passkey.busy}>
+          {passkey.busy ? 'Waiting for your passkey…' : 'Continue with a passkey'}
+        </button>
+        <button type="button" className="btn btn-ghost btn-md btn-block" disabled={passkey.busy} onClick={() => setSecondFactor(false)}>
+          Start over
+        </button>
+      </form>
+    );
+  }
   return (
     <form className="signin-section" onSubmit={submit} aria-labelledby="signin-account" noValidate>
       <h2 id="signin-account">With your account</h2>
@@ -38,7 +72,29 @@ function PasswordSignIn({ onSubmit }: { onSubmit: SignInProps['onPassword'] }) {
         {busy ? 'Signing in…' : 'Sign in'}
       </button>
       {error ? <ErrorNotice error={error} title="Could not sign in" /> : null}
+      {passkey.error ? <ErrorNotice error={passkey.error} title="The passkey did not complete the sign-in" /> : null}
     </form>
+  );
+}
+
+/** "Create an account", only when the server says it takes sign-ups (GET /v1/sign-up). */
+function SignUpLink() {
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    let live = true;
+    signUpOpen().then(
+      (o) => live && setOpen(o),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (!open) return null;
+  return (
+    <p className="signin-section">
+      No account yet? <a href="/dashboard/sign-up" id="create-account">Create an account</a>
+    </p>
   );
 }
 
@@ -120,7 +176,7 @@ function Card({ children }: { children: ReactNode }) {
   );
 }
 
-export function SignIn({ onKey, onPassword, onPasskey, onSso, message }: SignInProps) {
+export function SignIn({ onKey, onPassword, onSecondFactor, onPasskey, onSso, message }: SignInProps) {
   useDocumentTitle('Sign in');
   return (
     <Card>
@@ -132,7 +188,8 @@ export function SignIn({ onKey, onPassword, onPasskey, onSso, message }: SignInP
           {message}
         </div>
       )}
-      <PasswordSignIn onSubmit={onPassword} />
+      <PasswordSignIn onSubmit={onPassword} onSecondFactor={onSecondFactor} />
+      <SignUpLink />
       <PasskeySignInButton onSignIn={onPasskey} />
       <SsoSignIn onSubmit={onSso} />
       <KeySignIn onSubmit={onKey} />
