@@ -1,7 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Api, ApiError } from './api/client.js';
 import { signInWithPasskey } from './api/passkeys.js';
-import { readCsrfCookie, signInWithKey, signInWithPassword, startSso, type SessionView, type SignedIn } from './api/people.js';
+import { publicApi, readCsrfCookie, signInWithKey, signInWithPassword, startSso, type SessionView, type SignedIn } from './api/people.js';
 import { ApiSpec, permission, type Caller, type OpenApiDoc, type Permission } from './api/spec.js';
 import type { List, Mode, Model, Organization } from './api/types.js';
 
@@ -105,6 +105,8 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
   const rejected = useCallback(
     (err: ApiError) => {
       if (!ENDED.has(err.code)) return;
+      // The server's session is over already; this clears its cookies, so a reload does not try it again.
+      publicApi().del('/v1/session').catch(() => undefined);
       endLocally(
         err.code === 'invalid_api_key' ? 'This API key is no longer valid (revoked?). Sign in with another key.' : 'Your session has ended. Sign in again.',
       );
