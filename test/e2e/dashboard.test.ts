@@ -138,7 +138,8 @@ describe('the dashboard in a browser [pglite]', () => {
       await p.waitForURL((u) => u.pathname === '/dashboard/billing' && u.searchParams.has('checkout_session_id'));
       await expect.poll(() => p.locator('[data-testid=balance]').textContent(), { timeout: 15_000 }).toBe(`${(before + 10_000).toLocaleString('en-US')} credits`);
       await p.locator('[data-testid=payments-table] tbody tr').first().waitFor();
-      expect(await p.locator('[data-testid=payments-table] tbody tr').first().textContent()).toContain('10,000 credits');
+      // The list is reloaded once the return was checked: until then it may still show the payment as pending.
+      await expect.poll(() => p.locator('[data-testid=payments-table] tbody tr').first().textContent(), { timeout: 10_000 }).toContain('10,000 credits');
       expect(await p.locator('[data-testid=payments-table] tbody tr').first().textContent()).toContain('$10.00');
       await expect.poll(() => p.locator('.loading').count()).toBe(0);
       await shot(p, 'billing');
@@ -187,7 +188,9 @@ describe('the dashboard in a browser [pglite]', () => {
     const made = await api()('POST', '/v1/api-keys', { key: org.test, body: { name: 'kept nowhere' } });
     expect(made.status).toBe(201);
     const secret = made.body.key as string;
-    const p = watch(await ownContext(), 'no key stored');
+    // Uncaught errors count; the console's report of the 401 this test provokes does not.
+    const p = await ownContext();
+    p.on('pageerror', (e) => consoleErrors.push(`[no key stored] uncaught: ${e.message}`));
     await signIn(p, secret);
     await p.reload();
     await p.getByTestId('wallet').waitFor();
