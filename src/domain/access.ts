@@ -49,6 +49,12 @@ export interface Principal {
   sessionId?: string;
   /** The person (account) behind a session. */
   accountId?: string;
+  /**
+   * Set when a dashboard session opened with an API key (0075_key_sessions.sql) authenticated the request. Such a
+   * principal is its key's in every respect (role, scopes, IP allowlist, budgets, rate limit, audit actor); only the
+   * session's own operations (GET /v1/session, its list, signing out) read this. `sessionId` stays unset: that is a person's.
+   */
+  keySessionId?: string;
   organizationId: string;
   mode: Mode;
   role: Role;

@@ -5,6 +5,7 @@ import { newId, randomBase62 } from '../ids.js';
 import {
   findActiveKey,
   findKeyBySecretSha256,
+  findKeyWithOrganization,
   insertApiKeyRow,
   keyHasFingerprint,
   keyIpAllowlist,
@@ -12,6 +13,7 @@ import {
   revokeKey,
   updateKeySettings,
   type ApiKeyRow,
+  type KeyWithOrganizationRow,
 } from '../store/api-keys.js';
 import { inTransaction, type Queryable } from '../store/db.js';
 import { keysMonthSpend } from '../store/spending.js';
@@ -167,6 +169,20 @@ export async function findKeyBySecret(q: Queryable, secret: string): Promise<Aut
   // The index lookup already matched; the constant-time compare guards against a
   // collation or index surprise ever matching a different hash.
   if (!timingSafeEqual(Buffer.from(row.secret_sha256), Buffer.from(hash))) return null;
+  return authenticatedKey(row);
+}
+
+/**
+ * The key a key-bound dashboard session acts as (0075_key_sessions.sql), read afresh on each of its requests: null
+ * once the key is revoked or its member removed, and with the key's effective role as it is now.
+ */
+export async function findLiveKeyById(q: Queryable, id: string): Promise<AuthenticatedKey | null> {
+  const row = await findKeyWithOrganization(q, id);
+  if (!row || row.revoked_at || row.member_removed_at) return null;
+  return authenticatedKey(row);
+}
+
+function authenticatedKey(row: KeyWithOrganizationRow): AuthenticatedKey {
   return {
     principal: {
       keyId: row.id,

@@ -150,9 +150,22 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
       throw err;
     }
     const { principal } = found;
-    // The request log names the member's hidden session key (docs/contract-addenda.md, "People"), refusals included.
+    // The request log names the member's hidden session key (docs/contract-addenda.md, "People"), refusals included;
+    // a session opened with an API key names that key.
     noteCaller(request, principal);
     assertCsrf(request, found.csrfToken);
+    if (found.key) {
+      // Opened with an API key: the key's checks, in the key's order (role and scopes as a key's, never sessionRole).
+      admit(request, auth, found.key);
+      if (auth.sessionOnly && !auth.keySession) {
+        throw new ApiError('session_required', 'This operation is for a person signed in with an account; this dashboard session was opened with an API key.');
+      }
+      if (!found.key.lastUsedAt || Date.now() - found.key.lastUsedAt.getTime() > 60_000) {
+        recordKeyUsed(deps.db, principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
+      }
+      request.principal = principal;
+      return;
+    }
     const need = auth.sessionRole ?? auth.role;
     if (!roleAllows(principal.role, need)) {
       throw new ApiError('insufficient_role', `This operation needs the '${need}' role; you are '${principal.role}' in this organization.`);

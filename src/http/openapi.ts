@@ -92,6 +92,8 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       op['x-mmgen-role'] = def.auth.role;
       if (def.auth.scope) op['x-mmgen-scope'] = def.auth.scope;
       if (def.auth.sessionOnly) op['x-mmgen-session-only'] = true;
+      // A dashboard session opened with an API key (POST /v1/session/key) may call this session-only operation too.
+      if (def.auth.sessionOnly && def.auth.keySession) op['x-mmgen-key-session'] = true;
       if (def.auth.sessionRole) op['x-mmgen-session-role'] = def.auth.sessionRole;
       // Refused with 403 organization_paused while the anomaly detector has paused the organization.
       if (def.auth.consumesCredits) op['x-mmgen-consumes-credits'] = true;
@@ -131,7 +133,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
         apiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "The same key as Anthropic's SDKs send it. With Authorization too, both must name the same key." },
         sessionCookie: {
           type: 'apiKey', in: 'cookie', name: 'mmgen_session',
-          description: 'A signed-in person\'s dashboard session (POST /v1/session), named __Host-mmgen_session when the deployment is served over https. A request that changes something also sends the session\'s CSRF token in X-CSRF-Token. Used only when no API key is sent.',
+          description: 'A dashboard session: a signed-in person\'s (POST /v1/session), or one opened with an API key (POST /v1/session/key), which acts exactly as that key. Named __Host-mmgen_session when the deployment is served over https. A request that changes something also sends the session\'s CSRF token in X-CSRF-Token. Used only when no API key is sent.',
         },
       },
       schemas: { Error: plain(ErrorEnvelope) },

@@ -36,6 +36,11 @@ export interface AuthSpec {
   /** Only a signed-in person's session may call (its own sessions, switching organization); a key gets 403 session_required. */
   sessionOnly?: boolean;
   /**
+   * With sessionOnly: a dashboard session opened with an API key may call it too (its own session, its list, ending
+   * one); the key itself, as a bearer, still may not. Every other session-only operation is a person's.
+   */
+  keySession?: boolean;
+  /**
    * The role a signed-in person needs, when lower than a key's: a developer makes and revokes their own keys in
    * the dashboard (never above their role), while a developer key still manages no keys.
    */

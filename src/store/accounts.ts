@@ -41,7 +41,10 @@ export interface MembershipRow {
 export interface SessionRow {
   id: string;
   csrf_token: string;
-  account_id: string;
+  /** The person signed in; null for a session opened with an API key (0075_key_sessions.sql). */
+  account_id: string | null;
+  /** The API key a key-bound session acts as; null for a person's session. */
+  api_key_id: string | null;
   user_id: string;
   mode: Mode;
   method: string;
@@ -187,16 +190,35 @@ export async function listMemberships(q: Queryable, accountId: string): Promise<
   return r.rows;
 }
 
+/** A session of a person (`accountId`) or of an API key (`apiKeyId`): exactly one of them. */
 export async function insertSession(
   q: Queryable,
-  s: { id: string; tokenSha256: string; csrfToken: string; accountId: string; userId: string; mode: Mode; method: string; ip: string; userAgent: string | null; absoluteS: number },
+  s: {
+    id: string; tokenSha256: string; csrfToken: string; accountId: string | null; apiKeyId?: string | null; userId: string; mode: Mode; method: string;
+    ip: string; userAgent: string | null; absoluteS: number;
+  },
 ): Promise<SessionRow> {
   const r = await q.query<SessionRow>(
-    `INSERT INTO sessions (id, token_sha256, csrf_token, account_id, user_id, mode, method, ip, user_agent, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10)) RETURNING *`,
-    [s.id, s.tokenSha256, s.csrfToken, s.accountId, s.userId, s.mode, s.method, s.ip, s.userAgent, s.absoluteS],
+    `INSERT INTO sessions (id, token_sha256, csrf_token, account_id, api_key_id, user_id, mode, method, ip, user_agent, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() + make_interval(secs => $11)) RETURNING *`,
+    [s.id, s.tokenSha256, s.csrfToken, s.accountId, s.apiKeyId ?? null, s.userId, s.mode, s.method, s.ip, s.userAgent, s.absoluteS],
   );
   return r.rows[0]!;
+}
+
+/** The live sessions opened with this API key (neither revoked nor past their absolute end; idle ones are filtered by the caller). */
+export async function listKeySessions(q: Queryable, apiKeyId: string): Promise<SessionRow[]> {
+  const r = await q.query<SessionRow>(
+    'SELECT * FROM sessions WHERE api_key_id = $1 AND revoked_at IS NULL AND expires_at > now() ORDER BY created_at DESC, id LIMIT 200',
+    [apiKeyId],
+  );
+  return r.rows;
+}
+
+/** Revokes one session opened with this API key; false when it was opened otherwise or has already ended. */
+export async function revokeKeySession(q: Queryable, apiKeyId: string, id: string): Promise<boolean> {
+  const r = await q.query('UPDATE sessions SET revoked_at = now() WHERE id = $1 AND api_key_id = $2 AND revoked_at IS NULL', [id, apiKeyId]);
+  return r.rowCount === 1;
 }
 
 /** The session with this token hash and what a request authenticated by it needs, with the database's clock. */

@@ -121,15 +121,19 @@ export async function insertApiKeyRow(q: Queryable, key: NewApiKeyRow): Promise<
   return r.rows[0]!;
 }
 
+const KEY_WITH_ORGANIZATION = `SELECT ${KEY_COLUMNS}, o.plan, o.enterprise, o.paused, (${BUDGET_GATED_SQL}) AS budget_gated, ${KEY_FINGERPRINT_SQL} AS fingerprint,
+       u.removed_at AS member_removed_at
+     FROM api_keys k JOIN organizations o ON o.id = k.organization_id JOIN users u ON u.id = k.user_id`;
+
 /** The key with this secret hash, revoked or not. */
 export async function findKeyBySecretSha256(q: Queryable, secretSha256: string): Promise<KeyWithOrganizationRow | null> {
-  const r = await q.query<KeyWithOrganizationRow>(
-    `SELECT ${KEY_COLUMNS}, o.plan, o.enterprise, o.paused, (${BUDGET_GATED_SQL}) AS budget_gated, ${KEY_FINGERPRINT_SQL} AS fingerprint,
-       u.removed_at AS member_removed_at
-     FROM api_keys k JOIN organizations o ON o.id = k.organization_id JOIN users u ON u.id = k.user_id
-     WHERE k.secret_sha256 = $1`,
-    [secretSha256],
-  );
+  const r = await q.query<KeyWithOrganizationRow>(`${KEY_WITH_ORGANIZATION} WHERE k.secret_sha256 = $1`, [secretSha256]);
+  return r.rows[0] ?? null;
+}
+
+/** The key with this id, revoked or not, read as authenticating by its secret reads it (a key-bound dashboard session's key). */
+export async function findKeyWithOrganization(q: Queryable, id: string): Promise<KeyWithOrganizationRow | null> {
+  const r = await q.query<KeyWithOrganizationRow>(`${KEY_WITH_ORGANIZATION} WHERE k.id = $1`, [id]);
   return r.rows[0] ?? null;
 }
 

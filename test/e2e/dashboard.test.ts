@@ -79,6 +79,15 @@ describe('the dashboard in a browser [pglite]', () => {
 
   const navLink = (p: Page, path: string) => p.locator(`#sidebar a[href="/dashboard${path}"]`);
 
+  /**
+   * A page in a browser context of its own, for signing in with another key: the dashboard's session is a cookie,
+   * shared by every tab of a context (and every port of a host), so a second sign-in in `context` would replace the
+   * main page's session.
+   */
+  async function ownContext(): Promise<Page> {
+    return (await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })).newPage();
+  }
+
   async function go(p: Page, path: string) {
     await navLink(p, path).click();
     await p.waitForURL((u) => u.pathname === `/dashboard${path}`);
@@ -176,7 +185,8 @@ describe('the dashboard in a browser [pglite]', () => {
       await p.waitForURL((u) => u.pathname === '/dashboard/billing' && u.searchParams.has('checkout_session_id'));
       await expect.poll(() => p.locator('[data-testid=balance]').textContent(), { timeout: 15_000 }).toBe(`${(before + 10_000).toLocaleString('en-US')} credits`);
       await p.locator('[data-testid=payments-table] tbody tr').first().waitFor();
-      expect(await p.locator('[data-testid=payments-table] tbody tr').first().textContent()).toContain('10,000 credits');
+      // The list is reloaded once the return was checked: until then it may still show the payment as pending.
+      await expect.poll(() => p.locator('[data-testid=payments-table] tbody tr').first().textContent(), { timeout: 10_000 }).toContain('10,000 credits');
       expect(await p.locator('[data-testid=payments-table] tbody tr').first().textContent()).toContain('$10.00');
       await expect.poll(() => p.locator('.loading').count()).toBe(0);
       await shot(p, 'billing');
@@ -199,14 +209,17 @@ describe('the dashboard in a browser [pglite]', () => {
     await page.getByText('An API key looks like').waitFor();
 
     await signIn(page, org.test);
-    expect(await context.cookies()).toEqual([]);
+    // The key was exchanged for a session: the browser holds its HttpOnly cookie and the CSRF token, never the key.
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'mmgen_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    expect(JSON.stringify(cookies)).not.toContain(org.test);
     expect(page.url()).not.toContain(org.test);
-    expect(await page.evaluate("sessionStorage.getItem('mmgen.apiKey')")).toBe(org.test);
+    expect(await page.evaluate('JSON.stringify([Object.keys(sessionStorage), Object.keys(localStorage)])')).toBe('[[],[]]');
     await page.getByTestId('test-banner').waitFor();
     await page.getByTestId('wallet').waitFor();
     await shot(page, 'overview');
 
-    // A reload keeps the session (this tab's session storage). Then the keyboard: the first Tab
+    // A reload keeps the session (the cookie). Then the keyboard: the first Tab
     // reaches the skip link; a focused nav link opens its page, and focus lands on its heading.
     await page.reload();
     await page.getByTestId('wallet').waitFor();
@@ -217,6 +230,60 @@ describe('the dashboard in a browser [pglite]', () => {
     await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('page-title');
     expect(await heading(page).textContent()).toBe('Models');
   });
+
+  it('keeps no key anywhere after sign-in, a reload and navigation; revoking the key signs the tab out on its next call', async () => {
+    const made = await api()('POST', '/v1/api-keys', { key: org.test, body: { name: 'kept nowhere' } });
+    expect(made.status).toBe(201);
+    const secret = made.body.key as string;
+    // Uncaught errors count; the console's report of the 401 this test provokes does not.
+    const p = await ownContext();
+    p.on('pageerror', (e) => consoleErrors.push(`[no key stored] uncaught: ${e.message}`));
+    await signIn(p, secret);
+    await p.reload();
+    await p.getByTestId('wallet').waitFor();
+    for (const path of ['/generations', '/api-keys', '/account']) await go(p, path);
+    await p.goto(`${s.url}/dashboard/usage`);
+    await expect.poll(() => heading(p).textContent(), { timeout: 10_000 }).toBe('Usage');
+    // Still working, as the key: the caller box names it, and the Account page lists its session.
+    expect(await p.getByTestId('caller').textContent()).toContain('kept nowhere');
+    await go(p, '/account');
+    await expect.poll(() => p.locator('[data-testid=sessions-table] tbody tr').count()).toBe(1);
+    expect(await p.locator('[data-testid=sessions-table] tbody tr').textContent()).toContain('api_key');
+
+    const everywhere = await p.evaluate(`(async () => {
+      const dump = (store) => Object.keys(store).map((k) => k + '=' + store.getItem(k));
+      const databases = [];
+      for (const info of await indexedDB.databases()) {
+        const db = await new Promise((resolve, reject) => { const r = indexedDB.open(info.name); r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+        for (const name of Array.from(db.objectStoreNames)) {
+          const all = await new Promise((resolve) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => resolve(r.result); });
+          databases.push({ db: info.name, store: name, all });
+        }
+        db.close();
+      }
+      return JSON.stringify({ session: dump(sessionStorage), local: dump(localStorage), cookie: document.cookie, databases, html: document.documentElement.outerHTML });
+    })()`);
+    const seen = JSON.parse(everywhere as string) as { session: string[]; local: string[]; cookie: string; databases: unknown[]; html: string };
+    expect(seen.session).toEqual([]);
+    expect(seen.local).toEqual([]);
+    expect(seen.cookie).toMatch(/mmgen_csrf=/);
+    expect(seen.cookie).not.toContain('mmgen_session');
+    expect(everywhere).not.toContain(secret);
+    // Nor any part of its secret (the prefix, shown on the keys page, is not secret).
+    expect(everywhere).not.toContain(secret.slice(12, 32));
+    const cookies = await p.context().cookies();
+    expect(JSON.stringify(cookies)).not.toContain(secret);
+
+    // Revoked through the API: the tab's next call is refused, and the tab signs out (and clears its cookies).
+    expect((await api()('DELETE', `/v1/api-keys/${made.body.id}`, { key: org.test })).status).toBe(200);
+    await go(p, '/generations').catch(() => undefined);
+    await expect.poll(() => heading(p).textContent(), { timeout: 10_000 }).toBe('Sign in');
+    await p.getByText('This API key is no longer valid').waitFor();
+    await expect.poll(async () => (await p.context().cookies()).some((c) => c.name === 'mmgen_session')).toBe(false);
+    await p.reload();
+    await expect.poll(() => heading(p).textContent()).toBe('Sign in');
+    await p.context().close();
+  }, 60_000);
 
   it('runs an image generation in the playground and shows the image', async () => {
     await go(page, '/playground');
@@ -281,7 +348,7 @@ describe('the dashboard in a browser [pglite]', () => {
   }, 40_000);
 
   it("sets the organization's retention on the Requests page and shows the day what is made today goes", async () => {
-    const p = watch(await context.newPage(), 'retention');
+    const p = watch(await ownContext(), 'retention');
     await signIn(p, org.live);
     await go(p, '/requests');
     const row = (kind: string) => p.locator(`[data-testid=retention] tr[data-kind=${kind}] td`);
@@ -547,7 +614,7 @@ describe('the dashboard in a browser [pglite]', () => {
   it('shows what a narrower key may not do as disabled, with the reason', async () => {
     const viewer = await api()('POST', '/v1/api-keys', { key: org.test, body: { name: 'read-only', role: 'viewer', scopes: ['generations:read', 'usage:read'] } });
     expect(viewer.status).toBe(201);
-    const p = watch(await context.newPage(), 'viewer');
+    const p = watch(await ownContext(), 'viewer');
     await signIn(p, viewer.body.key);
     await shot(p, 'viewer-overview');
     await go(p, '/api-keys');
@@ -604,7 +671,7 @@ describe('the dashboard in a browser [pglite]', () => {
     }
 
     it('shows the credits the same request then reserves, at each size and count of a model priced by size', async () => {
-      const p = watch(await context.newPage(), 'live');
+      const p = watch(await ownContext(), 'live');
       await p.goto(`${live.url}/dashboard/`);
       await p.locator('#api-key').fill(liveOrg.live);
       await p.keyboard.press('Enter');
@@ -645,7 +712,7 @@ describe('the dashboard in a browser [pglite]', () => {
       expect(tiered, 'an active model with a published tier').toBeDefined();
       const tier = tiered!.pricing.tiers.find((t, i) => i > 0 && t.input_image === null)!;
       const credits = String(tier.credits);
-      const p = watch(await context.newPage(), 'live-tiers');
+      const p = watch(await ownContext(), 'live-tiers');
       await p.goto(`${live.url}/dashboard/`);
       await p.locator('#api-key').fill(liveOrg.live);
       await p.keyboard.press('Enter');

@@ -47,6 +47,13 @@ describeEachBackend('isolation matrix', (backend) => {
   }
   const other = (mode: Mode): Mode => (mode === 'live' ? 'test' : 'live');
 
+  /** A dashboard session opened with `key` (POST /v1/session/key): the cookie and CSRF headers a browser would send. */
+  async function keySessionOf(key: string): Promise<Record<string, string>> {
+    const res = await api('POST', '/v1/session/key', { body: { api_key: key } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return { cookie: res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; '), 'x-csrf-token': res.body.csrf_token as string };
+  }
+
   async function ok<T = any>(p: Promise<ApiResponse<T>>, status: number, what: string): Promise<T> {
     const res = await p;
     expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(status);
@@ -209,6 +216,35 @@ describeEachBackend('isolation matrix', (backend) => {
         });
       }
 
+      it('a dashboard session opened with a key of another organization gets 404 for every one of them, as for an id that never existed', async () => {
+        const intruder = await keySessionOf(keyOf(b, mode));
+        const call = (method: string, path: string, body?: unknown) => api(method, path, { body, headers: intruder });
+        const own = await ok(call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/own', events: ['*'] }), 201, 'own webhook');
+        const mismatches: string[] = [];
+        for (const p of probes(r, own.id)) {
+          const res = await call(p.method, p.path, p.body);
+          const twin = await call(p.method, p.path.replace(p.id, ghost(p.id)), p.body === undefined ? undefined : JSON.parse(JSON.stringify(p.body).replace(p.id, ghost(p.id))));
+          const strip = (x: ApiResponse) => ({ status: x.status, ...x.body.error, request_id: undefined, message: String(x.body.error?.message).replace(ghost(p.id), p.id) });
+          if (res.status !== 404 || res.body?.error?.code !== 'resource_not_found') mismatches.push(`${p.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+          else if (JSON.stringify(strip(res)) !== JSON.stringify(strip(twin))) mismatches.push(`${p.name}: differs from a made-up id`);
+        }
+        expect(mismatches).toEqual([]);
+        const seen = JSON.stringify([
+          (await call('GET', '/v1/generations?limit=100')).body,
+          (await call('GET', '/v1/webhooks?limit=100')).body,
+          (await call('GET', '/v1/api-keys?limit=100')).body,
+          (await call('GET', '/v1/members')).body,
+          (await call('GET', '/v1/organization')).body,
+          (await call('GET', '/v1/audit-events?limit=100')).body,
+          (await call('GET', '/v1/requests?limit=100')).body,
+          (await call('GET', '/v1/sessions')).body,
+        ]);
+        for (const id of [r.generation, r.running, r.webhook, r.delivery, r.apiKey, r.ownerKeyId, r.upload, r.auditEvent, r.requestId, a.id, a.userId]) expect(seen).not.toContain(id);
+        // It is no person: it cannot switch into A, nor anywhere.
+        expect((await call('PATCH', '/v1/session', { organization_id: a.id })).body.error.code).toBe('session_required');
+        await call('DELETE', `/v1/webhooks/${own.id}`);
+      });
+
       it('a signed-in person of another organization (session cookie) gets 404 for every one of them, as for an id that never existed', async () => {
         const intruder = await sessionOf(b, mode);
         const call = (method: string, path: string, body?: unknown) => api(method, path, { body, headers: intruder });
@@ -321,7 +357,9 @@ describeEachBackend('isolation matrix', (backend) => {
         'api-keys': r.apiKey, generations: r.generation, comparisons: r.comparison, webhooks: r.webhook, deliveries: r.delivery, uploads: r.upload, models: 'flux-schnell',
       };
       const viewerSession = await sessionOf(a, 'live', 'viewer');
-      for (const as of ['key', 'session'] as const) {
+      // The viewer key's dashboard session (POST /v1/session/key): the key's role, through the cookie.
+      const viewerKeySession = await keySessionOf(viewer.key);
+      for (const as of ['key', 'session', 'key session'] as const) {
         let mutating = 0;
         const wrong: string[] = [];
         for (const [path, ops] of Object.entries<any>(doc.paths)) {
@@ -331,11 +369,17 @@ describeEachBackend('isolation matrix', (backend) => {
             if (op['x-mmgen-session-only'] && as === 'key') continue;
             // Signing out or switching would end the sweep's own session.
             if (op['x-mmgen-session-only'] && method !== 'get') continue;
+            // A key's session may read its own session operations only; a person's (passkeys) are refused it.
+            if (op['x-mmgen-session-only'] && as === 'key session' && !op['x-mmgen-key-session']) {
+              const res = await api(method.toUpperCase(), path, { headers: viewerKeySession });
+              if (res.status !== 403 || res.body.error.code !== 'session_required') wrong.push(`${as}: ${method} ${path}: ${res.status} (a person's operation)`);
+              continue;
+            }
             const concrete = path.replace(/\{(\w+)\}/g, (_m, name: string) => {
               const seg = path.split('/')[path.split('/').indexOf(`{${name}}`) - 1]!;
               return ids[seg] ?? 'x';
             });
-            const credential = as === 'key' ? { key: viewer.key } : { headers: viewerSession };
+            const credential = as === 'key' ? { key: viewer.key } : { headers: as === 'session' ? viewerSession : viewerKeySession };
             const res = await api(method.toUpperCase(), concrete, { ...credential, body: method === 'get' ? undefined : {} });
             if (op['x-mmgen-role'] === 'viewer') {
               if (res.status === 403) wrong.push(`${as}: ${method} ${path}: a viewer may read, got 403`);

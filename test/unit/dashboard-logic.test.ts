@@ -124,7 +124,12 @@ describe('permissions from the OpenAPI document', () => {
       '/v1/images': { post: { operationId: 'createImage', 'x-mmgen-role': 'developer', 'x-mmgen-scope': 'images:write', 'x-mmgen-consumes-credits': true } },
       '/v1/models': { get: { operationId: 'listModels', 'x-mmgen-role': 'viewer' } },
       '/v1/api-keys': { post: { operationId: 'createApiKey', 'x-mmgen-role': 'admin', 'x-mmgen-scope': 'api_keys:manage', 'x-mmgen-session-role': 'developer' } },
-      '/v1/session': { get: { operationId: 'getSession', 'x-mmgen-role': 'viewer', 'x-mmgen-session-only': true } },
+      '/v1/session': {
+        get: { operationId: 'getSession', 'x-mmgen-role': 'viewer', 'x-mmgen-session-only': true, 'x-mmgen-key-session': true },
+        patch: { operationId: 'switchSession', 'x-mmgen-role': 'viewer', 'x-mmgen-session-only': true },
+      },
+      '/v1/sessions': { get: { operationId: 'listSessions', 'x-mmgen-role': 'viewer', 'x-mmgen-session-only': true, 'x-mmgen-key-session': true } },
+      '/v1/passkeys': { get: { operationId: 'listPasskeys', 'x-mmgen-role': 'viewer', 'x-mmgen-session-only': true } },
     },
   } as OpenApiDoc);
   const key = (role: ApiKey['role'], scopes: string[]): Caller => ({ kind: 'key', id: 'key_1', name: 'k', mode: 'test', role, scopes });
@@ -136,6 +141,13 @@ describe('permissions from the OpenAPI document', () => {
     expect(permission(spec.op('createImage'), person('viewer'), false).ok).toBe(false);
     expect(permission(spec.op('getSession'), person('viewer'), false)).toEqual({ ok: true });
     expect(permission(spec.op('getSession'), key('owner', []), false).ok).toBe(false);
+    // A key's dashboard session (POST /v1/session/key) may read its own session and list, never a person's operations, nor a person's sessionRole.
+    const viaSession = { ...key('developer', []), viaSession: true };
+    expect(permission(spec.op('getSession'), viaSession, false)).toEqual({ ok: true });
+    expect(permission(spec.op('listSessions'), viaSession, false)).toEqual({ ok: true });
+    expect(permission(spec.op('switchSession'), viaSession, false).ok).toBe(false);
+    expect(permission(spec.op('listPasskeys'), viaSession, false).ok).toBe(false);
+    expect(permission(spec.op('createApiKey'), viaSession, false).reason).toBe('Needs the admin role; this key is a developer.');
   });
   it('checks role, then scope, then a paused organization', () => {
     expect(permission(spec.op('createImage'), key('owner', []), false)).toEqual({ ok: true });

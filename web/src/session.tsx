@@ -1,12 +1,15 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Api, ApiError } from './api/client.js';
 import { finishSecondFactor, signInWithPasskey } from './api/passkeys.js';
-import { readCsrfCookie, signInWithPassword, startSso, type SessionView, type SignedIn } from './api/people.js';
+import { publicApi, readCsrfCookie, signInWithKey, signInWithPassword, startSso, type SessionView, type SignedIn } from './api/people.js';
 import { ApiSpec, permission, type Caller, type OpenApiDoc, type Permission } from './api/spec.js';
-import type { ApiKey, List, Mode, Model, Organization } from './api/types.js';
+import type { List, Mode, Model, Organization } from './api/types.js';
 
-/** A pasted key lives in this tab's session storage only: never a cookie, never a URL (no leaks in logs). */
-const STORAGE_KEY = 'mmgen.apiKey';
+/**
+ * The dashboard never stores an API key (docs/contract-addenda.md): a pasted key is exchanged, once, for a session
+ * that acts as the key (POST /v1/session/key), and the tab then holds what a person's sign-in leaves, the HttpOnly
+ * session cookie (no script reads it) and the CSRF token. The key lives only in the sign-in form and that one request.
+ */
 const KEY_SHAPE = /^sk_(live|test)_[0-9A-Za-z]{20,200}$/;
 
 export interface Session {
@@ -20,7 +23,7 @@ export interface Session {
   /** Whether the caller may call an operation (by operationId of /v1/openapi.json), and why not. */
   can: (operationId: string) => Permission;
   refreshOrg: () => Promise<void>;
-  /** Ends the session: a person's on the server too (DELETE /v1/session), a key's in this tab. */
+  /** Ends the session on the server (DELETE /v1/session, which clears the cookies), a person's or a pasted key's. */
   signOut: (message?: string) => void;
   /** A signed-in person moves to another of their organizations or the other mode (PATCH /v1/session). */
   switchTo: (to: { organization_id?: string; mode?: Mode }) => Promise<void>;
@@ -64,28 +67,30 @@ async function readSpec(): Promise<ApiSpec> {
   return new ApiSpec((await r.json()) as OpenApiDoc);
 }
 
-async function openKeySession(key: string, onRejected: (err: ApiError) => void): Promise<Opened> {
-  const api = new Api({ kind: 'key', key }, onRejected);
-  const [me, org, spec] = await Promise.all([api.get<ApiKey>('/v1/api-keys/current'), api.get<Organization>('/v1/organization'), readSpec()]);
-  // A key acts with the lesser of its own role and its member's (effective_role).
-  const caller: Caller = { kind: 'key', id: me.id, name: me.name, mode: me.mode, role: me.effective_role, scopes: me.scopes };
-  return { api, caller, person: null, org, spec };
-}
-
-/** The person's session, from the cookie the browser holds: the role is the member's, in the session's mode. */
-async function openPersonSession(csrfToken: string, onRejected: (err: ApiError) => void): Promise<Opened> {
-  const probe = new Api({ kind: 'session', csrfToken, mode: 'live' }, onRejected);
-  const [person, spec] = await Promise.all([probe.get<SessionView>('/v1/session'), readSpec()]);
-  const api = new Api({ kind: 'session', csrfToken, mode: person.mode }, onRejected);
+/**
+ * The dashboard's session, from the cookie the browser holds (a reload comes here too) or the answer that just set
+ * it: a person's (the role is the member's, in the session's mode) or one opened with an API key (the key's id, name,
+ * mode, effective role and scopes, from GET /v1/session: the tab never needs the key again).
+ */
+async function openSession(csrfToken: string, onRejected: (err: ApiError) => void, known?: SessionView): Promise<Opened> {
+  const probe = new Api({ kind: 'session', csrfToken, mode: known?.mode ?? 'live' }, onRejected);
+  const [view, spec] = await Promise.all([known ?? probe.get<SessionView>('/v1/session'), readSpec()]);
+  const api = new Api({ kind: 'session', csrfToken, mode: view.mode }, onRejected);
   const org = await api.get<Organization>('/v1/organization');
-  const caller: Caller = { kind: 'session', id: person.id, name: person.account.email, mode: person.mode, role: person.role, scopes: [] };
-  return { api, caller, person, org, spec };
+  if (view.api_key) {
+    const k = view.api_key;
+    // A key acts with the lesser of its own role and its member's (effective_role).
+    const caller: Caller = { kind: 'key', viaSession: true, id: k.id, name: k.name, mode: k.mode, role: k.effective_role, scopes: k.scopes };
+    return { api, caller, person: null, org, spec };
+  }
+  const caller: Caller = { kind: 'session', id: view.id, name: view.account?.email ?? view.member_id, mode: view.mode, role: view.role, scopes: [] };
+  return { api, caller, person: view, org, spec };
 }
 
 type State = { phase: 'restoring' } | { phase: 'signed-out'; message?: string } | ({ phase: 'signed-in' } & Opened);
 
 function initialState(): State {
-  return sessionStorage.getItem(STORAGE_KEY) || readCsrfCookie() ? { phase: 'restoring' } : { phase: 'signed-out' };
+  return readCsrfCookie() ? { phase: 'restoring' } : { phase: 'signed-out' };
 }
 
 /** The 401 codes that mean the credential in hand is gone (a revoked key, an ended or expired session, a removed member). */
@@ -96,7 +101,6 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
   const catalogPromise = useRef<Promise<Model[]> | null>(null);
 
   const endLocally = useCallback((message?: string) => {
-    sessionStorage.removeItem(STORAGE_KEY);
     catalogPromise.current = null;
     setState({ phase: 'signed-out', ...(message ? { message } : {}) });
   }, []);
@@ -104,6 +108,8 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
   const rejected = useCallback(
     (err: ApiError) => {
       if (!ENDED.has(err.code)) return;
+      // The server's session is over already; this clears its cookies, so a reload does not try it again.
+      publicApi().del('/v1/session').catch(() => undefined);
       endLocally(
         err.code === 'invalid_api_key' ? 'This API key is no longer valid (revoked?). Sign in with another key.' : 'Your session has ended. Sign in again.',
       );
@@ -116,24 +122,23 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
     setState({ phase: 'signed-in', ...opened });
   }, []);
 
-  const startWithKey = useCallback(
-    async (key: string) => {
-      const trimmed = key.trim();
-      if (!KEY_SHAPE.test(trimmed)) throw new ApiError(0, 'invalid_api_key', 'An API key looks like sk_live_… or sk_test_… followed by letters and digits.');
-      const opened = await openKeySession(trimmed, rejected);
-      sessionStorage.setItem(STORAGE_KEY, trimmed);
-      enter(opened);
+  /** A signed-in session (a person's, or a pasted key's): the answer that set the cookie already describes it. */
+  const enterSigned = useCallback(
+    async (signed: SignedIn) => {
+      const { csrf_token: csrf, ...view } = signed;
+      enter(await openSession(csrf, rejected, view));
     },
     [rejected, enter],
   );
 
-  /** A person signed in (password or passkey): their session replaces a pasted key, and the tab keeps no key. */
-  const enterPerson = useCallback(
-    async (signed: SignedIn) => {
-      sessionStorage.removeItem(STORAGE_KEY);
-      enter(await openPersonSession(signed.csrf_token, rejected));
+  const startWithKey = useCallback(
+    async (key: string) => {
+      const trimmed = key.trim();
+      if (!KEY_SHAPE.test(trimmed)) throw new ApiError(0, 'invalid_api_key', 'An API key looks like sk_live_… or sk_test_… followed by letters and digits.');
+      // The one request that carries the key; nothing keeps it afterwards.
+      await enterSigned(await signInWithKey(trimmed));
     },
-    [rejected, enter],
+    [enterSigned],
   );
 
   const startWithPassword = useCallback(
@@ -145,14 +150,14 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
         if (err instanceof ApiError && err.code === 'second_factor_required') return 'second_factor';
         throw err;
       }
-      await enterPerson(signed);
+      await enterSigned(signed);
     },
-    [enterPerson],
+    [enterSigned],
   );
 
-  const startSecondFactor = useCallback(async () => enterPerson(await finishSecondFactor()), [enterPerson]);
+  const startSecondFactor = useCallback(async () => enterSigned(await finishSecondFactor()), [enterSigned]);
 
-  const startWithPasskey = useCallback(async () => enterPerson(await signInWithPasskey()), [enterPerson]);
+  const startWithPasskey = useCallback(async () => enterSigned(await signInWithPasskey()), [enterSigned]);
 
   const startWithSso = useCallback(async (organizationId: string) => {
     window.location.assign(await startSso(organizationId.trim()));
@@ -160,14 +165,13 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
 
   useEffect(() => {
     if (state.phase !== 'restoring') return;
-    const key = sessionStorage.getItem(STORAGE_KEY);
     const csrf = readCsrfCookie();
-    const restored = key ? startWithKey(key) : csrf ? openPersonSession(csrf, rejected).then(enter) : Promise.resolve(endLocally());
+    const restored = csrf ? openSession(csrf, rejected).then(enter) : Promise.resolve(endLocally());
     restored.catch((err: Error) => {
-      if (err instanceof ApiError && err.status === 401) endLocally(key ? 'Your API key is no longer valid. Sign in again.' : 'Your session has ended. Sign in again.');
+      if (err instanceof ApiError && err.status === 401) endLocally('Your session has ended. Sign in again.');
       else endLocally(err.message);
     });
-  }, [state.phase, startWithKey, enter, endLocally, rejected]);
+  }, [state.phase, enter, endLocally, rejected]);
 
   const signOut = useCallback(
     (message?: string) => {
@@ -197,9 +201,9 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
       },
       signOut,
       switchTo: async (to) => {
-        if (api.credential.kind !== 'session') throw new ApiError(0, 'session_required', 'Only a signed-in person can switch.');
+        if (api.credential.kind !== 'session' || !person) throw new ApiError(0, 'session_required', 'Only a signed-in person can switch.');
         await api.patch<SessionView>('/v1/session', to);
-        enter(await openPersonSession(api.credential.csrfToken, rejected));
+        enter(await openSession(api.credential.csrfToken, rejected));
       },
       catalog: () => {
         catalogPromise.current ??= api.get<List<Model>>('/v1/models?include_delisted=true').then((l) => l.data);

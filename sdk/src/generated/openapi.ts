@@ -355,7 +355,7 @@ export interface paths {
         };
         /**
          * The signed-in person, the organization the session acts in, and every organization they belong to
-         * @description For the dashboard session only (an API key gets 403 `session_required`).
+         * @description For the dashboard session only (an API key sent as a bearer gets 403 `session_required`). For a session opened with an API key (`kind` api_key), `api_key` names the key it acts as and `account` is null.
          */
         get: operations["getSession"];
         put?: never;
@@ -376,6 +376,26 @@ export interface paths {
          * @description From the next request on, the session acts as the person's membership of `organization_id` (with that membership's role), in `mode`.
          */
         patch: operations["switchSession"];
+        trace?: never;
+    };
+    "/v1/session/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a dashboard session with an API key
+         * @description Exchanges an API key, once, for a dashboard session that acts exactly as that key (its organization, mode, effective role, scopes, IP allowlist, budgets, rate limit and request-log attribution): sets the same HttpOnly session cookie and readable CSRF cookie as a person's sign-in, with the same idle and absolute timeouts, so the browser never has to keep the key. Revoking the key, lowering its member's role or removing the member applies to the session from its next request. A malformed, unknown or revoked key is one 401 `invalid_api_key`; repeated failures are slowed, then locked (429) per address, as failed password sign-ins are. Send the key in the body only: this operation takes no Authorization header.
+         */
+        post: operations["signInWithKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/account": {
@@ -407,7 +427,7 @@ export interface paths {
         };
         /**
          * The signed-in person's live sessions
-         * @description Every session of the person that has not ended: where and when it signed in, and when it was last used.
+         * @description Every session of the person that has not ended: where and when it signed in, and when it was last used. For a session opened with an API key: the live sessions opened with that key.
          */
         get: operations["listSessions"];
         put?: never;
@@ -430,7 +450,7 @@ export interface paths {
         post?: never;
         /**
          * End one of your sessions
-         * @description The session answers 401 from its next request on. Another person's session is 404, as one that never existed.
+         * @description The session answers 401 from its next request on. Another person's session is 404, as one that never existed; a session opened with an API key ends only sessions opened with that key.
          */
         delete: operations["revokeSession"];
         options?: never;
@@ -4073,6 +4093,12 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "session";
+                        /**
+                         * @description person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.
+                         * @enum {string}
+                         */
+                        kind: "person" | "api_key";
+                        /** @description The person signed in; null for a session opened with an API key. */
                         account: {
                             id: string;
                             email: string;
@@ -4080,21 +4106,44 @@ export interface operations {
                             has_password: boolean;
                             /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
                             passkey_after_password: boolean;
-                        };
+                        } | null;
+                        /** @description The key a session opened with an API key acts as; null for a person's session. */
+                        api_key: {
+                            /** @description key_… */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, as listed by GET /v1/api-keys (never the secret). */
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and its member's role.
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
+                            /** @description Empty: every operation the role allows. */
+                            scopes: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
+                        } | null;
                         /** @description The organization the session acts in now. */
                         organization_id: string;
+                        /** @description The membership the session acts as (for a key's session, the member the key belongs to). */
                         member_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The role the session acts with: the member's, or for a key's session the key's effective role.
+                         * @enum {string}
+                         */
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        /** @description How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
-                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode). */
                         memberships: {
                             organization_id: string;
                             organization_name: string;
@@ -4183,6 +4232,12 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "session";
+                        /**
+                         * @description person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.
+                         * @enum {string}
+                         */
+                        kind: "person" | "api_key";
+                        /** @description The person signed in; null for a session opened with an API key. */
                         account: {
                             id: string;
                             email: string;
@@ -4190,21 +4245,44 @@ export interface operations {
                             has_password: boolean;
                             /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
                             passkey_after_password: boolean;
-                        };
+                        } | null;
+                        /** @description The key a session opened with an API key acts as; null for a person's session. */
+                        api_key: {
+                            /** @description key_… */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, as listed by GET /v1/api-keys (never the secret). */
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and its member's role.
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
+                            /** @description Empty: every operation the role allows. */
+                            scopes: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
+                        } | null;
                         /** @description The organization the session acts in now. */
                         organization_id: string;
+                        /** @description The membership the session acts as (for a key's session, the member the key belongs to). */
                         member_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The role the session acts with: the member's, or for a key's session the key's effective role.
+                         * @enum {string}
+                         */
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        /** @description How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
-                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode). */
                         memberships: {
                             organization_id: string;
                             organization_name: string;
@@ -4373,6 +4451,12 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "session";
+                        /**
+                         * @description person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.
+                         * @enum {string}
+                         */
+                        kind: "person" | "api_key";
+                        /** @description The person signed in; null for a session opened with an API key. */
                         account: {
                             id: string;
                             email: string;
@@ -4380,21 +4464,44 @@ export interface operations {
                             has_password: boolean;
                             /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
                             passkey_after_password: boolean;
-                        };
+                        } | null;
+                        /** @description The key a session opened with an API key acts as; null for a person's session. */
+                        api_key: {
+                            /** @description key_… */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, as listed by GET /v1/api-keys (never the secret). */
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and its member's role.
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
+                            /** @description Empty: every operation the role allows. */
+                            scopes: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
+                        } | null;
                         /** @description The organization the session acts in now. */
                         organization_id: string;
+                        /** @description The membership the session acts as (for a key's session, the member the key belongs to). */
                         member_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The role the session acts with: the member's, or for a key's session the key's effective role.
+                         * @enum {string}
+                         */
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        /** @description How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
-                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode). */
                         memberships: {
                             organization_id: string;
                             organization_name: string;
@@ -4403,6 +4510,162 @@ export interface operations {
                             /** @enum {string} */
                             role: "viewer" | "developer" | "admin" | "owner";
                         }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_json, parameter_missing, parameter_invalid, parameter_unknown, model_modality_mismatch, content_policy_violation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authentication failed: missing_authorization, invalid_authorization, invalid_api_key, invalid_credentials, session_expired, second_factor_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signInWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description sk_live_… or sk_test_… */
+                    api_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ses_… */
+                        id: string;
+                        /** @constant */
+                        object: "session";
+                        /**
+                         * @description person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.
+                         * @enum {string}
+                         */
+                        kind: "person" | "api_key";
+                        /** @description The person signed in; null for a session opened with an API key. */
+                        account: {
+                            id: string;
+                            email: string;
+                            name: string | null;
+                            has_password: boolean;
+                            /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
+                            passkey_after_password: boolean;
+                        } | null;
+                        /** @description The key a session opened with an API key acts as; null for a person's session. */
+                        api_key: {
+                            /** @description key_… */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, as listed by GET /v1/api-keys (never the secret). */
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and its member's role.
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
+                            /** @description Empty: every operation the role allows. */
+                            scopes: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
+                        } | null;
+                        /** @description The organization the session acts in now. */
+                        organization_id: string;
+                        /** @description The membership the session acts as (for a key's session, the member the key belongs to). */
+                        member_id: string;
+                        /**
+                         * @description The role the session acts with: the member's, or for a key's session the key's effective role.
+                         * @enum {string}
+                         */
+                        role: "viewer" | "developer" | "admin" | "owner";
+                        /** @enum {string} */
+                        mode: "live" | "test";
+                        /** @description How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key. */
+                        method: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode). */
+                        memberships: {
+                            organization_id: string;
+                            organization_name: string;
+                            /** @description usr_…: the person in that organization. */
+                            member_id: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                        }[];
+                        /** @description Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie). */
+                        csrf_token: string;
                     };
                 };
             };
@@ -5520,6 +5783,12 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "session";
+                        /**
+                         * @description person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.
+                         * @enum {string}
+                         */
+                        kind: "person" | "api_key";
+                        /** @description The person signed in; null for a session opened with an API key. */
                         account: {
                             id: string;
                             email: string;
@@ -5527,21 +5796,44 @@ export interface operations {
                             has_password: boolean;
                             /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
                             passkey_after_password: boolean;
-                        };
+                        } | null;
+                        /** @description The key a session opened with an API key acts as; null for a person's session. */
+                        api_key: {
+                            /** @description key_… */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, as listed by GET /v1/api-keys (never the secret). */
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and its member's role.
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
+                            /** @description Empty: every operation the role allows. */
+                            scopes: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
+                        } | null;
                         /** @description The organization the session acts in now. */
                         organization_id: string;
+                        /** @description The membership the session acts as (for a key's session, the member the key belongs to). */
                         member_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The role the session acts with: the member's, or for a key's session the key's effective role.
+                         * @enum {string}
+                         */
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        /** @description How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
-                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode). */
                         memberships: {
                             organization_id: string;
                             organization_name: string;
@@ -6173,6 +6465,12 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "session";
+                        /**
+                         * @description person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.
+                         * @enum {string}
+                         */
+                        kind: "person" | "api_key";
+                        /** @description The person signed in; null for a session opened with an API key. */
                         account: {
                             id: string;
                             email: string;
@@ -6180,21 +6478,44 @@ export interface operations {
                             has_password: boolean;
                             /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
                             passkey_after_password: boolean;
-                        };
+                        } | null;
+                        /** @description The key a session opened with an API key acts as; null for a person's session. */
+                        api_key: {
+                            /** @description key_… */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, as listed by GET /v1/api-keys (never the secret). */
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and its member's role.
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
+                            /** @description Empty: every operation the role allows. */
+                            scopes: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
+                        } | null;
                         /** @description The organization the session acts in now. */
                         organization_id: string;
+                        /** @description The membership the session acts as (for a key's session, the member the key belongs to). */
                         member_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The role the session acts with: the member's, or for a key's session the key's effective role.
+                         * @enum {string}
+                         */
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        /** @description How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
-                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode). */
                         memberships: {
                             organization_id: string;
                             organization_name: string;
@@ -6400,6 +6721,12 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "session";
+                        /**
+                         * @description person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.
+                         * @enum {string}
+                         */
+                        kind: "person" | "api_key";
+                        /** @description The person signed in; null for a session opened with an API key. */
                         account: {
                             id: string;
                             email: string;
@@ -6407,21 +6734,44 @@ export interface operations {
                             has_password: boolean;
                             /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
                             passkey_after_password: boolean;
-                        };
+                        } | null;
+                        /** @description The key a session opened with an API key acts as; null for a person's session. */
+                        api_key: {
+                            /** @description key_… */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, as listed by GET /v1/api-keys (never the secret). */
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and its member's role.
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
+                            /** @description Empty: every operation the role allows. */
+                            scopes: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
+                        } | null;
                         /** @description The organization the session acts in now. */
                         organization_id: string;
+                        /** @description The membership the session acts as (for a key's session, the member the key belongs to). */
                         member_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The role the session acts with: the member's, or for a key's session the key's effective role.
+                         * @enum {string}
+                         */
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        /** @description How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
-                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode). */
                         memberships: {
                             organization_id: string;
                             organization_name: string;
@@ -6677,6 +7027,12 @@ export interface operations {
                         id: string;
                         /** @constant */
                         object: "session";
+                        /**
+                         * @description person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.
+                         * @enum {string}
+                         */
+                        kind: "person" | "api_key";
+                        /** @description The person signed in; null for a session opened with an API key. */
                         account: {
                             id: string;
                             email: string;
@@ -6684,21 +7040,44 @@ export interface operations {
                             has_password: boolean;
                             /** @description A password sign-in of this person also needs one of their passkeys (PATCH /v1/account). */
                             passkey_after_password: boolean;
-                        };
+                        } | null;
+                        /** @description The key a session opened with an API key acts as; null for a person's session. */
+                        api_key: {
+                            /** @description key_… */
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, as listed by GET /v1/api-keys (never the secret). */
+                            prefix: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "admin" | "owner";
+                            /**
+                             * @description What the key may do now: the lesser of `role` and its member's role.
+                             * @enum {string}
+                             */
+                            effective_role: "viewer" | "developer" | "admin" | "owner";
+                            /** @description Empty: every operation the role allows. */
+                            scopes: ("images:write" | "videos:write" | "voice:write" | "music:write" | "avatars:write" | "chat:write" | "three-d:write" | "upscale:write" | "generations:read" | "generations:write" | "uploads:write" | "usage:read" | "webhooks:manage" | "api_keys:manage" | "members:manage")[];
+                        } | null;
                         /** @description The organization the session acts in now. */
                         organization_id: string;
+                        /** @description The membership the session acts as (for a key's session, the member the key belongs to). */
                         member_id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The role the session acts with: the member's, or for a key's session the key's effective role.
+                         * @enum {string}
+                         */
                         role: "viewer" | "developer" | "admin" | "owner";
                         /** @enum {string} */
                         mode: "live" | "test";
-                        /** @description How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up. */
+                        /** @description How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key. */
                         method: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
-                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. */
+                        /** @description Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode). */
                         memberships: {
                             organization_id: string;
                             organization_name: string;

@@ -8,19 +8,21 @@ import {
   findSessionForAuth,
   insertSession,
   listAccountSessions,
+  listKeySessions,
   listMemberships,
   revokeAccountSession,
+  revokeKeySession,
   switchSession,
   touchSession,
   type MembershipRow,
   type SessionRow,
 } from '../../store/accounts.js';
-import { ensureSessionKey } from '../../store/api-keys.js';
+import { ensureSessionKey, findActiveKey } from '../../store/api-keys.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { findSsoSettings } from '../../store/sso.js';
-import type { Mode, Principal, Role } from '../access.js';
+import type { Mode, Principal, Role, Scope } from '../access.js';
 import { recordAudit, type AuditOrigin } from '../audit.js';
-import { hashSecret } from '../api-keys.js';
+import { findLiveKeyById, hashSecret, type AuthenticatedKey } from '../api-keys.js';
 
 /**
  * Session glossary
@@ -92,9 +94,38 @@ function ensureKeyOf(q: Queryable, userId: string, organizationId: string, mode:
 export interface AuthenticatedSession {
   principal: Principal;
   csrfToken: string;
+  /** Set for a session opened with an API key: the key as it is now, whose checks (IP allowlist, scopes…) the request passes. */
+  key?: AuthenticatedKey;
 }
 
 const expired = () => new ApiError('session_expired', 'The session has ended (signed out, revoked, timed out, or no longer a member). Sign in again.');
+const keyGone = () =>
+  new ApiError('invalid_api_key', 'The API key this session was opened with is unknown or has been revoked (or its member was removed). Sign in again.');
+
+/** The token of a session opened with an API key, returned once for the cookie; the session keeps the key's id, never its secret. */
+export async function startKeySession(
+  q: Queryable,
+  timeouts: SessionTimeouts,
+  input: { key: AuthenticatedKey; ip: string; userAgent: string | null },
+): Promise<StartedSession> {
+  const token = randomBase62(TOKEN_LENGTH);
+  const csrfToken = randomBase62(TOKEN_LENGTH);
+  const { principal } = input.key;
+  const session = await insertSession(q, {
+    id: newId('ses'),
+    tokenSha256: hashSecret(token),
+    csrfToken,
+    accountId: null,
+    apiKeyId: principal.keyId,
+    userId: principal.userId,
+    mode: principal.mode,
+    method: 'api_key',
+    ip: input.ip,
+    userAgent: input.userAgent?.slice(0, 500) ?? null,
+    absoluteS: timeouts.maxS,
+  });
+  return { token, csrfToken, session };
+}
 
 /**
  * The principal of a session token, or the contract's 401 (ended, timed out, removed member) or 403 (the
@@ -103,9 +134,17 @@ const expired = () => new ApiError('session_expired', 'The session has ended (si
  */
 export async function authenticateSession(q: Queryable, timeouts: SessionTimeouts, token: string): Promise<AuthenticatedSession> {
   const row = await findSessionForAuth(q, hashSecret(token));
-  if (!row || row.revoked_at || row.member_removed_at) throw expired();
+  if (!row || row.revoked_at) throw expired();
   const now = row.now.getTime();
   if (row.expires_at.getTime() <= now || row.last_seen_at.getTime() + timeouts.idleS * 1000 <= now) throw expired();
+  if (row.api_key_id !== null) {
+    // The key is read as a bearer's is, each time: revoked, its member removed or demoted, it shows on this request.
+    const key = await findLiveKeyById(q, row.api_key_id);
+    if (!key) throw keyGone();
+    if (now - row.last_seen_at.getTime() > 60_000) await touchSession(q, row.id);
+    return { csrfToken: row.csrf_token, key, principal: { ...key.principal, keySessionId: row.id } };
+  }
+  if (row.member_removed_at || row.account_id === null) throw expired();
   if (row.require_sso && row.method !== 'sso' && row.break_glass_user !== row.user_id) {
     throw new ApiError('sso_required', 'This organization requires single sign-on. Sign in through its identity provider.');
   }
@@ -137,10 +176,24 @@ export interface MembershipView {
   role: Role;
 }
 
+export interface SessionKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  mode: Mode;
+  role: Role;
+  effective_role: Role;
+  scopes: Scope[];
+}
+
 export interface SessionView {
   id: string;
   object: 'session';
-  account: { id: string; email: string; name: string | null; has_password: boolean; passkey_after_password: boolean };
+  /** Who holds the session: a person (signed in with an account) or an API key (pasted into the dashboard). */
+  kind: 'person' | 'api_key';
+  account: { id: string; email: string; name: string | null; has_password: boolean; passkey_after_password: boolean } | null;
+  /** The key a session opened with an API key acts as (never its secret); null for a person's session. */
+  api_key: SessionKeyView | null;
   organization_id: string;
   member_id: string;
   role: Role;
@@ -155,29 +208,53 @@ const membershipView = (m: MembershipRow): MembershipView => ({
   organization_id: m.organization_id, organization_name: m.organization_name, member_id: m.member_id, role: m.role,
 });
 
+const SESSION_REQUIRED = 'This operation is for a signed-in person (the dashboard session), not an API key.';
+
+/** The person's session behind the principal, or 403 `session_required` (an API key, a session opened with one). */
 function requireSession(p: Principal): { sessionId: string; accountId: string } {
-  if (p.sessionId === undefined || p.accountId === undefined) {
-    throw new ApiError('session_required', 'This operation is for a signed-in person (the dashboard session), not an API key.');
-  }
+  if (p.sessionId === undefined || p.accountId === undefined) throw new ApiError('session_required', SESSION_REQUIRED);
   return { sessionId: p.sessionId, accountId: p.accountId };
 }
 
+/** Whose sessions the caller's own are: the person's, or (a session opened with an API key) that key's. */
+type Holder = { kind: 'person'; sessionId: string; accountId: string } | { kind: 'api_key'; sessionId: string; keyId: string };
+
+function holderOf(p: Principal): Holder {
+  if (p.keySessionId !== undefined) return { kind: 'api_key', sessionId: p.keySessionId, keyId: p.keyId };
+  return { kind: 'person', ...requireSession(p) };
+}
+
 export async function getSessionView(q: Queryable, p: Principal, session?: SessionRow): Promise<SessionView> {
-  const { sessionId, accountId } = requireSession(p);
-  const account = (await findAccount(q, accountId))!;
-  const memberships = await listMemberships(q, accountId);
-  const s = session ?? (await listAccountSessions(q, accountId)).find((x) => x.id === sessionId);
-  return {
-    id: sessionId,
-    object: 'session',
-    account: { id: account.id, email: account.email, name: account.name, has_password: account.password_hash !== null, passkey_after_password: account.passkey_after_password },
-    organization_id: p.organizationId,
-    member_id: p.userId,
-    role: p.role,
-    mode: p.mode,
-    method: s?.method ?? 'password',
+  const holder = holderOf(p);
+  const common = { id: holder.sessionId, object: 'session' as const, organization_id: p.organizationId, member_id: p.userId, role: p.role, mode: p.mode };
+  const times = (s: SessionRow | null | undefined) => ({
     created_at: (s?.created_at ?? new Date()).toISOString(),
     expires_at: (s?.expires_at ?? new Date()).toISOString(),
+  });
+  if (holder.kind === 'api_key') {
+    const key = await findActiveKey(q, holder.keyId, p.organizationId, p.mode);
+    if (!key) throw new ApiError('invalid_api_key', 'The API key this session was opened with is unknown or has been revoked. Sign in again.');
+    const s = session ?? (await findSession(q, holder.sessionId));
+    return {
+      ...common,
+      kind: 'api_key',
+      account: null,
+      api_key: { id: key.id, name: key.name, prefix: key.prefix, mode: key.mode, role: key.role, effective_role: key.effective_role, scopes: key.scopes },
+      method: 'api_key',
+      ...times(s),
+      memberships: [],
+    };
+  }
+  const account = (await findAccount(q, holder.accountId))!;
+  const memberships = await listMemberships(q, holder.accountId);
+  const s = session ?? (await listAccountSessions(q, holder.accountId)).find((x) => x.id === holder.sessionId);
+  return {
+    ...common,
+    kind: 'person',
+    account: { id: account.id, email: account.email, name: account.name, has_password: account.password_hash !== null, passkey_after_password: account.passkey_after_password },
+    api_key: null,
+    method: s?.method ?? 'password',
+    ...times(s),
     memberships: memberships.map(membershipView),
   };
 }
@@ -194,19 +271,27 @@ export interface SessionListItem {
   expires_at: string;
 }
 
-/** The person's own sessions that are still alive (every organization's: a session is the person's, not the member's). */
-/** The view of a session just started (the sign-in answer). */
+/** The view of a person's session just started (the sign-in answer). */
 export async function startedSessionView(q: Queryable, started: StartedSession): Promise<SessionView> {
   const member = (await findMemberById(q, started.session.user_id))!;
   return getSessionView(q, {
-    keyId: '', userId: started.session.user_id, sessionId: started.session.id, accountId: started.session.account_id,
+    keyId: '', userId: started.session.user_id, sessionId: started.session.id, accountId: started.session.account_id!,
     organizationId: member.organization_id, mode: started.session.mode, role: member.role, scopes: [], plan: 'free', enterprise: false, paused: false,
   }, started.session);
 }
 
+/** The view of a session just opened with an API key: the key's, as its requests will be. */
+export function startedKeySessionView(q: Queryable, started: StartedSession, key: AuthenticatedKey): Promise<SessionView> {
+  return getSessionView(q, { ...key.principal, keySessionId: started.session.id }, started.session);
+}
+
+/**
+ * The caller's own sessions that are still alive: a person's (every organization's: a session is the person's, not
+ * the member's), or, for a session opened with an API key, those opened with that key.
+ */
 export async function listOwnSessions(q: Queryable, p: Principal, timeouts: SessionTimeouts): Promise<{ object: 'list'; data: SessionListItem[]; has_more: false }> {
-  const { sessionId, accountId } = requireSession(p);
-  const rows = await listAccountSessions(q, accountId);
+  const holder = holderOf(p);
+  const rows = holder.kind === 'api_key' ? await listKeySessions(q, holder.keyId) : await listAccountSessions(q, holder.accountId);
   const idleCutoff = Date.now() - timeouts.idleS * 1000;
   return {
     object: 'list',
@@ -214,20 +299,24 @@ export async function listOwnSessions(q: Queryable, p: Principal, timeouts: Sess
     data: rows
       .filter((s) => s.last_seen_at.getTime() > idleCutoff)
       .map((s) => ({
-        id: s.id, object: 'session', current: s.id === sessionId, method: s.method, ip: s.ip, user_agent: s.user_agent,
+        id: s.id, object: 'session', current: s.id === holder.sessionId, method: s.method, ip: s.ip, user_agent: s.user_agent,
         created_at: s.created_at.toISOString(), last_seen_at: s.last_seen_at.toISOString(), expires_at: s.expires_at.toISOString(),
       })),
   };
 }
 
-/** Ends one of the person's sessions (the current one signs out); another person's session is 404, as one that never existed. */
+/**
+ * Ends one of the caller's own sessions (the current one signs out); another person's session, or one not opened
+ * with the caller's key, is 404, as one that never existed.
+ */
 export async function revokeOwnSession(
   db: Db, p: Principal, id: string, origin: AuditOrigin, via: 'sign_out' | 'revoke',
 ): Promise<{ id: string; object: 'session'; deleted: true }> {
-  const { accountId } = requireSession(p);
+  const holder = holderOf(p);
   return db.tx(async (q) => {
-    if (!(await revokeAccountSession(q, accountId, id))) throw new ApiError('resource_not_found', `No such session: '${id}'`, 'id');
-    // In the chain of the organization the revoking session acts in: the person's own act, as their sign-in was.
+    const revoked = holder.kind === 'api_key' ? await revokeKeySession(q, holder.keyId, id) : await revokeAccountSession(q, holder.accountId, id);
+    if (!revoked) throw new ApiError('resource_not_found', `No such session: '${id}'`, 'id');
+    // In the chain of the organization the revoking session acts in: the person's own act (or the key's), as their sign-in was.
     await recordAudit(q, { ...origin, organizationId: p.organizationId, action: 'session.revoked', target: { type: 'session', id }, before: { session_id: id }, after: { via } });
     return { id, object: 'session', deleted: true };
   });

@@ -2,16 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { randomBase62 } from '../../ids.js';
-import { hashSecret } from '../api-keys.js';
 import { findAccountByEmailKey, listMemberships } from '../../store/accounts.js';
 import type { Queryable } from '../../store/db.js';
 import { insertPendingSignIn } from '../../store/second-factor.js';
 import { findSsoSettings } from '../../store/sso.js';
 import type { SignInGuard } from '../../rate-limit.js';
 import type { Mode } from '../access.js';
-import { recordAudit, type AuditOrigin } from '../audit.js';
+import { keyActor, recordAudit, type AuditOrigin } from '../audit.js';
 import { emailKey, passwordMatches } from './passwords.js';
-import { startSession, type SessionTimeouts, type StartedSession } from './sessions.js';
+import { startKeySession, startSession, type SessionTimeouts, type StartedSession } from './sessions.js';
+import { findKeyBySecret, hashSecret, ipAllowed, type AuthenticatedKey } from '../api-keys.js';
 
 export interface SignInPorts {
   db: Queryable;
@@ -143,3 +143,44 @@ export async function startPendingSignIn(
   return { pending: true, token, expiresAt };
 }
 
+const KEY_SHAPE = /^sk_(live|test)_[0-9A-Za-z]{20,200}$/;
+
+/**
+ * Exchanges an API key, once, for a dashboard session bound to it (docs/contract-addenda.md, "The dashboard never
+ * stores an API key"): the browser then holds the session's HttpOnly cookie, never the key. The exchange passes the
+ * sign-in brake as a password does (slowed, then locked per address; the failures are counted under the presented
+ * key's digest in place of an email), and a key that does not authenticate is one 401 `invalid_api_key`, malformed,
+ * unknown, revoked or of a removed member alike. The key's IP allowlist applies to the exchange as to its requests.
+ */
+export async function signInWithKey(
+  ports: SignInPorts, apiKey: string, client: { ip: string; userAgent: string | null; requestId?: string | null },
+): Promise<{ started: StartedSession; key: AuthenticatedKey }> {
+  const secret = apiKey.trim();
+  const counted = `api_key:${hashSecret(secret)}`;
+  const refusal = (action: string) =>
+    recordAudit(ports.db, {
+      actor: { type: 'system', id: 'sign-in' }, address: client.ip, requestId: client.requestId ?? null, organizationId: null,
+      // Never the presented string: it may be a real key with a typo, a secret all the same.
+      action, target: { type: 'api_key', id: 'presented' }, before: null, after: { method: 'api_key' },
+    });
+  await applySignInBrake(ports, counted, client.ip, () => refusal('sign_in.locked'));
+  const key = KEY_SHAPE.test(secret) ? await findKeyBySecret(ports.db, secret) : null;
+  if (!key) {
+    await ports.signIn.failed(counted, client.ip);
+    await refusal('sign_in.failed');
+    throw new ApiError('invalid_api_key', 'The API key is unknown or has been revoked.');
+  }
+  if (!ipAllowed(client.ip, key.ipAllowlist)) {
+    throw new ApiError('ip_not_allowed', `Requests from ${client.ip} are not allowed for this API key.`);
+  }
+  await ports.signIn.succeeded(counted);
+  const started = await startKeySession(ports.db, ports.timeouts, { key, ip: client.ip, userAgent: client.userAgent });
+  const { principal } = key;
+  // In the key's organization's chain, with the key as the actor: what the session does from here on is the key's.
+  await recordAudit(ports.db, {
+    actor: keyActor(principal), address: client.ip, requestId: client.requestId ?? null, mode: principal.mode,
+    organizationId: principal.organizationId, action: 'sign_in.succeeded', target: { type: 'api_key', id: principal.keyId },
+    before: null, after: { method: 'api_key', session: started.session.id },
+  });
+  return { started, key };
+}

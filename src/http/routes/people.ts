@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ROLES, type Mode, type Role } from '../../domain/access.js';
+import { ROLES, SCOPES, type Mode, type Role } from '../../domain/access.js';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../domain/people/invitations.js';
 import { getMember, listOrganizationMembers, removeMember, updateMember } from '../../domain/people/members.js';
 import { PASSWORD_MAX } from '../../domain/people/passwords.js';
@@ -9,12 +9,14 @@ import {
   getSessionView,
   listOwnSessions,
   revokeOwnSession,
+  startedKeySessionView,
   startedSessionView,
   switchOwnSession,
+  type SessionView,
   type StartedSession,
 } from '../../domain/people/sessions.js';
 import { updateOwnAccount } from '../../domain/people/second-factor.js';
-import { PENDING_TTL_MS, signInWithPassword } from '../../domain/people/sign-in.js';
+import { PENDING_TTL_MS, signInWithKey, signInWithPassword } from '../../domain/people/sign-in.js';
 import { ApiError } from '../../errors.js';
 import type { AppDeps } from '../../deps.js';
 import { requestOrigin } from '../audit-origin.js';
@@ -32,25 +34,51 @@ const Membership = Type.Object({
   role: RoleField,
 });
 
+const SessionKey = Type.Object(
+  {
+    id: Type.String({ description: 'key_…' }),
+    name: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the key, as listed by GET /v1/api-keys (never the secret).' }),
+    mode: ModeField,
+    role: RoleField,
+    effective_role: Type.String({ enum: [...ROLES], description: "What the key may do now: the lesser of `role` and its member's role." }),
+    scopes: Type.Array(Type.String({ enum: [...SCOPES] }), { description: 'Empty: every operation the role allows.' }),
+  },
+  { title: 'SessionKey', description: 'The API key a session opened with one acts as.' },
+);
+
 export const Session = Type.Object(
   {
     id: Type.String({ description: 'ses_…' }),
     object: Type.Literal('session'),
-    account: Type.Object({
-      id: Type.String(),
-      email: Type.String(),
-      name: Nullable(Type.String()),
-      has_password: Type.Boolean(),
-      passkey_after_password: Type.Boolean({ description: 'A password sign-in of this person also needs one of their passkeys (PATCH /v1/account).' }),
+    kind: Type.String({
+      enum: ['person', 'api_key'],
+      description: 'person: signed in with an account (password, passkey, single sign-on, invitation, sign-up). api_key: opened with an API key (POST /v1/session/key); it acts exactly as that key.',
     }),
+    account: Type.Union(
+      [
+        Type.Object({
+          id: Type.String(),
+          email: Type.String(),
+          name: Nullable(Type.String()),
+          has_password: Type.Boolean(),
+          passkey_after_password: Type.Boolean({ description: 'A password sign-in of this person also needs one of their passkeys (PATCH /v1/account).' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The person signed in; null for a session opened with an API key.' },
+    ),
+    api_key: Type.Union([SessionKey, Type.Null()], { description: 'The key a session opened with an API key acts as; null for a person\'s session.' }),
     organization_id: Type.String({ description: 'The organization the session acts in now.' }),
-    member_id: Type.String(),
-    role: RoleField,
+    member_id: Type.String({ description: 'The membership the session acts as (for a key\'s session, the member the key belongs to).' }),
+    role: Type.String({ enum: [...ROLES], description: "The role the session acts with: the member's, or for a key's session the key's effective role." }),
     mode: ModeField,
-    method: Type.String({ description: 'How the person signed in: password, passkey, password_passkey (a password, then a passkey), sso, invitation or sign_up.' }),
+    method: Type.String({ description: 'How the session was opened: password, passkey, password_passkey (a password, then a passkey), sso, invitation, sign_up or api_key.' }),
     created_at: Timestamp,
     expires_at: Timestamp,
-    memberships: Type.Array(Membership, { description: 'Every organization the person belongs to; switch with PATCH /v1/session.' }),
+    memberships: Type.Array(Membership, {
+      description: "Every organization the person belongs to; switch with PATCH /v1/session. Empty for a key's session (a key belongs to one organization and mode).",
+    }),
   },
   { title: 'Session' },
 );
@@ -82,9 +110,9 @@ const timeoutsOf = (deps: AppDeps) => ({ idleS: deps.config.accounts.sessionIdle
 const clientOf = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? null });
 
 /** Sets the new session's cookies and answers its view with the CSRF token (the only answer that carries it). */
-export async function answerSignedIn(deps: AppDeps, reply: FastifyReply, started: StartedSession) {
+export async function answerSignedIn(deps: AppDeps, reply: FastifyReply, started: StartedSession, view?: SessionView) {
   setSessionCookies(reply, sessionCookieNames(deps.config.publicUrl), { token: started.token, csrfToken: started.csrfToken, maxAgeS: deps.config.accounts.sessionMaxS });
-  return { status: 201, body: { ...(await startedSessionView(deps.db, started)), csrf_token: started.csrfToken } };
+  return { status: 201, body: { ...(view ?? (await startedSessionView(deps.db, started))), csrf_token: started.csrfToken } };
 }
 
 export const signIn = defineRoute({
@@ -157,14 +185,42 @@ export const updateAccountRoute = defineRoute({
   }),
 });
 
+export const signInWithKeyRoute = defineRoute({
+  method: 'POST',
+  path: '/v1/session/key',
+  operationId: 'signInWithKey',
+  summary: 'Open a dashboard session with an API key',
+  description:
+    "Exchanges an API key, once, for a dashboard session that acts exactly as that key (its organization, mode, effective role, scopes, IP allowlist, budgets, rate limit and request-log attribution): sets the same HttpOnly session cookie and readable CSRF cookie as a person's sign-in, with the same idle and absolute timeouts, so the browser never has to keep the key. Revoking the key, lowering its member's role or removing the member applies to the session from its next request. A malformed, unknown or revoked key is one 401 `invalid_api_key`; repeated failures are slowed, then locked (429) per address, as failed password sign-ins are. Send the key in the body only: this operation takes no Authorization header.",
+  tag: 'People',
+  auth: null,
+  schema: {
+    body: Type.Object(
+      { api_key: Type.String({ minLength: 1, maxLength: 300, description: 'sk_live_… or sk_test_…' }) },
+      { additionalProperties: false },
+    ),
+    response: { 201: SignedIn },
+  },
+  errors: [401, 403, 429],
+  handler: async ({ body, deps, request, reply }) => {
+    const { started, key } = await signInWithKey(
+      { db: deps.db, clock: deps.clock, signIn: deps.rateLimiter.signIn, timeouts: timeoutsOf(deps), slowAfter: deps.config.accounts.slowAfter },
+      body.api_key,
+      { ...clientOf(request), requestId: request.id },
+    );
+    return answerSignedIn(deps, reply, started, await startedKeySessionView(deps.db, started, key));
+  },
+});
+
 export const getSession = defineRoute({
   method: 'GET',
   path: '/v1/session',
   operationId: 'getSession',
   summary: 'The signed-in person, the organization the session acts in, and every organization they belong to',
-  description: 'For the dashboard session only (an API key gets 403 `session_required`).',
+  description:
+    "For the dashboard session only (an API key sent as a bearer gets 403 `session_required`). For a session opened with an API key (`kind` api_key), `api_key` names the key it acts as and `account` is null.",
   tag: 'People',
-  auth: { role: 'viewer', sessionOnly: true },
+  auth: { role: 'viewer', sessionOnly: true, keySession: true },
   schema: { response: { 200: Session } },
   handler: async ({ principal, deps }) => ({ status: 200, body: await getSessionView(deps.db, principal) }),
 });
@@ -207,8 +263,9 @@ export const signOut = defineRoute({
       const found = await authenticateSession(deps.db, timeoutsOf(deps), token).catch(() => null);
       if (found) {
         assertCsrf(request, found.csrfToken);
-        await revokeOwnSession(deps.db, found.principal, found.principal.sessionId!, requestOrigin(found.principal, request), 'sign_out');
-        id = found.principal.sessionId!;
+        // A person's session, or one opened with an API key (whose sign-out is the key's act, as its sign-in was).
+        id = found.principal.sessionId ?? found.principal.keySessionId!;
+        await revokeOwnSession(deps.db, found.principal, id, requestOrigin(found.principal, request), 'sign_out');
       }
     }
     clearSessionCookies(reply, names);
@@ -221,9 +278,10 @@ export const listSessions = defineRoute({
   path: '/v1/sessions',
   operationId: 'listSessions',
   summary: "The signed-in person's live sessions",
-  description: 'Every session of the person that has not ended: where and when it signed in, and when it was last used.',
+  description:
+    'Every session of the person that has not ended: where and when it signed in, and when it was last used. For a session opened with an API key: the live sessions opened with that key.',
   tag: 'People',
-  auth: { role: 'viewer', sessionOnly: true },
+  auth: { role: 'viewer', sessionOnly: true, keySession: true },
   schema: { response: { 200: ListOf(SessionItem) } },
   handler: async ({ principal, deps }) => ({ status: 200, body: await listOwnSessions(deps.db, principal, timeoutsOf(deps)) }),
 });
@@ -233,9 +291,10 @@ export const deleteSession = defineRoute({
   path: '/v1/sessions/{id}',
   operationId: 'revokeSession',
   summary: 'End one of your sessions',
-  description: 'The session answers 401 from its next request on. Another person\'s session is 404, as one that never existed.',
+  description:
+    "The session answers 401 from its next request on. Another person's session is 404, as one that never existed; a session opened with an API key ends only sessions opened with that key.",
   tag: 'People',
-  auth: { role: 'viewer', sessionOnly: true },
+  auth: { role: 'viewer', sessionOnly: true, keySession: true },
   schema: { params: IdParams, response: { 200: Deleted('session') } },
   handler: async ({ principal, params, deps, request }) => ({ status: 200, body: await revokeOwnSession(deps.db, principal, params.id, requestOrigin(principal, request), 'revoke') }),
 });
@@ -426,7 +485,8 @@ export const acceptInvitationRoute = defineRoute({
       const found = await authenticateSession(deps.db, timeoutsOf(deps), token).catch(() => null);
       if (found) {
         assertCsrf(request, found.csrfToken);
-        signedIn = { accountId: found.principal.accountId! };
+        // A session opened with an API key has no account to join: the invitation then makes one, as without a session.
+        if (found.principal.accountId !== undefined) signedIn = { accountId: found.principal.accountId };
       }
     }
     const accepted = await acceptInvitation({ db: deps.db, timeouts: timeoutsOf(deps) }, body, signedIn, { ...clientOf(request), requestId: request.id });
@@ -435,7 +495,7 @@ export const acceptInvitationRoute = defineRoute({
 });
 
 export const peopleRoutes = [
-  signIn, updateAccountRoute, getSession, switchSession, signOut, listSessions, deleteSession,
+  signIn, signInWithKeyRoute, updateAccountRoute, getSession, switchSession, signOut, listSessions, deleteSession,
   listMembersRoute, getMemberRoute, updateMemberRoute, removeMemberRoute,
   createInvitationRoute, listInvitationsRoute, revokeInvitationRoute, acceptInvitationRoute,
 ];

@@ -39,6 +39,14 @@ export function publicApi(onRejected?: (err: ApiError) => void): Api {
   return new Api({ kind: 'session', csrfToken: readCsrfCookie() ?? '', mode: 'live' }, onRejected);
 }
 
+/**
+ * Exchanges a pasted API key, once, for a dashboard session that acts as the key (POST /v1/session/key): from then on
+ * the browser holds only the HttpOnly session cookie and the CSRF token, and the key is dropped from memory.
+ */
+export function signInWithKey(apiKey: string): Promise<SignedIn> {
+  return publicApi().post<SignedIn>('/v1/session/key', { api_key: apiKey });
+}
+
 export function signInWithPassword(email: string, password: string): Promise<SignedIn> {
   return publicApi().post<SignedIn>('/v1/session', { email, password });
 }

@@ -13,6 +13,8 @@ export interface Operation {
   sessionRole?: Role;
   /** Only a signed-in person's session may call it (x-mmgen-session-only). */
   sessionOnly: boolean;
+  /** With sessionOnly: a session opened with an API key may call it too (x-mmgen-key-session): its own session, its list. */
+  keySession: boolean;
   consumesCredits: boolean;
   requestSchema?: JsonSchema;
 }
@@ -38,6 +40,7 @@ interface RawOperation {
   'x-mmgen-scope'?: string;
   'x-mmgen-session-role'?: Role;
   'x-mmgen-session-only'?: boolean;
+  'x-mmgen-key-session'?: boolean;
   'x-mmgen-consumes-credits'?: boolean;
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
 }
@@ -64,6 +67,7 @@ export class ApiSpec {
           path,
           consumesCredits: raw['x-mmgen-consumes-credits'] === true,
           sessionOnly: raw['x-mmgen-session-only'] === true,
+          keySession: raw['x-mmgen-key-session'] === true,
           ...(raw['x-mmgen-session-role'] ? { sessionRole: raw['x-mmgen-session-role'] } : {}),
           ...(raw['x-mmgen-role'] ? { role: raw['x-mmgen-role'] } : {}),
           ...(raw['x-mmgen-scope'] ? { scope: raw['x-mmgen-scope'] } : {}),
@@ -108,6 +112,11 @@ export interface Permission {
  */
 export interface Caller {
   kind: 'key' | 'session';
+  /**
+   * For a key: whether the tab holds a session opened with it (POST /v1/session/key), as the dashboard always does
+   * now, rather than the key itself; such a session may call the session-only operations marked x-mmgen-key-session.
+   */
+  viaSession?: boolean;
   /** The key's id (key_…), or the session's (ses_…). */
   id: string;
   /** The key's name, or the person's email. */
@@ -122,7 +131,7 @@ const article = (role: Role) => (role === 'admin' || role === 'owner' ? 'an' : '
 /** Whether the caller may call an operation: its role (a session's own where the server declares one), its scopes, and a paused organization. */
 export function permission(op: Operation | undefined, caller: Caller, paused: boolean): Permission {
   if (!op) return { ok: false, reason: 'This server does not offer this operation.' };
-  if (op.sessionOnly && caller.kind !== 'session') return { ok: false, reason: 'Only for a person signed in with an account, not an API key.' };
+  if (op.sessionOnly && caller.kind !== 'session' && !(op.keySession && caller.viaSession)) return { ok: false, reason: 'Only for a person signed in with an account, not an API key.' };
   const needed = caller.kind === 'session' ? (op.sessionRole ?? op.role) : op.role;
   if (needed && ROLES.indexOf(caller.role) < ROLES.indexOf(needed)) {
     const who = caller.kind === 'session' ? 'you are' : 'this key is';

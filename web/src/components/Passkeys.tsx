@@ -57,9 +57,9 @@ export function PasskeySignInButton({ onSignIn }: { onSignIn: SignInProps['onPas
 function PasskeyAfterPassword({ hasPasskey }: { hasPasskey: boolean }) {
   const { api, person, can } = useSession();
   const toast = useToast();
-  const [on, setOn] = useState(person?.account.passkey_after_password ?? false);
+  const [on, setOn] = useState(person?.account?.passkey_after_password ?? false);
   const { busy, error, run } = useAction<string>();
-  if (!person?.account.has_password) return null;
+  if (!person?.account?.has_password) return null;
   const toggle = (next: boolean) =>
     run('toggle', async () => {
       const account = await updateAccount(api, { passkey_after_password: next });

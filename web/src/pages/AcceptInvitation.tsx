@@ -38,7 +38,8 @@ export function AcceptInvitation() {
     if (signedIn !== undefined) return;
     publicApi()
       .get<SessionView>('/v1/session')
-      .then(setSignedIn, () => setSignedIn(null));
+      // A session opened with an API key is no person to join as: accepting then makes the account, as signed out.
+      .then((v) => setSignedIn(v.account ? v : null), () => setSignedIn(null));
   }, [signedIn]);
 
   async function run(params: Parameters<typeof acceptInvitation>[0]) {
@@ -78,10 +79,10 @@ export function AcceptInvitation() {
     body = (
       <div className="signin-section">
         <p>
-          You are signed in as <strong>{signedIn.account.email}</strong>. Accept to join the organization with this account.
+          You are signed in as <strong>{signedIn.account?.email}</strong>. Accept to join the organization with this account.
         </p>
         <button type="button" className="btn btn-primary btn-md btn-block" disabled={busy} onClick={() => void run({ token })}>
-          {busy ? 'Accepting…' : `Accept as ${signedIn.account.email}`}
+          {busy ? 'Accepting…' : `Accept as ${signedIn.account?.email}`}
         </button>
         <button type="button" className="btn btn-ghost btn-md btn-block" disabled={busy} onClick={() => void signOutFirst()}>
           Sign out, to accept with a new account

@@ -7,10 +7,10 @@ import { formatShort, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { useSession } from '../session.js';
 
-/** The signed-in person: who they are, their live sessions (each of which they can end), and their passkeys. */
+/** The signed-in person (or pasted key): who they are, their live sessions (each of which they can end), and their passkeys. */
 export function Account() {
   useDocumentTitle('Account');
-  const { api, can, person, signOut } = useSession();
+  const { api, can, key, person, signOut } = useSession();
   const toast = useToast();
   const perm = can('listSessions');
   const sessions = useResource((signal) => api.get<List<SessionListItem>>('/v1/sessions', { signal }), [], { enabled: perm.ok });
@@ -20,7 +20,11 @@ export function Account() {
     <>
       <PageHeader
         title="Account"
-        description={person ? `Signed in as ${person.account.email}${person.account.name ? ` (${person.account.name})` : ''}.` : 'A pasted API key has no account.'}
+        description={
+          person?.account
+            ? `Signed in as ${person.account.email}${person.account.name ? ` (${person.account.name})` : ''}.`
+            : `Signed in with the API key “${key.name}”, which has no account: this browser keeps only a session that acts as the key, never the key itself.`
+        }
       />
       <Loaded perm={perm} what="list sessions" resource={sessions} loading="Loading sessions">
         {(list) =>

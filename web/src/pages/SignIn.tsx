@@ -121,7 +121,7 @@ function SsoSignIn({ onSubmit }: { onSubmit: SignInProps['onSso'] }) {
   );
 }
 
-/** The secondary way in: an API key, kept in this tab's session storage only (never a cookie or a URL). */
+/** The secondary way in: an API key, exchanged once for a session that acts as it; the browser never keeps the key. */
 function KeySignIn({ onSubmit }: { onSubmit: SignInProps['onKey'] }) {
   const [key, setKey] = useState('');
   const [show, setShow] = useState(false);
@@ -130,8 +130,8 @@ function KeySignIn({ onSubmit }: { onSubmit: SignInProps['onKey'] }) {
     <form className="signin-section" onSubmit={submit} aria-labelledby="signin-key" noValidate>
       <h2 id="signin-key">With an API key</h2>
       <p className="muted small">
-        Paste a key (<code>sk_live_…</code> or <code>sk_test_…</code>). It stays in this browser tab only, in session storage, and is sent to this
-        server's <code>/v1</code> API as a bearer token: the dashboard can do exactly what the key can do.
+        Paste a key (<code>sk_live_…</code> or <code>sk_test_…</code>). It is sent once, to open a session that acts as the key, and is not kept
+        by this browser: the dashboard can do exactly what the key can do, until you sign out or the key is revoked.
       </p>
       <label htmlFor="api-key">API key</label>
       <div className="secret-row">
