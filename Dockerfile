@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # mmgen: one image for API nodes (`serve`), workers (`worker`) and the CLI.
-# TypeScript runs through tsx (a runtime dependency), so the server has no build step;
-# only the dashboard is built (vite, a dev dependency) in a stage of its own.
+# The server is compiled from TypeScript to JavaScript here, at image build time (scripts/build-server.mjs:
+# esbuild, which tsx, a runtime dependency, brings), and bin/mmgen runs that tree; the dashboard is built
+# (vite, a dev dependency) in a stage of its own.
 #
 # Node 22 (LTS): mmgen supports ^20.19 and ^22.13 (package.json "engines"), and
 # Node 20 is past its end of life, so the image runs 22.
@@ -39,12 +40,16 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
-# The user CLI (`mmgen generate …`) runs on the SDK's sources (node_modules/@mmgen/sdk links here).
-COPY sdk/package.json ./sdk/
+# The user CLI (`mmgen generate …`) runs on the SDK (node_modules/@mmgen/sdk links here), compiled with the server.
+COPY sdk/package.json sdk/tsconfig.json ./sdk/
 COPY sdk/src ./sdk/src
 COPY bin ./bin
+COPY scripts ./scripts
 COPY src ./src
 COPY --from=dashboard /app/web/dist ./web/dist
+# The compiled tree (.build/<hash of the sources>/): the sources stay beside it, for the source maps of stack traces
+# and the files it links to (migrations, provider records, the moderation workers).
+RUN node scripts/build-server.mjs
 # The embedded database and files live in /data when DATABASE_URL and MMGEN_S3_BUCKET are not set.
 RUN mkdir -p /data && chown node:node /data
 # The official image's unprivileged user (uid 1000).

@@ -41,6 +41,9 @@ function auditReport(reports: ChainReport[]): string {
 /** How many new models a provider's part of the human report names before it counts the rest (--json has all). */
 const NEW_SHOWN = 20;
 
+/** What the process runs (the start's log line says it): bin/mmgen's compiled tree, or the sources through tsx. */
+const CODE = import.meta.url.endsWith('.ts') ? 'typescript' : 'compiled';
+
 function syncReport(r: SyncReport, taken: string[]): string {
   const lines: string[] = [];
   for (const p of r.providers) {
@@ -164,7 +167,7 @@ async function serve(config: Config, args: string[]): Promise<void> {
       ].join('\n') + '\n',
     );
   }
-  deps.log.info({ url: server.url, database: deps.db.kind }, 'mmgen is listening');
+  deps.log.info({ url: server.url, database: deps.db.kind, code: CODE }, 'mmgen is listening');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -189,7 +192,7 @@ async function workerOnly(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
   const worker = startWorker(runtime);
   await runtime.exportMetrics();
-  runtime.deps.log.info({ node: runtime.deps.nodeId, database: runtime.deps.db.kind }, 'mmgen worker started');
+  runtime.deps.log.info({ node: runtime.deps.nodeId, database: runtime.deps.db.kind, code: CODE }, 'mmgen worker started');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
