@@ -42,9 +42,9 @@ export interface MmgenProcess {
  * Starts `bin/mmgen <args>` as its own process and resolves once it is ready:
  * `serve` when it logs its URL, `worker` when it logs that it started.
  */
-export function spawnMmgen(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<MmgenProcess> {
+export function spawnMmgen(args: string[], env: Record<string, string>, timeoutMs = 90_000, bin = BIN): Promise<MmgenProcess> {
   const serving = args[0] === 'serve';
-  const proc = spawn(BIN, args, {
+  const proc = spawn(bin, args, {
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', MMGEN_CATALOG_DATE: TEST_CATALOG_DATE, MMGEN_MODERATION_LOCAL: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
