@@ -74,12 +74,6 @@ export function sourceKey(files = sourceFiles()) {
   return h.digest('hex').slice(0, 20);
 }
 
-/** The tree for the sources as they are now, or null when it is not built. */
-export function freshTree() {
-  const tree = join(BUILD_DIR, sourceKey());
-  return existsSync(tree) ? tree : null;
-}
-
 /** @param {string} from @param {string} to */
 function linkRelative(from, to) {
   mkdirSync(dirname(from), { recursive: true });

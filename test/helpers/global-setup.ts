@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { PGliteDb, PostgresDb } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
+import { ensureServerBuilt } from '../../scripts/build-server.mjs';
 import { ARTIFACTS_DIR, PGLITE_TEMPLATE } from './paths.js';
 
 declare module 'vitest' {
@@ -14,12 +15,15 @@ declare module 'vitest' {
 }
 
 /**
- * Once per run: a migrated PGlite dumped to a file (each test file loads a copy
- * in ~0.3 s instead of creating one in seconds) and, when TEST_DATABASE_URL is
- * set, a migrated PostgreSQL template database that each test file clones.
+ * Once per run: the compiled server that bin/mmgen runs (scripts/build-server.mjs),
+ * a migrated PGlite dumped to a file (each test file loads a copy in ~0.3 s instead
+ * of creating one in seconds) and, when TEST_DATABASE_URL is set, a migrated
+ * PostgreSQL template database that each test file clones.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  // The compiled server, once, before the files spawn bin/mmgen in parallel (after an edit each would build it).
+  await ensureServerBuilt().catch((err: unknown) => console.warn(`the compiled server could not be built (bin/mmgen will run tsx): ${String(err)}`));
   const lite = await PGliteDb.open(undefined);
   await migrate(lite);
   const dump = await lite.pglite.dumpDataDir('none');
