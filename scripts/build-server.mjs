@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Compiles the server (src/) and the SDK it uses (sdk/src/) from TypeScript to JavaScript with esbuild's JS API
- * (esbuild is already installed as tsx's own dependency), one file per file, into a mirror tree under .build/.
+ * (a runtime dependency, the version tsx brings anyway), one file per file, into a mirror tree under .build/.
  * bin/mmgen runs that tree: tsx compiles with keepNames, which wraps every function and closure created on a
  * request in a `__name()` call, and that cost CPU on every request.
  *
