@@ -249,6 +249,14 @@ describe('the container image, built from the Dockerfile and run as docker-compo
     }
   });
 
+  it('runs the server compiled at image build time, not through tsx', async () => {
+    for (const n of nodes) {
+      const { stdout, stderr } = await run('podman', [...PODMAN, 'logs', n.container], { maxBuffer: 64 << 20 });
+      expect(stdout, n.name).toMatch(/"code":"compiled"/);
+      expect(stderr, n.name).not.toMatch(/could not build the server/);
+    }
+  });
+
   it('the compose healthcheck command passes inside an API container', async () => {
     const n = api()[0]!;
     const test = n.service.healthcheck?.test;
