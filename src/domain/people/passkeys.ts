@@ -221,6 +221,36 @@ export async function startPasskeySignIn(
   return options;
 }
 
+/**
+ * An assertion checked against the passkey it names and the challenge it answers, and the passkey's signature
+ * counter moved past it (a counter that does not move means a cloned authenticator): null when all holds, else why
+ * not, for the caller's refusal. Shared by a passkey sign-in and the passkey after a password.
+ */
+export async function verifyAssertion(
+  ports: Pick<PasskeyPorts, 'db' | 'publicUrl'>, credential: AuthenticationResponseJSON, challenge: string, passkey: PasskeyRow,
+): Promise<string | null> {
+  const rp = relyingParty(ports.publicUrl);
+  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+  try {
+    verified = await verifyAuthenticationResponse({
+      response: credential,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.rpID,
+      credential: { id: passkey.credential_id, publicKey: Buffer.from(passkey.public_key, 'base64url'), counter: passkey.counter, transports: passkey.transports },
+      requireUserVerification: true,
+    });
+  } catch (err) {
+    return problemText(err);
+  }
+  if (!verified.verified) return 'the signature did not verify.';
+  const info = verified.authenticationInfo;
+  if (!(await advancePasskeyCounter(ports.db, passkey.id, info.newCounter, info.credentialBackedUp))) {
+    return `the signature counter (${info.newCounter}) did not move past the last one seen: the passkey may have been cloned.`;
+  }
+  return null;
+}
+
 export interface PasskeySignInRequest {
   credential: AuthenticationResponseJSON;
   organization_id?: string | undefined;
@@ -255,25 +285,8 @@ export async function signInWithPasskey(
   const taken = await takeOwnChallenge(ports, req.credential.response.clientDataJSON, 'sign_in', null);
   if ('problem' in taken) return refuse(CHALLENGE_MESSAGES[taken.problem]);
   if (!passkey) return refuse('this passkey is not registered here (it may have been removed).');
-  const rp = relyingParty(ports.publicUrl);
-  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
-  try {
-    verified = await verifyAuthenticationResponse({
-      response: req.credential,
-      expectedChallenge: taken.challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.rpID,
-      credential: { id: passkey.credential_id, publicKey: Buffer.from(passkey.public_key, 'base64url'), counter: passkey.counter, transports: passkey.transports },
-      requireUserVerification: true,
-    });
-  } catch (err) {
-    return refuse(problemText(err));
-  }
-  if (!verified.verified) return refuse('the signature did not verify.');
-  const info = verified.authenticationInfo;
-  if (!(await advancePasskeyCounter(ports.db, passkey.id, info.newCounter, info.credentialBackedUp))) {
-    return refuse(`the signature counter (${info.newCounter}) did not move past the last one seen: the passkey may have been cloned.`);
-  }
+  const problem = await verifyAssertion(ports, req.credential, taken.challenge, passkey);
+  if (problem) return refuse(problem);
   await ports.signIn.succeeded(key);
   return startSignedInSession(ports, passkey.account_id, req, client, 'passkey');
 }

@@ -1,13 +1,12 @@
 import {
   generateAuthenticationOptions,
-  verifyAuthenticationResponse,
   type AuthenticationResponseJSON,
   type PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/server';
 import { ApiError } from '../../errors.js';
 import { findAccount, findAccountForUpdate, setPasskeyAfterPassword } from '../../store/accounts.js';
 import type { Db } from '../../store/db.js';
-import { advancePasskeyCounter, findPasskeyByCredentialId, listAccountPasskeys } from '../../store/passkeys.js';
+import { findPasskeyByCredentialId, listAccountPasskeys } from '../../store/passkeys.js';
 import { findPendingSignIn, takePendingSignIn, type PendingSignInRow } from '../../store/second-factor.js';
 import type { Principal } from '../access.js';
 import { recordAudit, type AuditOrigin } from '../audit.js';
@@ -15,10 +14,10 @@ import { hashSecret } from '../api-keys.js';
 import {
   CHALLENGE_MESSAGES,
   CHALLENGE_TTL_MS,
-  problemText,
   relyingParty,
   storeChallenge,
   takeOwnChallenge,
+  verifyAssertion,
   type PasskeySignInPorts,
 } from './passkeys.js';
 import { emailKey } from './passwords.js';
@@ -93,25 +92,8 @@ export async function finishSecondFactor(
   if ('problem' in taken) return refuse(CHALLENGE_MESSAGES[taken.problem]);
   const passkey = await findPasskeyByCredentialId(ports.db, req.credential.id);
   if (!passkey || passkey.account_id !== account.id) return refuse('this is not one of your passkeys.');
-  const rp = relyingParty(ports.publicUrl);
-  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
-  try {
-    verified = await verifyAuthenticationResponse({
-      response: req.credential,
-      expectedChallenge: taken.challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.rpID,
-      credential: { id: passkey.credential_id, publicKey: Buffer.from(passkey.public_key, 'base64url'), counter: passkey.counter, transports: passkey.transports },
-      requireUserVerification: true,
-    });
-  } catch (err) {
-    return refuse(problemText(err));
-  }
-  if (!verified.verified) return refuse('the signature did not verify.');
-  const info = verified.authenticationInfo;
-  if (!(await advancePasskeyCounter(ports.db, passkey.id, info.newCounter, info.credentialBackedUp))) {
-    return refuse(`the signature counter (${info.newCounter}) did not move past the last one seen: the passkey may have been cloned.`);
-  }
+  const problem = await verifyAssertion(ports, req.credential, taken.challenge, passkey);
+  if (problem) return refuse(problem);
   await ports.signIn.succeeded(key);
   return startSignedInSession(
     ports, account.id, { organization_id: pending.organization_id ?? undefined, mode: pending.mode ?? undefined }, client, 'password_passkey',
