@@ -154,6 +154,29 @@ describeEachBackend('isolation matrix', (backend) => {
   /** The same id shape that never existed. */
   const ghost = (id: string) => `${id.slice(0, id.indexOf('_') + 1)}${'Z'.repeat(24)}`;
 
+  /**
+   * Each probe answered 404 `resource_not_found` (naming the probe's parameter where it has one), exactly as the same
+   * id shape that never existed is answered (no oracle): what differs, one line each.
+   */
+  async function notFoundLikeMadeUp(
+    call: (method: string, path: string, body?: unknown) => Promise<ApiResponse>,
+    list: ReturnType<typeof probes>,
+  ): Promise<string[]> {
+    const mismatches: string[] = [];
+    for (const p of list) {
+      const res = await call(p.method, p.path, p.body);
+      const twin = await call(p.method, p.path.replace(p.id, ghost(p.id)), p.body === undefined ? undefined : JSON.parse(JSON.stringify(p.body).replace(p.id, ghost(p.id))));
+      if (res.status !== 404 || res.body?.error?.code !== 'resource_not_found') {
+        mismatches.push(`${p.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+        continue;
+      }
+      if (p.param && res.body.error.param !== p.param) mismatches.push(`${p.name}: names ${String(res.body.error.param)}, not ${p.param}`);
+      const strip = (x: ApiResponse) => ({ status: x.status, ...x.body.error, request_id: undefined, message: String(x.body.error?.message).replace(ghost(p.id), p.id) });
+      if (JSON.stringify(strip(res)) !== JSON.stringify(strip(twin))) mismatches.push(`${p.name}: differs from a made-up id: ${JSON.stringify(strip(res))} vs ${JSON.stringify(strip(twin))}`);
+    }
+    return mismatches;
+  }
+
   for (const mode of ['live', 'test'] as const) {
     describe(`resources of a ${mode}-mode key`, () => {
       let r: Resources;
@@ -172,23 +195,7 @@ describeEachBackend('isolation matrix', (backend) => {
         it(`${intruder} gets 404 for every one of them, as for an id that never existed`, async () => {
           const key = intruder === 'another organization' ? keyOf(b, mode) : keyOf(a, other(mode));
           const own = await ok(api('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/own', events: ['*'] } }), 201, 'own webhook');
-          const mismatches: string[] = [];
-          for (const p of probes(r, own.id)) {
-            const res = await api(p.method, p.path, { key, body: p.body });
-            const twin = await api(p.method, p.path.replace(p.id, ghost(p.id)), {
-              key,
-              body: p.body === undefined ? undefined : JSON.parse(JSON.stringify(p.body).replace(p.id, ghost(p.id))),
-            });
-            if (res.status !== 404 || res.body?.error?.code !== 'resource_not_found') {
-              mismatches.push(`${p.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
-              continue;
-            }
-            if (p.param) expect(res.body.error.param, p.name).toBe(p.param);
-            // No oracle: the answer is the one a made-up id gets.
-            const strip = (x: ApiResponse) => ({ status: x.status, ...x.body.error, request_id: undefined, message: String(x.body.error.message).replace(ghost(p.id), p.id) });
-            if (JSON.stringify(strip(res)) !== JSON.stringify(strip(twin))) mismatches.push(`${p.name}: differs from a made-up id: ${JSON.stringify(strip(res))} vs ${JSON.stringify(strip(twin))}`);
-          }
-          expect(mismatches).toEqual([]);
+          expect(await notFoundLikeMadeUp((method, path, body) => api(method, path, { key, body }), probes(r, own.id))).toEqual([]);
 
           // Lists never show them.
           const seen = JSON.stringify([
@@ -220,15 +227,7 @@ describeEachBackend('isolation matrix', (backend) => {
         const intruder = await keySessionOf(keyOf(b, mode));
         const call = (method: string, path: string, body?: unknown) => api(method, path, { body, headers: intruder });
         const own = await ok(call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/own', events: ['*'] }), 201, 'own webhook');
-        const mismatches: string[] = [];
-        for (const p of probes(r, own.id)) {
-          const res = await call(p.method, p.path, p.body);
-          const twin = await call(p.method, p.path.replace(p.id, ghost(p.id)), p.body === undefined ? undefined : JSON.parse(JSON.stringify(p.body).replace(p.id, ghost(p.id))));
-          const strip = (x: ApiResponse) => ({ status: x.status, ...x.body.error, request_id: undefined, message: String(x.body.error?.message).replace(ghost(p.id), p.id) });
-          if (res.status !== 404 || res.body?.error?.code !== 'resource_not_found') mismatches.push(`${p.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
-          else if (JSON.stringify(strip(res)) !== JSON.stringify(strip(twin))) mismatches.push(`${p.name}: differs from a made-up id`);
-        }
-        expect(mismatches).toEqual([]);
+        expect(await notFoundLikeMadeUp(call, probes(r, own.id))).toEqual([]);
         const seen = JSON.stringify([
           (await call('GET', '/v1/generations?limit=100')).body,
           (await call('GET', '/v1/webhooks?limit=100')).body,
@@ -249,15 +248,7 @@ describeEachBackend('isolation matrix', (backend) => {
         const intruder = await sessionOf(b, mode);
         const call = (method: string, path: string, body?: unknown) => api(method, path, { body, headers: intruder });
         const own = await ok(call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/own', events: ['*'] }), 201, 'own webhook');
-        const mismatches: string[] = [];
-        for (const p of probes(r, own.id)) {
-          const res = await call(p.method, p.path, p.body);
-          const twin = await call(p.method, p.path.replace(p.id, ghost(p.id)), p.body === undefined ? undefined : JSON.parse(JSON.stringify(p.body).replace(p.id, ghost(p.id))));
-          const strip = (x: ApiResponse) => ({ status: x.status, ...x.body.error, request_id: undefined, message: String(x.body.error?.message).replace(ghost(p.id), p.id) });
-          if (res.status !== 404 || res.body?.error?.code !== 'resource_not_found') mismatches.push(`${p.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
-          else if (JSON.stringify(strip(res)) !== JSON.stringify(strip(twin))) mismatches.push(`${p.name}: differs from a made-up id`);
-        }
-        expect(mismatches).toEqual([]);
+        expect(await notFoundLikeMadeUp(call, probes(r, own.id))).toEqual([]);
         const seen = JSON.stringify([
           (await call('GET', '/v1/generations?limit=100')).body,
           (await call('GET', '/v1/api-keys?limit=100')).body,
