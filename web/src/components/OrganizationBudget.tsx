@@ -3,7 +3,8 @@ import type { Organization } from '../api/types.js';
 import { formatUsd } from '../lib/format.js';
 import { useFormSubmit } from '../lib/actions.js';
 import { useSession } from '../session.js';
-import { Badge, Button, Card, ErrorNotice, Field, describedBy } from './ui.js';
+import { BudgetFields } from './BudgetFields.js';
+import { Badge, Button, Card, ErrorNotice } from './ui.js';
 
 /** The organization's monthly budget (contract §7): its spend this month, and for owners the form that sets it. */
 export function OrganizationBudget() {
@@ -37,24 +38,15 @@ export function OrganizationBudget() {
       </p>
       {perm.ok ? (
         <form onSubmit={onSubmit} noValidate className="row">
-          <Field id="org-budget" label="Monthly budget (US$)" error={errors.monthly_budget_usd} hint="Counts every key of the organization. Empty: no budget.">
-            <input
-              id="org-budget"
-              type="number"
-              min={0}
-              step={0.01}
-              inputMode="decimal"
-              value={budget}
-              onChange={(e) => setBudget(e.target.value)}
-              aria-describedby={describedBy('org-budget', true, errors.monthly_budget_usd)}
-            />
-          </Field>
-          <Field id="org-budget-action" label="When the budget is reached" error={errors.budget_action}>
-            <select id="org-budget-action" value={action} onChange={(e) => setAction(e.target.value === 'block' ? 'block' : 'notify')}>
-              <option value="notify">notify only</option>
-              <option value="block">block (402 budget_exceeded)</option>
-            </select>
-          </Field>
+          <BudgetFields
+            id="org-budget"
+            amount={budget}
+            onAmount={setBudget}
+            action={action}
+            onAction={setAction}
+            errors={errors}
+            amountHint="Counts every key of the organization. Empty: no budget."
+          />
           <div className="form-actions">
             <Button type="submit" variant="primary" busy={busy}>
               Save budget

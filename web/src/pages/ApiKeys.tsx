@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { ROLES, type ApiKey, type CreatedApiKey, type List, type Role } from '../api/types.js';
 import { ActionsTable, Badge, Button, ConfirmDialog, describedBy, Dialog, Empty, ErrorNotice, Field, Loaded, PageHeader, SecretReveal, useToast } from '../components/ui.js';
 import { SubsetField } from '../components/SubsetField.js';
+import { BudgetFields } from '../components/BudgetFields.js';
 import { formatShort, formatUsd, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { useFormSubmit } from '../lib/actions.js';
@@ -107,25 +108,15 @@ function KeyFields({ form, set, errors, creating }: { form: KeyForm; set: (f: Pa
           aria-describedby={describedBy('key-ips', true, errors.ipAllowlist)}
         />
       </Field>
-      <Field id="key-budget" label="Monthly budget (US$)" error={errors.monthly_budget_usd} hint="Sends usage.budget_threshold events at 50, 80 and 100 % of this month's spend (charged + held). Empty: no budget.">
-        <input
-          id="key-budget"
-          type="number"
-          min={0}
-          step={0.01}
-          inputMode="decimal"
-          value={form.budget}
-          onChange={(e) => set({ budget: e.target.value })}
-          aria-invalid={errors.monthly_budget_usd ? true : undefined}
-          aria-describedby={describedBy('key-budget', true, errors.monthly_budget_usd)}
-        />
-      </Field>
-      <Field id="key-budget-action" label="When the budget is reached" error={errors.budget_action} hint="Block: a request that would pass the budget is refused (402 budget_exceeded), nothing reserved.">
-        <select id="key-budget-action" value={form.block ? 'block' : 'notify'} onChange={(e) => set({ block: e.target.value === 'block' })} aria-describedby="key-budget-action-hint">
-          <option value="notify">notify only</option>
-          <option value="block">block</option>
-        </select>
-      </Field>
+      <BudgetFields
+        id="key-budget"
+        amount={form.budget}
+        onAmount={(budget) => set({ budget })}
+        action={form.block ? 'block' : 'notify'}
+        onAction={(a) => set({ block: a === 'block' })}
+        errors={errors}
+        amountHint="Sends usage.budget_threshold events at 50, 80 and 100 % of this month's spend (charged + held). Empty: no budget."
+      />
     </>
   );
 }

@@ -2,10 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.js';
 import type { CreatedInvitation, Invitation, Member } from '../api/people.js';
 import { ROLES, type List, type Role } from '../api/types.js';
-import { ActionsTable, Badge, Button, ConfirmDialog, CopyButton, describedBy, Dialog, Empty, ErrorNotice, Field, Loaded, PageHeader, useToast } from '../components/ui.js';
+import { ActionsTable, Badge, Button, ConfirmDialog, CopyButton, Dialog, Empty, ErrorNotice, Loaded, PageHeader, useToast } from '../components/ui.js';
 import { useAction, useFormSubmit } from '../lib/actions.js';
 import { formatShort, formatUsd, relativeTime } from '../lib/format.js';
 import { checkFields } from '../lib/schema.js';
+import { BudgetFields } from '../components/BudgetFields.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
 import { useSession } from '../session.js';
 import { SsoSettingsSection } from './SsoSettings.js';
@@ -109,26 +110,16 @@ function BudgetDialog({ target, onClose, onSaved }: { target: Member; onClose: (
         <p data-testid="member-budget-spend">
           Spent this month by all of their keys and their dashboard sessions (charged + held, live): <strong>{formatUsd(target.spent_usd)}</strong>
         </p>
-        <Field id="member-budget" label="Monthly budget (US$)" error={errors.monthly_budget_usd} hint="Sends usage.budget_threshold events at 50, 80 and 100 %. Empty: no budget.">
-          <input
-            id="member-budget"
-            type="number"
-            min={0}
-            step={0.01}
-            inputMode="decimal"
-            value={budget}
-            onChange={(e) => setBudget(e.target.value)}
-            aria-invalid={errors.monthly_budget_usd ? true : undefined}
-            aria-describedby={describedBy('member-budget', true, errors.monthly_budget_usd)}
-            autoFocus
-          />
-        </Field>
-        <Field id="member-budget-action" label="When the budget is reached" error={errors.budget_action}>
-          <select id="member-budget-action" value={action} onChange={(e) => setAction(e.target.value === 'block' ? 'block' : 'notify')}>
-            <option value="notify">notify only</option>
-            <option value="block">block (402 budget_exceeded)</option>
-          </select>
-        </Field>
+        <BudgetFields
+          id="member-budget"
+          amount={budget}
+          onAmount={setBudget}
+          action={action}
+          onAction={setAction}
+          errors={errors}
+          amountHint="Sends usage.budget_threshold events at 50, 80 and 100 %. Empty: no budget."
+          autoFocus
+        />
         {error ? <ErrorNotice error={error} title="The budget was not saved" /> : null}
         <div className="form-actions">
           <Button type="submit" variant="primary" busy={busy}>
