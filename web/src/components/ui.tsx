@@ -317,6 +317,26 @@ export function ConfirmDialog({
   );
 }
 
+/**
+ * The end of a form in a dialog: why the last submit failed (under `failed`), then the submit button and Cancel,
+ * as every form dialog of the dashboard ends.
+ */
+export function FormDialogActions({ error, failed, submit, busy, onCancel }: { error: unknown; failed: string; submit: ReactNode; busy: boolean; onCancel: () => void }) {
+  return (
+    <>
+      {error ? <ErrorNotice error={error} title={failed} /> : null}
+      <div className="form-actions">
+        <Button type="submit" variant="primary" busy={busy}>
+          {submit}
+        </Button>
+        <Button variant="ghost" onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </>
+  );
+}
+
 export function Dialog({ open, title, onClose, children, footer, wide }: { open: boolean; title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ROLES, type ApiKey, type CreatedApiKey, type List, type Role } from '../api/types.js';
-import { ActionsTable, Badge, Button, ConfirmDialog, describedBy, Dialog, Empty, ErrorNotice, Field, Loaded, PageHeader, SecretReveal, useToast } from '../components/ui.js';
+import { ActionsTable, Badge, Button, ConfirmDialog, describedBy, Dialog, Empty, Field, FormDialogActions, Loaded, PageHeader, SecretReveal, useToast } from '../components/ui.js';
 import { SubsetField } from '../components/SubsetField.js';
 import { BudgetFields } from '../components/BudgetFields.js';
 import { formatShort, formatUsd, relativeTime } from '../lib/format.js';
@@ -181,15 +181,7 @@ function KeyDialog({ editing, onClose, onSaved }: { editing: ApiKey | null; onCl
     <Dialog open title={creating ? 'Create an API key' : `Edit “${editing.name}”`} onClose={onClose} wide>
       <form onSubmit={onSubmit} noValidate>
         <KeyFields form={form} set={(f) => setForm((x) => ({ ...x, ...f }))} errors={errors} creating={creating} />
-        {error ? <ErrorNotice error={error} title={creating ? 'The key was not created' : 'The key was not saved'} /> : null}
-        <div className="form-actions">
-          <Button type="submit" variant="primary" busy={busy}>
-            {creating ? 'Create key' : 'Save'}
-          </Button>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-        </div>
+        <FormDialogActions error={error} failed={creating ? 'The key was not created' : 'The key was not saved'} submit={creating ? 'Create key' : 'Save'} busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.js';
 import type { CreatedInvitation, Invitation, Member } from '../api/people.js';
 import { ROLES, type List, type Role } from '../api/types.js';
-import { ActionsTable, Badge, Button, ConfirmDialog, CopyButton, Dialog, Empty, ErrorNotice, Loaded, PageHeader, useToast } from '../components/ui.js';
+import { ActionsTable, Badge, Button, ConfirmDialog, CopyButton, Dialog, Empty, ErrorNotice, FormDialogActions, Loaded, PageHeader, useToast } from '../components/ui.js';
 import { useAction, useFormSubmit } from '../lib/actions.js';
 import { formatShort, formatUsd, relativeTime } from '../lib/format.js';
 import { checkFields } from '../lib/schema.js';
@@ -120,15 +120,7 @@ function BudgetDialog({ target, onClose, onSaved }: { target: Member; onClose: (
           amountHint="Sends usage.budget_threshold events at 50, 80 and 100 %. Empty: no budget."
           autoFocus
         />
-        {error ? <ErrorNotice error={error} title="The budget was not saved" /> : null}
-        <div className="form-actions">
-          <Button type="submit" variant="primary" busy={busy}>
-            Save budget
-          </Button>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-        </div>
+        <FormDialogActions error={error} failed="The budget was not saved" submit="Save budget" busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { query } from '../api/client.js';
 import type { Delivery, DeliveryWithAttempts, List, Webhook } from '../api/types.js';
-import { Badge, Button, Card, ConfirmDialog, Dialog, Empty, ErrorNotice, IdText, Loading, Locked, PageHeader, StatusBadge, useToast } from '../components/ui.js';
+import { Badge, Button, Card, ConfirmDialog, Dialog, Empty, ErrorNotice, FormDialogActions, IdText, Loading, Locked, PageHeader, StatusBadge, useToast } from '../components/ui.js';
 import { formatDateTime, formatShort, relativeTime } from '../lib/format.js';
 import { useDocumentTitle, useInterval, useResource } from '../lib/hooks.js';
 import { Link, navigate } from '../lib/router.js';
@@ -131,15 +131,7 @@ function EditDialog({ hook, onClose, onSaved }: { hook: Webhook; onClose: () => 
     <Dialog open wide title="Edit the webhook" onClose={onClose}>
       <form onSubmit={onSubmit} noValidate>
         <WebhookFields form={form} set={(f) => setForm((x) => ({ ...x, ...f }))} errors={errors} />
-        {error ? <ErrorNotice error={error} title="Not saved" /> : null}
-        <div className="form-actions">
-          <Button type="submit" variant="primary" busy={busy}>
-            Save
-          </Button>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-        </div>
+        <FormDialogActions error={error} failed="Not saved" submit="Save" busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { WEBHOOK_EVENTS, type CreatedWebhook, type List, type Webhook } from '../api/types.js';
-import { Badge, Button, describedBy, Dialog, Empty, ErrorNotice, Field, Loading, Locked, PageHeader, SecretReveal, StatusBadge } from '../components/ui.js';
+import { Badge, Button, describedBy, Dialog, Empty, ErrorNotice, Field, FormDialogActions, Loading, Locked, PageHeader, SecretReveal, StatusBadge } from '../components/ui.js';
 import { SubsetField } from '../components/SubsetField.js';
 import { formatShort } from '../lib/format.js';
 import { useDocumentTitle, useResource } from '../lib/hooks.js';
@@ -112,15 +112,7 @@ function CreateDialog({ onClose, onCreated }: { onClose: () => void; onCreated: 
     <Dialog open title="Add a webhook endpoint" onClose={onClose} wide>
       <form onSubmit={onSubmit} noValidate>
         <WebhookFields form={form} set={(f) => setForm((x) => ({ ...x, ...f }))} errors={errors} />
-        {error ? <ErrorNotice error={error} title="The webhook was not created" /> : null}
-        <div className="form-actions">
-          <Button type="submit" variant="primary" busy={busy}>
-            Add endpoint
-          </Button>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-        </div>
+        <FormDialogActions error={error} failed="The webhook was not created" submit="Add endpoint" busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );
