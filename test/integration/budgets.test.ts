@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBudgets } from '../../src/domain/spending.js';
+import { budgetYardsticks } from '../helpers/budgets.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -15,20 +16,8 @@ describeEachBackend('blocking budgets', (backend) => {
   });
   afterAll(async () => s?.close());
 
-  /** The dearest image model and its price in credits per image. */
-  const image = () => {
-    const m = s.runtime.deps.catalog.list({ modality: 'image' }).sort((a, b) => b.pricing.unit_cost_usd - a.pricing.unit_cost_usd)[0]!;
-    return { slug: m.slug, credits: Math.ceil(m.pricing.unit_cost_usd / 0.001 - 1e-9) };
-  };
-  /** The smallest whole-cent budget in which exactly `k` images fit. */
-  const budgetFor = (k: number) => {
-    const { credits } = image();
-    expect(credits).toBeGreaterThan(10); // more than a cent: k images fit and k + 1 do not
-    return Math.ceil((k * credits) / 10) / 100;
-  };
+  const { image, budgetFor, generationsOf } = budgetYardsticks(() => s);
   const generate = (key: string, prompt = 'a lighthouse') => api('POST', '/v1/images', { key, body: { model: image().slug, prompt } }); // its default size: the price above
-  const generationsOf = async (orgId: string) =>
-    Number((await s.db.query<{ n: string }>("SELECT count(*) AS n FROM generations WHERE organization_id = $1 AND mode = 'live'", [orgId])).rows[0]!.n);
   const wallet = async (key: string) => (await api('GET', '/v1/wallet', { key })).body;
 
   it('a block key budget refuses the request that would pass it, with nothing reserved', async () => {

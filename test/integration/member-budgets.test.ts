@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkBudgets } from '../../src/domain/spending.js';
 import { browser } from '../helpers/browser-session.js';
+import { budgetYardsticks } from '../helpers/budgets.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
@@ -27,20 +28,8 @@ describeEachBackend('member budgets', (backend) => {
     await s?.close();
   });
 
-  /** The dearest image model and its price in credits per image. */
-  const image = () => {
-    const m = s.runtime.deps.catalog.list({ modality: 'image' }).sort((a, b) => b.pricing.unit_cost_usd - a.pricing.unit_cost_usd)[0]!;
-    return { slug: m.slug, credits: Math.ceil(m.pricing.unit_cost_usd / 0.001 - 1e-9) };
-  };
-  /** The smallest whole-cent budget in which exactly `k` images fit. */
-  const budgetFor = (k: number) => {
-    const { credits } = image();
-    expect(credits).toBeGreaterThan(10); // more than a cent: k images fit and k + 1 do not
-    return Math.ceil((k * credits) / 10) / 100;
-  };
+  const { image, budgetFor, generationsOf } = budgetYardsticks(() => s);
   const imageBody = (prompt: string) => ({ model: image().slug, prompt });
-  const generationsOf = async (orgId: string) =>
-    Number((await s.db.query<{ n: string }>("SELECT count(*) AS n FROM generations WHERE organization_id = $1 AND mode = 'live'", [orgId])).rows[0]!.n);
   const wallet = async (key: string) => (await api('GET', '/v1/wallet', { key })).body;
 
   /** A person invited into `org` at `role` and signed in (live mode), with two live keys of their own. */
