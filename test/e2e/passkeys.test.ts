@@ -1,9 +1,8 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
-import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
-import { addPasskeyOnAccountPage, addVirtualAuthenticator } from '../helpers/virtual-authenticator.js';
+import { addPasskeyOnAccountPage, type addVirtualAuthenticator, launchWithAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
  * Passkeys in the built dashboard, in headless Chromium with the DevTools protocol's virtual authenticator (a
@@ -30,15 +29,7 @@ describe('passkeys in the dashboard [pglite]', () => {
     base = s.config.publicUrl;
     expect(base).toMatch(/^http:\/\/localhost:\d+$/);
     org = await s.createOrg({ name: 'Passkey Co', credits: 0 });
-    const found = await resolveChromium();
-    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
-    context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
-    });
-    page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
-    authenticator = await addVirtualAuthenticator(context, page);
+    ({ browser, context, page, authenticator } = await launchWithAuthenticator(consoleErrors));
   }, 120_000);
 
   afterAll(async () => {

@@ -1,11 +1,10 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { startSmtpCapture, type CapturedMail } from '../helpers/smtp.js';
-import { addPasskeyOnAccountPage, addVirtualAuthenticator } from '../helpers/virtual-authenticator.js';
+import { addPasskeyOnAccountPage, type addVirtualAuthenticator, launchWithAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
  * A passkey after the password, and self sign-up, in the built dashboard in headless Chromium (the DevTools
@@ -31,15 +30,7 @@ describe('a passkey after the password, and sign-up, in the dashboard [pglite]',
     s = await startTestServer('pglite', { MMGEN_SIGNUP: 'on', MMGEN_SMTP_URL: smtp.url, MMGEN_MAIL_FROM: 'mmgen <mmgen@example.test>' }, { publicHost: 'localhost' });
     base = s.config.publicUrl;
     org = await s.createOrg({ name: 'Two Step Co', credits: 0 });
-    const found = await resolveChromium();
-    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
-    context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-    page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
-    });
-    page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
-    authenticator = await addVirtualAuthenticator(context, page);
+    ({ browser, context, page, authenticator } = await launchWithAuthenticator(consoleErrors));
   }, 120_000);
 
   afterAll(async () => {

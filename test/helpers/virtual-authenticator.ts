@@ -1,5 +1,6 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { CHROMIUM_ARGS, resolveChromium } from './chromium.js';
 
 /**
  * Chromium's virtual authenticator (DevTools protocol, WebAuthn domain) in one page, for the browser tests: a
@@ -16,6 +17,23 @@ export async function addVirtualAuthenticator(context: BrowserContext, page: Pag
     /** What the authenticator holds now (its counter moves with each signature). */
     credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
   };
+}
+
+/**
+ * Headless Chromium with one 1100×800 page and a virtual authenticator in it, the page's console errors and uncaught
+ * exceptions pushed to `consoleErrors` (a test checks it stays empty): the passkey tests' browser.
+ */
+export async function launchWithAuthenticator(consoleErrors: string[]) {
+  const found = await resolveChromium();
+  const browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
+  const authenticator = await addVirtualAuthenticator(context, page);
+  return { browser, context, page, authenticator };
 }
 
 /**
