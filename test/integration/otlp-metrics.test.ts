@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/main.js';
 import { waitTerminal } from '../helpers/generations.js';
+import { jsonLogSink } from '../helpers/log-sink.js';
 import { startReceiver, TEMPORALITY, type MetricsBatch, type Receiver } from '../helpers/otlp-receiver.js';
 import { parsePrometheus, type Sample } from '../helpers/prometheus.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -126,12 +126,7 @@ describeEachBackend('OTLP metrics', (backend) => {
 
     beforeAll(async () => {
       rx = await startReceiver();
-      const sink = new Writable({
-        write(chunk: Buffer, _enc, done) {
-          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-          done();
-        },
-      });
+      const sink = jsonLogSink(lines);
       s = await startTestServer(backend, {
         MMGEN_SIMULATE_PROVIDERS: '1',
         OTEL_EXPORTER_OTLP_ENDPOINT: rx.url,

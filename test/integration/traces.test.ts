@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { createLogger } from '../../src/main.js';
 import { NO_TRACING } from '../../src/tracing.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { waitTerminal } from '../helpers/generations.js';
+import { jsonLogSink } from '../helpers/log-sink.js';
 import { SPAN_KIND, startReceiver, STATUS_ERROR, type Receiver, type Span } from '../helpers/otlp-receiver.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
@@ -102,12 +102,7 @@ describeEachBackend('OpenTelemetry traces', (backend) => {
     beforeAll(async () => {
       rx = await startReceiver();
       fakes = await startFakes({ jobMs: 40 });
-      const sink = new Writable({
-        write(chunk: Buffer, _enc, done) {
-          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-          done();
-        },
-      });
+      const sink = jsonLogSink(lines);
       s = await startTestServer(
         backend,
         { ...fakes.env, MMGEN_ALLOW_PRIVATE_NETWORK: '1', MMGEN_CIRCUIT_FAILURE_THRESHOLD: '50', OTEL_EXPORTER_OTLP_ENDPOINT: rx.url, OTEL_SERVICE_NAME: 'mmgen-under-test' },
