@@ -120,6 +120,12 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
     throw err;
   }
 
+  /** A key's last use, written at most once a minute (a write per request would cost every request a statement). */
+  function noteKeyUsed(request: FastifyRequest, found: AuthenticatedKey): void {
+    if (found.lastUsedAt && Date.now() - found.lastUsedAt.getTime() <= 60_000) return;
+    recordKeyUsed(deps.db, found.principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
+  }
+
   /** The key's checks for this route; throws the contract's error for the first that fails. */
   function admit(request: FastifyRequest, auth: AuthSpec, found: AuthenticatedKey): void {
     const { principal } = found;
@@ -160,9 +166,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
       if (auth.sessionOnly && !auth.keySession) {
         throw new ApiError('session_required', 'This operation is for a person signed in with an account; this dashboard session was opened with an API key.');
       }
-      if (!found.key.lastUsedAt || Date.now() - found.key.lastUsedAt.getTime() > 60_000) {
-        recordKeyUsed(deps.db, principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
-      }
+      noteKeyUsed(request, found.key);
       request.principal = principal;
       return;
     }
@@ -183,9 +187,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
       return fail(request, new ApiError('invalid_api_key', 'The API key is unknown or has been revoked.'));
     }
     cache.set(hash, found);
-    if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
-      recordKeyUsed(deps.db, found.principal.keyId).catch((err: unknown) => request.log.warn({ err }, 'could not record key use'));
-    }
+    noteKeyUsed(request, found);
     return found;
   }
 
