@@ -39,6 +39,7 @@ import { createLogger as createPinoLogger } from './log.js';
 import { Metrics, type MetricsExport } from './metrics.js';
 import { WebhookDispatcher } from './jobs/webhooks.js';
 import { simulatorJobsIn } from './store/simulator-jobs.js';
+import { batchedSimulatorJobs } from './providers/simulator/jobs.js';
 import { Worker } from './jobs/worker.js';
 import { Wakeup } from './wakeup.js';
 import { ProviderRegistry } from './providers/registry.js';
@@ -119,7 +120,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const blobs = openBlobStore(config);
   const tracing = await tracingFor(config, log);
   // Each provider call carries the trace context of the attempt that makes it (W3C traceparent).
-  const providers = new ProviderRegistry(config, simulatorJobsIn(db), PROVIDER_DECLARATIONS, tracing.on ? { propagate: (headers) => tracing.inject(headers) } : {});
+  const providers = new ProviderRegistry(config, batchedSimulatorJobs(simulatorJobsIn(db)), PROVIDER_DECLARATIONS, tracing.on ? { propagate: (headers) => tracing.inject(headers) } : {});
   const nodeId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
   const rateLimiter = createKeyRateLimiter(config, log);
   const links = createFileLinks(config, signer, blobs);
