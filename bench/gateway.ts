@@ -23,12 +23,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { BIN, createOrg, freePort, PG_ADMIN, scratchDatabase } from './harness.js';
+import { BIN, createOrg, freePort, PG_ADMIN, scratchDatabase, startPortkey } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -154,11 +153,7 @@ async function main(): Promise<void> {
     });
     cleanups.push(() => stop(upstream.proc));
 
-    const portkeyEntry = join(dirname(createRequire(import.meta.url).resolve('@portkey-ai/gateway/package.json')), 'build', 'start-server.js');
-    const pkPort = freePort();
-    const portkey = await startProcess(process.execPath, [portkeyEntry, `--port=${pkPort}`, '--headless'], { NODE_ENV: 'production' }, async () =>
-      (await answers(`http://127.0.0.1:${pkPort}`, '/')) ? `http://127.0.0.1:${pkPort}` : null,
-    );
+    const portkey = await startPortkey();
     cleanups.push(() => stop(portkey.proc));
 
     const targets: Target[] = [

@@ -4,7 +4,8 @@
  * so that mmgen's figures read as ratios on any machine.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -41,6 +42,27 @@ export async function startServe(env: Record<string, string>, args: string[] = [
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`serve did not start: ${out}`);
+}
+
+/** Portkey's open-source gateway (@portkey-ai/gateway), headless, on a free port: what bench:gateway compares with. */
+export async function startPortkey(env: Record<string, string> = {}): Promise<{ proc: ChildProcess; url: string }> {
+  const entry = join(dirname(createRequire(import.meta.url).resolve('@portkey-ai/gateway/package.json')), 'build', 'start-server.js');
+  const port = freePort();
+  const proc = spawn(process.execPath, [entry, `--port=${port}`, '--headless'], { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let out = '';
+  proc.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try {
+      await (await fetch(`${url}/`)).arrayBuffer();
+      return { proc, url };
+    } catch {
+      // not yet listening
+    }
+    if (proc.exitCode !== null) throw new Error(`Portkey exited: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Portkey did not start: ${out}`);
 }
 
 /** `mmgen worker`; resolves once it says it started. */

@@ -17,6 +17,10 @@
  *   block's p50. Beside it, each server's CPU time per request over the round (from /proc), which a busy machine
  *   moves far less than latency.
  *
+ * One side can differ by its settings alone (BENCH_BEFORE may then be this checkout): BENCH_THIS_NODE_OPTIONS (say,
+ * `--import ./bench/accept-stand-in-hook.mjs`, the accepting statement's work in PostgreSQL taken away) and
+ * BENCH_THIS_PG_SOCKET (a directory: this side reaches PostgreSQL over its Unix socket instead of TCP).
+ *
  * Knobs: BENCH_ROUNDS (8 chat, 40 gateway), BENCH_ROUND_SECONDS (3), BENCH_CONNECTIONS (32), BENCH_SEQUENTIAL (50),
  * BENCH_WARMUP (1500), BENCH_MODELS (chat models, comma separated; default one that is deprecated, so answers carry
  * deprecation headers, and one that is not).
@@ -48,7 +52,10 @@ async function startSide(name: Side['name'], checkout: string, extraEnv: Record<
     MMGEN_RATE_LIMIT_TEAM: '10000000',
     MMGEN_ANOMALY_FLOOR_USD: '1000000000',
     ...extraEnv,
+    // What only this side runs with: a measuring hook (accept-stand-in-hook.mjs), PostgreSQL over its Unix socket.
+    ...(name === 'this' && process.env.BENCH_THIS_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_THIS_NODE_OPTIONS } : {}),
   };
+  if (name === 'this' && process.env.BENCH_THIS_PG_SOCKET) env.DATABASE_URL = `${db.url}?host=${encodeURIComponent(process.env.BENCH_THIS_PG_SOCKET)}`;
   const server = await startServe(env, [], bin);
   const org = await createOrg(env, bin);
   return {

@@ -16,20 +16,24 @@
  *
  * BENCH_TIMELINE=1 measures the path's wall-clock instead, with no profiler (bench/timeline-hook.mjs): for each
  * request, when the accepting statement and the provider call were sent and answered, and how long the answer took
- * after the later of the two: the critical path, and which round trip is on it.
+ * after the later of the two: the critical path, and which round trip is on it; and from a response's finish to the
+ * next request's start (the client's turn, plus whatever the server still does for the request it answered).
+ * BENCH_TARGET=portkey draws the same timeline of Portkey's gateway on the same upstream (its provider call only).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
-import { BIN, createOrg, PG_ADMIN, scratchDatabase, startServe, stop } from './harness.js';
+import { BIN, createOrg, PG_ADMIN, scratchDatabase, startPortkey, startServe, stop } from './harness.js';
 
 const CHAT = Number(process.env.BENCH_CHAT ?? 4000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 const PATH = process.env.BENCH_PATH ?? '/v1/chat/completions';
 const bin = process.env.BENCH_BIN ?? BIN;
 const TIMELINE = process.env.BENCH_TIMELINE === '1';
+// The same timeline of Portkey's gateway (@portkey-ai/gateway) on the same upstream: what bench:gateway compares with.
+const PORTKEY = TIMELINE && process.env.BENCH_TARGET === 'portkey';
 
 interface TimelineEvent { kind: 'request' | 'response' | 'upstream.sent' | 'upstream.done' | 'sql.sent' | 'sql.done'; t: number; id?: number; what?: string }
 
@@ -42,28 +46,33 @@ function printTimeline(events: TimelineEvent[], wallMs: number): void {
   const rows: Array<Record<string, number>> = [];
   let current: { start: number; events: TimelineEvent[] } | null = null;
   let between = 0;
+  let lastFinish: number | null = null;
+  const gaps: number[] = [];
   for (const e of events) {
-    if (e.kind === 'request') current = { start: e.t, events: [] };
+    if (e.kind === 'request') {
+      if (lastFinish !== null) gaps.push(e.t - lastFinish);
+      current = { start: e.t, events: [] };
+    }
     else if (e.kind === 'response' && current) {
       const find = (kind: string, what?: string) => current!.events.find((x) => x.kind === kind && (what === undefined || x.what === what));
       const acceptSent = find('sql.sent', 'accept');
       const acceptDone = acceptSent && current.events.find((x) => x.kind === 'sql.done' && x.id === acceptSent.id);
       const upSent = find('upstream.sent');
       const upDone = upSent && current.events.find((x) => x.kind === 'upstream.done' && x.id === upSent.id);
-      if (acceptSent && acceptDone && upSent && upDone) {
-        const later = Math.max(acceptDone.t, upDone.t);
+      // Portkey's requests have no accepting statement: only the provider call's columns.
+      if ((PORTKEY || (acceptSent && acceptDone)) && upSent && upDone) {
+        const later = Math.max(acceptDone?.t ?? 0, upDone.t);
         rows.push({
-          acceptSent: acceptSent.t - current.start,
+          ...(acceptSent && acceptDone ? { acceptSent: acceptSent.t - current.start, acceptRoundTrip: acceptDone.t - acceptSent.t, acceptLast: acceptDone.t > upDone.t ? 1 : 0 } : {}),
           upstreamSent: upSent.t - current.start,
-          acceptRoundTrip: acceptDone.t - acceptSent.t,
           upstreamRoundTrip: upDone.t - upSent.t,
-          acceptLast: acceptDone.t > upDone.t ? 1 : 0,
           laterAnswerToFinish: e.t - later,
           otherStatements: current.events.filter((x) => x.kind === 'sql.sent' && x.what !== 'accept').length,
           total: e.t - current.start,
         });
       }
       current = null;
+      lastFinish = e.t;
     } else if (current) current.events.push(e);
     else if (e.kind === 'sql.sent') between++;
   }
@@ -72,15 +81,18 @@ function printTimeline(events: TimelineEvent[], wallMs: number): void {
     return xs[Math.floor(xs.length / 2)]!;
   };
   const mean = (k: string) => rows.reduce((a, r) => a + r[k]!, 0) / rows.length;
-  console.log(`${bin}: ${rows.length} sequential ${PATH} requests with both round trips seen, in ${(wallMs / 1000).toFixed(1)} s (no profiler)`);
+  console.log(`${PORTKEY ? 'Portkey' : bin}: ${rows.length} sequential ${PATH} requests with ${PORTKEY ? 'the provider call' : 'both round trips'} seen, in ${(wallMs / 1000).toFixed(1)} s (no profiler)`);
   console.log('| from the request\'s start (its headers parsed) | median ms |');
   console.log('|---|---|');
-  console.log(`| the accepting statement sent | ${median('acceptSent').toFixed(3)} |`);
+  if (!PORTKEY) console.log(`| the accepting statement sent | ${median('acceptSent').toFixed(3)} |`);
   console.log(`| the provider call sent | ${median('upstreamSent').toFixed(3)} |`);
-  console.log(`| the accepting statement's round trip | ${median('acceptRoundTrip').toFixed(3)} |`);
+  if (!PORTKEY) console.log(`| the accepting statement's round trip | ${median('acceptRoundTrip').toFixed(3)} |`);
   console.log(`| the provider call's round trip | ${median('upstreamRoundTrip').toFixed(3)} |`);
   console.log(`| from the later answer to the response's finish | ${median('laterAnswerToFinish').toFixed(3)} |`);
   console.log(`| the request, start to finish | ${median('total').toFixed(3)} |`);
+  gaps.sort((a, b) => a - b);
+  console.log(`| from a response's finish to the next request's start | ${gaps[Math.floor(gaps.length / 2)]!.toFixed(3)} |`);
+  if (PORTKEY) return;
   const others = new Map<string, number>();
   for (const e of events) if (e.kind === 'sql.sent' && e.what !== 'accept') others.set(e.what ?? '?', (others.get(e.what ?? '?') ?? 0) + 1);
   console.log(`statements other than the accepting one, by first word, per request: ${[...others].map(([w, n]) => `${w} ${(n / Math.max(1, rows.length)).toFixed(2)}`).join(', ')}`);
@@ -179,13 +191,15 @@ const env: Record<string, string> = {
   NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${resolve('bench', TIMELINE ? 'timeline-hook.mjs' : 'profile-hook.mjs')}`.trim(),
 };
 try {
-  const server = await startServe(env, [], bin);
-  const org = await createOrg({ ...env, NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' }, bin);
+  const server = PORTKEY ? await startPortkey({ MMGEN_PROFILE_OUT: out, NODE_OPTIONS: env.NODE_OPTIONS! }) : await startServe(env, [], bin);
+  const headers = PORTKEY
+    ? { authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream.url}/v1` }
+    : { authorization: `Bearer ${(await createOrg({ ...env, NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' }, bin)).live}` };
   const agent = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
   const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark.' }], max_tokens: 64 });
   const chat = async (n: number) => {
     for (let i = 0; i < n; i++) {
-      const res = await request(`${server.url}${PATH}`, { method: 'POST', headers: { authorization: `Bearer ${org.live}`, 'content-type': 'application/json' }, body, dispatcher: agent });
+      const res = await request(`${server.url}${PATH}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, dispatcher: agent });
       await res.body.arrayBuffer();
       if (res.statusCode !== 200) throw new Error(`answered ${res.statusCode}`);
     }

@@ -26,11 +26,17 @@ diagnostics.subscribe('undici:request:create', ({ request }) => {
 });
 diagnostics.subscribe('undici:request:trailers', ({ request }) => at('upstream.done', { id: upstream.get(request) }));
 
-// The pg the server loads: resolved from the checkout of the bin it runs (bin/mmgen → its package.json).
-const pg = createRequire(join(dirname(process.argv[1]), '..', 'package.json'))('pg');
-const query = pg.Client.prototype.query;
+// The pg the server loads: resolved from the checkout of the bin it runs (bin/mmgen → its package.json). Portkey's
+// gateway (bench:stages with BENCH_TARGET=portkey) has none: its requests have no statements to see.
+let pg = null;
+try {
+  pg = createRequire(join(dirname(process.argv[1]), '..', 'package.json'))('pg');
+} catch {
+  // not mmgen
+}
+const query = pg?.Client.prototype.query;
 let statementSeq = 0;
-pg.Client.prototype.query = function (config, values, callback) {
+if (pg) pg.Client.prototype.query = function (config, values, callback) {
   const text = typeof config === 'string' ? config : (config?.text ?? '');
   const what = /INSERT INTO generations/.test(text) ? 'accept' : (process.env.MMGEN_TIMELINE_TEXT ? text.replace(/\s+/g, ' ').slice(0, 90) : (text.trim().split(/\s+/)[0] ?? '').toUpperCase());
   const id = ++statementSeq;
