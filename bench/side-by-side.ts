@@ -19,7 +19,8 @@
  *
  * One side can differ by its settings alone (BENCH_BEFORE may then be this checkout): BENCH_THIS_NODE_OPTIONS (say,
  * `--import ./bench/accept-stand-in-hook.mjs`, the accepting statement's work in PostgreSQL taken away) and
- * BENCH_THIS_PG_SOCKET (a directory: this side reaches PostgreSQL over its Unix socket instead of TCP).
+ * BENCH_THIS_PG_SOCKET (a directory: this side reaches PostgreSQL over its Unix socket instead of TCP), and
+ * BENCH_THIS_ENV (a JSON object of settings, e.g. '{"MMGEN_FINISH_BATCH_MS":"50"}').
  *
  * Knobs: BENCH_ROUNDS (8 chat, 40 gateway), BENCH_ROUND_SECONDS (3), BENCH_CONNECTIONS (32), BENCH_SEQUENTIAL (50),
  * BENCH_WARMUP (1500), BENCH_MODELS (chat models, comma separated; default one that is deprecated, so answers carry
@@ -54,6 +55,7 @@ async function startSide(name: Side['name'], checkout: string, extraEnv: Record<
     ...extraEnv,
     // What only this side runs with: a measuring hook (accept-stand-in-hook.mjs), PostgreSQL over its Unix socket.
     ...(name === 'this' && process.env.BENCH_THIS_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_THIS_NODE_OPTIONS } : {}),
+    ...(name === 'this' && process.env.BENCH_THIS_ENV ? (JSON.parse(process.env.BENCH_THIS_ENV) as Record<string, string>) : {}),
   };
   if (name === 'this' && process.env.BENCH_THIS_PG_SOCKET) env.DATABASE_URL = `${db.url}?host=${encodeURIComponent(process.env.BENCH_THIS_PG_SOCKET)}`;
   const server = await startServe(env, [], bin);

@@ -86,8 +86,13 @@ export interface Config {
   schedulerIntervalMs: number;
   /** How long a finished generation's wallet settlement waits so that one statement applies many (billing/settler.ts). */
   settleDelayMs: number;
-  /** How long an answered chat completion's finishing statement waits so that one statement finishes several. */
+  /** How long an asynchronous generation's finishing statement waits so that one statement finishes several. */
   finishBatchMs: number;
+  /**
+   * The same for a chat completion already answered (its charge, covered by its reservation): longer, since nobody
+   * waits on it and the statement's work in PostgreSQL weighs on the answers of the requests that follow.
+   */
+  answeredFinishBatchMs: number;
   /** The request log (issue 33): written unless MMGEN_REQUEST_LOG=off; rows gather this long before one statement writes them. */
   requestLog: { enabled: boolean; batchMs: number; maxBatch: number };
   /**
@@ -572,6 +577,7 @@ export function loadConfig(env: Env = process.env, providers?: readonly Provider
     schedulerIntervalMs: int(env, 'MMGEN_SCHEDULER_INTERVAL_MS', 15_000, 50, 3_600_000),
     settleDelayMs: int(env, 'MMGEN_SETTLE_DELAY_MS', 20, 0, 3_600_000),
     finishBatchMs: int(env, 'MMGEN_FINISH_BATCH_MS', 10, 0, 10_000),
+    answeredFinishBatchMs: int(env, 'MMGEN_ANSWERED_FINISH_BATCH_MS', 50, 0, 10_000),
     requestLog: {
       enabled: onOff(env, 'MMGEN_REQUEST_LOG', true),
       batchMs: int(env, 'MMGEN_REQUEST_LOG_BATCH_MS', 200, 0, 60_000),

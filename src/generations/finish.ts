@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import type { BlobStore } from '../files/types.js';
 import type { Batcher } from '../jobs/batcher.js';
 import type { Metrics } from '../metrics.js';
@@ -26,6 +27,7 @@ import { Redactor } from '../request-log/redaction.js';
 export interface FinishPorts {
   db: Queryable;
   finishes: Batcher<Finishing, GenerationRow | null>;
+  config: Pick<Config, 'answeredFinishBatchMs'>;
   log: Logger;
   metrics: Metrics;
   settler: Settler;
@@ -72,7 +74,9 @@ interface StoreOutputsPorts extends OutputPorts, BlobCleanupPorts {
 }
 
 /** Ending an attempt as the provider reported it: a success's outputs are fetched, stored and priced (catalog) first. */
-export interface FinishWithPorts extends FinishPorts, StoreOutputsPorts, UpstreamRequestPorts {}
+export interface FinishWithPorts extends Omit<FinishPorts, 'config'>, Omit<StoreOutputsPorts, 'config'>, UpstreamRequestPorts {
+  config: FinishPorts['config'] & StoreOutputsPorts['config'];
+}
 
 /**
  * How an attempt ends: its outputs stored in mmgen's blob store, then one
@@ -190,7 +194,9 @@ export async function finish(deps: FinishPorts, g: GenerationRow, ended: Attempt
     : {};
   // The charge (or refund), outputs, events and job in one statement: the span is that statement's round trip.
   const [stored] = await deps.tracing.span('mmgen.finish', attributes, async (span) => {
-    const rows = opts.batched ? [await deps.finishes.add({ g, end })] : await chargeAndFinish(deps.db, [{ g, end }]);
+    // A synchronous generation's finish is batched only once its answer is out (a chat completion): it may wait longer.
+    const wait = g.sync ? deps.config.answeredFinishBatchMs : undefined;
+    const rows = opts.batched ? [await deps.finishes.add({ g, end }, wait)] : await chargeAndFinish(deps.db, [{ g, end }]);
     if (!rows[0]) span.set({ 'mmgen.outcome': 'ended_elsewhere' });
     return rows;
   });

@@ -14,7 +14,7 @@ import { demandOf, upstreamRequest } from './upstream-request.js';
  * (RunWatchPorts), and the finish of any generation (FinishWithPorts, whose upstream request it also builds).
  */
 export interface RunStreamPorts extends FinishWithPorts, RunWatchPorts, FallbackPorts, MoveToProviderPorts {
-  config: Pick<Config, 'allowPrivateNetwork' | 'jobLeaseMs' | 'upstream'>;
+  config: Pick<Config, 'allowPrivateNetwork' | 'answeredFinishBatchMs' | 'jobLeaseMs' | 'upstream'>;
   providers: ProviderRegistry;
 }
 

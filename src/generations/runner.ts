@@ -24,7 +24,7 @@ import { withAvatarAudio, type SpeechStepPorts } from './speech-step.js';
  * says when the process has shut down past its grace period.
  */
 export interface RunPorts extends FinishWithPorts, SpeechStepPorts, RunWatchPorts, MoveToProviderPorts {
-  config: Pick<Config, 'allowPrivateNetwork' | 'jobLeaseMs' | 'upstream'>;
+  config: Pick<Config, 'allowPrivateNetwork' | 'answeredFinishBatchMs' | 'jobLeaseMs' | 'upstream'>;
   lifecycle: Lifecycle;
 }
 

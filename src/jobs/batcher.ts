@@ -3,12 +3,16 @@
  * that one database round trip serves many callers; each caller gets its own
  * item's result (or the batch's error). A batch starts at the first item
  * after a quiet spell and runs `delayMs` later (0: in the same turn of the
- * event loop), or at once when `maxItems` are waiting. Batches run one at a
- * time; what arrives meanwhile waits for the next.
+ * event loop), or at once when `maxItems` are waiting. An item may say how long
+ * it can wait instead: the batch runs when the first of its items is due, taking
+ * the others along. Batches run one at a time; what arrives meanwhile waits for
+ * the next.
  */
 export class Batcher<I, R> {
-  private waiting: Array<{ item: I; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
+  private waiting: Array<{ item: I; due: number; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   private timer: NodeJS.Timeout | null = null;
+  /** When the timer fires (performance.now()), while there is one. */
+  private timerDue = Infinity;
   private soon = false;
   private eager = false;
   private running: Promise<void> | null = null;
@@ -18,11 +22,13 @@ export class Batcher<I, R> {
     private readonly opts: { delayMs: number; maxItems: number },
   ) {}
 
-  add(item: I): Promise<R> {
+  /** `delayMs`: how long this item may wait for others (default: the batcher's). */
+  add(item: I, delayMs = this.opts.delayMs): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
+      const due = performance.now() + Math.max(0, delayMs);
+      this.waiting.push({ item, due, resolve, reject });
       if (this.waiting.length >= this.opts.maxItems) void this.flush();
-      else this.schedule();
+      else this.schedule(due);
     });
   }
 
@@ -36,6 +42,7 @@ export class Batcher<I, R> {
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.timerDue = Infinity;
     this.soon = false;
     while (this.running) await this.running;
     if (this.waiting.length === 0) return;
@@ -50,12 +57,24 @@ export class Batcher<I, R> {
     await this.running;
   }
 
-  private schedule(): void {
-    if (this.timer || this.soon || this.running) return;
-    // No delay: run in this turn of the event loop (what is added in the same turn still joins).
-    if (this.opts.delayMs <= 0 || this.eager) {
+  /** Sets the timer for the earliest due item: `added`, the one just added (the others are already timed), or all. */
+  private schedule(added?: number): void {
+    if (this.soon || this.running || this.waiting.length === 0) return;
+    const due = this.eager ? 0 : (added ?? this.waiting.reduce((min, w) => Math.min(min, w.due), Infinity));
+    const wait = due - performance.now();
+    if (wait <= 0) {
+      // Due now (no delay): run in this turn of the event loop (what is added in the same turn still joins).
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      this.timerDue = Infinity;
       this.soon = true;
       queueMicrotask(() => void this.flush());
-    } else this.timer = setTimeout(() => void this.flush(), this.opts.delayMs);
+      return;
+    }
+    // A timer already set for this time or earlier serves; an item that cannot wait as long brings it forward.
+    if (this.timer && this.timerDue <= due) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => void this.flush(), wait);
   }
 }

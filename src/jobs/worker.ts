@@ -14,7 +14,7 @@ import { settledWithin } from './inflight.js';
  * periodic spending checks (SchedulerPorts), and is woken when this process enqueues a job (jobsAvailable).
  */
 export interface WorkerPorts extends RunPorts, SchedulerPorts {
-  config: Pick<Config, 'allowPrivateNetwork' | 'anomaly' | 'jobLeaseMs' | 'publicUrl' | 'schedulerIntervalMs' | 'stripe' | 'upstream' | 'workerConcurrency' | 'workerPollMs'>;
+  config: Pick<Config, 'allowPrivateNetwork' | 'anomaly' | 'answeredFinishBatchMs' | 'jobLeaseMs' | 'publicUrl' | 'schedulerIntervalMs' | 'stripe' | 'upstream' | 'workerConcurrency' | 'workerPollMs'>;
   /** Transactions only for the scheduler's notices and pauses; a run needs single statements. */
   db: Db;
   jobsAvailable: Wakeup;

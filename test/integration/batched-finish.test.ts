@@ -23,7 +23,7 @@ describeEachBackend('finishing several attempts in one statement', (backend) => 
   beforeAll(async () => {
     fakes = await startFakes();
     // Settlements are left pending (no settler delay runs out, no sweep): their rows show how the finishes were batched.
-    s = await startTestServer(backend, { ...fakes.env, MMGEN_FINISH_BATCH_MS: '5000', MMGEN_SETTLE_DELAY_MS: '3600000', MMGEN_SETTLE_SWEEP_MS: '3600000' }, { worker: false });
+    s = await startTestServer(backend, { ...fakes.env, MMGEN_ANSWERED_FINISH_BATCH_MS: '5000', MMGEN_SETTLE_DELAY_MS: '3600000', MMGEN_SETTLE_SWEEP_MS: '3600000' }, { worker: false });
     api = client(s.url);
   });
   afterAll(async () => {

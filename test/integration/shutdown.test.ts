@@ -55,7 +55,8 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
       MMGEN_SHUTDOWN_GRACE_MS: '4000',
       MMGEN_WORKER_POLL_MS: '50',
       MMGEN_JOB_LEASE_MS: '60000',
-      // Answered chat completions wait this long to be finished together: SIGTERM must finish them at once.
+      // Answered chat completions and async jobs wait this long to be finished together: SIGTERM must finish them at once.
+      MMGEN_ANSWERED_FINISH_BATCH_MS: '10000',
       MMGEN_FINISH_BATCH_MS: '10000',
     };
     node = await spawnMmgen(['serve'], env);

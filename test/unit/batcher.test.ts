@@ -72,4 +72,38 @@ describe('Batcher', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(batches).toEqual([[1], [2]]);
   });
+  it('an item that cannot wait as long brings the batch forward, taking the others along', async () => {
+    const { b, batches } = recording({ delayMs: 60_000, maxItems: 100 });
+    const started = performance.now();
+    const all = [b.add(1), b.add(2, 10), b.add(3)];
+    expect(await Promise.all(all)).toEqual(['r1', 'r2', 'r3']);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('an item that may wait longer neither delays a batch due sooner nor runs before its time alone', async () => {
+    const { b, batches } = recording({ delayMs: 10, maxItems: 100 });
+    const started = performance.now();
+    expect(await Promise.all([b.add(1), b.add(2, 60_000)])).toEqual(['r1', 'r2']);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    const patient = b.add(3, 60_000);
+    await sleep(40);
+    expect(batches).toEqual([[1, 2]]);
+    await b.flush();
+    expect(await patient).toBe('r3');
+    expect(batches).toEqual([[1, 2], [3]]);
+  });
+
+  it('after a batch, what waited meanwhile runs when the first of it is due', async () => {
+    const { b, batches } = recording({ delayMs: 60_000, maxItems: 100 });
+    const first = b.add(1, 0);
+    await Promise.resolve();
+    // Batch [1] runs (5 ms); these arrive meanwhile, one of them unable to wait long.
+    const later = [b.add(2), b.add(3, 15)];
+    expect(await first).toBe('r1');
+    const started = performance.now();
+    expect(await Promise.all(later)).toEqual(['r2', 'r3']);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(batches).toEqual([[1], [2, 3]]);
+  });
 });
