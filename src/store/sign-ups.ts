@@ -28,6 +28,7 @@ export async function claimSignUp(q: Queryable, tokenSha256: string): Promise<Si
   return r.rows[0] ?? null;
 }
 
+/** The sign-up made its account: its copy of the password hash goes (the account keeps its own). */
 export async function markSignUpVerified(q: Queryable, id: string, accountId: string): Promise<void> {
-  await q.query('UPDATE sign_ups SET verified_at = now(), account_id = $2 WHERE id = $1', [id, accountId]);
+  await q.query('UPDATE sign_ups SET verified_at = now(), account_id = $2, password_hash = NULL WHERE id = $1', [id, accountId]);
 }

@@ -78,6 +78,9 @@ describeEachBackend('self sign-up', (backend) => {
     expect(verified.body.memberships).toEqual([expect.objectContaining({ organization_id: verified.body.organization_id, role: 'owner', organization_name: "Newcomer's organization" })]);
     expect(verified.headers.getSetCookie().find((c) => c.startsWith('mmgen_session='))).toMatch(/HttpOnly/i);
     const orgId = verified.body.organization_id as string;
+    // The hash now lives with the account only: the verified sign-up keeps no copy of it.
+    const kept = await s.db.query<{ password_hash: string | null; verified: boolean }>('SELECT password_hash, verified_at IS NOT NULL AS verified FROM sign_ups WHERE email_key = $1', ['newcomer@example.test']);
+    expect(kept.rows).toEqual([{ password_hash: null, verified: true }]);
     // The person acts in their new organization: its owner, its wallet empty, its plan the operator's sign-up plan.
     expect((await b.call('GET', '/v1/organization')).body).toMatchObject({ id: orgId, plan: 'free', enterprise: false });
     expect((await b.call('GET', '/v1/wallet')).body).toMatchObject({ balance_credits: 0 });
