@@ -8,7 +8,7 @@ import type { Db, Queryable } from '../store/db.js';
 import {
   addPaymentRefund, claimAutoTopup, lockBillingAccount, closeDispute, insertAdjustment, insertBillingAccount, insertPayment, isBillingPaused, markPaymentCredited,
   markPaymentUnpaid, recordAutoTopupFailure, resetAutoTopupFailures, selectAutoTopupCandidates, selectBillingAccount, selectBillingHistory,
-  selectPayment, selectPaymentByCharge, selectPaymentForUpdate, selectPaymentByCheckoutSession, selectStaleAutoTopups, updateAutoTopup, updatePaymentCheckoutSession,
+  selectPayment, selectPaymentByCharge, selectPaymentForUpdate, selectPaymentByCheckoutSession, selectStaleAutoTopups, deferAutoTopupRecheck, updateAutoTopup, updatePaymentCheckoutSession,
   updatePaymentIntentId, updateSavedPaymentMethod,
   type BillingAccountRow, type PaymentRow,
 } from '../store/billing.js';
@@ -489,17 +489,21 @@ export async function runAutoTopup(p: StripePorts, organizationId: string, now =
  * its PaymentIntent's id, or, when the answer never came, by finding the Customer's PaymentIntent whose metadata
  * names the payment) and settled as its event would: credited once if it succeeded, its failure counted once (the
  * in-flight slot freed) if it failed. A payment Stripe has no PaymentIntent for never reached it: it is canceled
- * and counted as a failure. One still processing stays pending. Whatever runs at the same time (the event, this
+ * and counted as a failure. One still processing stays pending, and is read again 1, 2, 4, … minutes later, at most
+ * an hour (deferAutoTopupRecheck); the most due are read first. Whatever runs at the same time (the event, this
  * sweep on another node) is settled once by the payment row's conditions (credited_at IS NULL, status pending).
  */
 export async function settleStaleAutoTopups(p: StripePorts, now = new Date()): Promise<{ id: string; outcome: string }[]> {
   if (!p.config.stripe || !p.stripe) return [];
   const s = ready(p);
-  const stale = await selectStaleAutoTopups(p.db, new Date(now.getTime() - s.c.autoTopupSettleAfterMs), 50);
+  const stale = await selectStaleAutoTopups(p.db, new Date(now.getTime() - s.c.autoTopupSettleAfterMs), now, 50);
   const settled: { id: string; outcome: string }[] = [];
   for (const payment of stale) {
     try {
-      settled.push({ id: payment.id, outcome: await settleStaleAutoTopup(p, s, payment) });
+      const outcome = await settleStaleAutoTopup(p, s, payment);
+      // Still pending (Stripe still processes it, or it is not ours to settle): read it again later, less often.
+      if (outcome.startsWith('unpaid') || outcome === 'not ours') await deferAutoTopupRecheck(p.db, payment.id, now);
+      settled.push({ id: payment.id, outcome });
     } catch (err) {
       // Stripe unreachable again: the next pass tries again; the payment keeps its slot meanwhile.
       p.log.warn({ err, paymentId: payment.id }, 'automatic top-up: could not be read back from Stripe');

@@ -162,12 +162,28 @@ export async function updatePaymentIntentId(q: Queryable, id: string, paymentInt
 }
 
 /** Automatic payments still pending that started before `before`: neither their answer nor an event settled them. */
-export async function selectStaleAutoTopups(q: Queryable, before: Date, limit: number): Promise<PaymentRow[]> {
+/** Pending automatic payments created before `before` whose next read-back is due at `now`, the most due first. */
+export async function selectStaleAutoTopups(q: Queryable, before: Date, now: Date, limit: number): Promise<PaymentRow[]> {
   const r = await q.query<PaymentRow>(
-    `SELECT ${PAYMENT_COLUMNS} FROM billing_payments WHERE kind = 'auto_topup' AND status = 'pending' AND created_at < $1::timestamptz ORDER BY seq LIMIT $2`,
-    [before.toISOString(), limit],
+    `SELECT ${PAYMENT_COLUMNS} FROM billing_payments
+     WHERE kind = 'auto_topup' AND status = 'pending' AND created_at < $1::timestamptz AND (recheck_at IS NULL OR recheck_at <= $2::timestamptz)
+     ORDER BY coalesce(recheck_at, created_at), seq LIMIT $3`,
+    [before.toISOString(), now.toISOString(), limit],
   );
   return r.rows;
+}
+
+/**
+ * A pending automatic payment read back and still unsettled: its next read-back waits 1, 2, 4, … minutes after `now`,
+ * at most an hour (a bank debit Stripe processes for days is read some 24 times a day, not 5,760).
+ */
+export async function deferAutoTopupRecheck(q: Queryable, id: string, now: Date): Promise<void> {
+  await q.query(
+    `UPDATE billing_payments SET rechecks = rechecks + 1,
+       recheck_at = $2::timestamptz + least(interval '1 hour', interval '1 minute' * power(2, least(rechecks, 10)))
+     WHERE id = $1 AND status = 'pending' AND credited_at IS NULL`,
+    [id, now.toISOString()],
+  );
 }
 
 /** A payment that did not go through (never one already credited). */

@@ -106,7 +106,7 @@ describeEachBackend('automatic top-ups that got no answer', (backend) => {
     expect(await failureEvents(org)).toEqual([]);
   }, 120_000);
 
-  it('an answer of "processing" and no event: the sweep reads it by its id, leaves it while Stripe still processes, and credits it once it succeeded', async () => {
+  it('an answer of "processing" and no event: the sweep reads it by its id, leaves it while Stripe still processes (reading it less and less often), and credits it once it succeeded', async () => {
     const org = await a.createOrg({ credits: 100 });
     await autoTopupOn(org, CARD_OK);
     // Stripe's answer is a PaymentIntent still processing (as a bank's debit is for a while).
@@ -117,14 +117,25 @@ describeEachBackend('automatic top-ups that got no answer', (backend) => {
     const pi = fake.paymentIntents.get(pending!.payment_intent_id!)!;
     const succeeded = { status: pi.status, amount_received: pi.amount_received, latest_charge: pi.latest_charge };
     Object.assign(pi, { status: 'processing', amount_received: 0, latest_charge: null });
-    const lookups = fake.calls('GET', `/v1/payment_intents/${pi.id}`).length;
-    expect(await settleStaleAutoTopups(a.runtime.deps, later())).toEqual([{ id: pending!.id, outcome: 'unpaid (processing)' }]);
-    expect(fake.calls('GET', `/v1/payment_intents/${pi.id}`).length).toBe(lookups + 1);
+    const lookups = () => fake.calls('GET', `/v1/payment_intents/${pi.id}`).length;
+    const before = lookups();
+    const t1 = later();
+    const at = (ms: number) => new Date(t1.getTime() + ms);
+    expect(await settleStaleAutoTopups(a.runtime.deps, t1)).toEqual([{ id: pending!.id, outcome: 'unpaid (processing)' }]);
+    expect(lookups()).toBe(before + 1);
     expect((await payments(org)).map((p) => p.status)).toEqual(['pending']);
     expect(await runAutoTopup(a.runtime.deps, org.id)).toBe('none');
+    // Still processing: read again a minute later, then two minutes after that, not on every pass.
+    expect(await settleStaleAutoTopups(a.runtime.deps, at(30_000))).toEqual([]);
+    expect(lookups()).toBe(before + 1);
+    expect(await settleStaleAutoTopups(b.runtime.deps, at(61_000))).toEqual([{ id: pending!.id, outcome: 'unpaid (processing)' }]);
+    expect(lookups()).toBe(before + 2);
+    expect(await settleStaleAutoTopups(a.runtime.deps, at(61_000 + 90_000))).toEqual([]);
+    expect(lookups()).toBe(before + 2);
     // Stripe finishes; its event never comes.
     Object.assign(pi, succeeded);
-    const outcomes = await Promise.all([settleStaleAutoTopups(a.runtime.deps, later()), settleStaleAutoTopups(b.runtime.deps, later())]);
+    const t3 = at(61_000 + 121_000);
+    const outcomes = await Promise.all([settleStaleAutoTopups(a.runtime.deps, t3), settleStaleAutoTopups(b.runtime.deps, t3)]);
     expect(outcomes.flat().map((o) => o.outcome).sort()).toEqual(['already credited', 'credited']);
     expect((await payments(org)).map((p) => p.status)).toEqual(['succeeded']);
     expect(await stripeCredits(org)).toBe(1);
