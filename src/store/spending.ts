@@ -101,11 +101,16 @@ export async function lockOrganizationForBudget(q: Queryable, organizationId: st
 }
 
 /** The month's live spend (credits) of each of the given keys of an organization. */
-export async function keysMonthSpend(q: Queryable, organizationId: string, apiKeyIds: readonly string[]): Promise<Map<string, number>> {
-  if (apiKeyIds.length === 0) return new Map();
+export function keysMonthSpend(q: Queryable, organizationId: string, apiKeyIds: readonly string[]): Promise<Map<string, number>> {
+  return eachMonthSpend(q, organizationId, apiKeyIds, (id) => ({ key: id }));
+}
+
+/** The month's live spend (credits) of each id, as `of` names the spender the id is. */
+async function eachMonthSpend(q: Queryable, organizationId: string, ids: readonly string[], of: (id: string) => Exclude<Spender, null>): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
   const r = await q.query<{ id: string; spent: string }>(
-    `SELECT k.id, (${monthSpendSql('$1', { key: 'k.id' })})::bigint AS spent FROM unnest($2::text[]) AS k(id)`,
-    [organizationId, apiKeyIds],
+    `SELECT x.id, (${monthSpendSql('$1', of('x.id'))})::bigint AS spent FROM unnest($2::text[]) AS x(id)`,
+    [organizationId, ids],
   );
   return new Map(r.rows.map((x) => [x.id, Number(x.spent)]));
 }
@@ -117,13 +122,8 @@ export async function organizationMonthSpend(q: Queryable, organizationId: strin
 }
 
 /** The month's live spend (credits) of each of the given members of an organization (all their keys). */
-export async function membersMonthSpend(q: Queryable, organizationId: string, memberIds: readonly string[]): Promise<Map<string, number>> {
-  if (memberIds.length === 0) return new Map();
-  const r = await q.query<{ id: string; spent: string }>(
-    `SELECT m.id, (${monthSpendSql('$1', { member: 'm.id' })})::bigint AS spent FROM unnest($2::text[]) AS m(id)`,
-    [organizationId, memberIds],
-  );
-  return new Map(r.rows.map((x) => [x.id, Number(x.spent)]));
+export function membersMonthSpend(q: Queryable, organizationId: string, memberIds: readonly string[]): Promise<Map<string, number>> {
+  return eachMonthSpend(q, organizationId, memberIds, (id) => ({ member: id }));
 }
 
 /** Live keys, current members and organizations with a budget, with the month's spend of each (credits), for the thresholds. */
