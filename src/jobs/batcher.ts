@@ -8,6 +8,8 @@
  * the others along. Batches run one at a time; what arrives meanwhile waits for
  * the next.
  */
+const ignore = (): void => {};
+
 export class Batcher<I, R> {
   private waiting: Array<{ item: I; due: number; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   private timer: NodeJS.Timeout | null = null;
@@ -24,12 +26,23 @@ export class Batcher<I, R> {
 
   /** `delayMs`: how long this item may wait for others (default: the batcher's). */
   add(item: I, delayMs = this.opts.delayMs): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      const due = performance.now() + Math.max(0, delayMs);
-      this.waiting.push({ item, due, resolve, reject });
-      if (this.waiting.length >= this.opts.maxItems) void this.flush();
-      else this.schedule(due);
-    });
+    return new Promise<R>((resolve, reject) => this.push(item, delayMs, resolve, reject));
+  }
+
+  /**
+   * An item nobody waits for: no promise is made for it, and its result and its batch's error are dropped (a `run`
+   * given such items handles its own errors). For the many small items of a log, where a promise each was most of
+   * their cost.
+   */
+  enqueue(item: I): void {
+    this.push(item, this.opts.delayMs, ignore, ignore);
+  }
+
+  private push(item: I, delayMs: number, resolve: (r: R) => void, reject: (err: unknown) => void): void {
+    const due = performance.now() + Math.max(0, delayMs);
+    this.waiting.push({ item, due, resolve, reject });
+    if (this.waiting.length >= this.opts.maxItems) void this.flush();
+    else this.schedule(due);
   }
 
   /** From now on every item runs without waiting for others (shutting down); runs whatever waits now. */

@@ -21,6 +21,7 @@ export class RequestLogRecorder {
   private readonly batcher: Batcher<RequestLogEntry, void>;
   private knownDays = new Set<string>();
   private waiting = 0;
+  private readonly expiryDays = new Map<number, string>();
   /** Rows dropped because MAX_WAITING_ROWS were waiting, or their write failed. */
   dropped = 0;
   readonly enabled: boolean;
@@ -41,7 +42,7 @@ export class RequestLogRecorder {
       return;
     }
     this.waiting++;
-    void this.batcher.add(entry).finally(() => this.waiting--);
+    this.batcher.enqueue(entry);
   }
 
   /** Writes whatever waits (shutdown, tests). */
@@ -58,10 +59,14 @@ export class RequestLogRecorder {
     try {
       const policies = await this.deps.dataPolicies.getMany(entries.map((e) => e.organizationId));
       const rows: RequestLogInsert[] = [];
-      for (const { organizationId, ...e } of entries) {
-        const policy = policies.get(organizationId);
+      for (const e of entries) {
+        const policy = policies.get(e.organizationId);
         if (!policy) continue;
-        rows.push({ ...e, organization: policy.organization_seq, expiresOn: utcDay(e.at.getTime() + policy.request_log_days * DAY_MS) });
+        rows.push({
+          at: e.at, expiresOn: this.expiryDay(e.at.getTime(), policy.request_log_days), latencyUs: e.latencyUs, status: e.status, live: e.live,
+          organization: policy.organization_seq, requestId: e.requestId, route: e.route, keyId: e.keyId, model: e.model,
+          generationId: e.generationId, errorCode: e.errorCode, payload: e.payload,
+        });
       }
       await this.ensurePartitions(rows);
       try {
@@ -78,8 +83,22 @@ export class RequestLogRecorder {
       this.dropped += entries.length;
       this.deps.rows.inc({ outcome: 'dropped' }, entries.length);
       this.deps.log.warn({ err, rows: entries.length }, 'could not write request log rows');
+    } finally {
+      this.waiting -= entries.length;
     }
-    return entries.map(() => undefined);
+    return [];
+  }
+
+  /** The day a row expires, made once per day and retention rather than once per row. */
+  private expiryDay(atMs: number, days: number): string {
+    const key = Math.floor(atMs / DAY_MS) + days;
+    let day = this.expiryDays.get(key);
+    if (day === undefined) {
+      day = utcDay(atMs + days * DAY_MS);
+      if (this.expiryDays.size > 1_000) this.expiryDays.clear();
+      this.expiryDays.set(key, day);
+    }
+    return day;
   }
 
   private async ensurePartitions(rows: RequestLogInsert[]): Promise<void> {

@@ -106,4 +106,25 @@ describe('Batcher', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(batches).toEqual([[1], [2, 3]]);
   });
+  it('enqueued items (nobody waits for them) join the batches of added ones, and their failed batch rejects nothing', async () => {
+    const { b, batches } = recording({ delayMs: 30, maxItems: 3 }, (items) => items.includes(5));
+    b.enqueue(1);
+    const two = b.add(2);
+    b.enqueue(3);
+    // maxItems reached by an enqueued item: the batch runs at once.
+    expect(await two).toBe('r2');
+    expect(batches).toEqual([[1, 2, 3]]);
+    const rejected: unknown[] = [];
+    const onRejection = (err: unknown) => rejected.push(err);
+    process.on('unhandledRejection', onRejection);
+    try {
+      b.enqueue(4);
+      b.enqueue(5);
+      await sleep(80);
+      expect(batches).toEqual([[1, 2, 3], [4, 5]]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+    expect(rejected).toEqual([]);
+  });
 });
