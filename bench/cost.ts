@@ -22,10 +22,9 @@
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Agent, request } from 'undici';
-import { BIN, createOrg, PG_ADMIN, scratchDatabase, startServe, stop } from './harness.js';
+import { BIN, createOrg, PG_ADMIN, scratchDatabase, startServe, startUpstream, stop, UPSTREAM_KEY } from './harness.js';
 
 const CHAT = Number(process.env.BENCH_CHAT ?? 3000);
 const JOBS = Number(process.env.BENCH_ASYNC_JOBS ?? 2000);
@@ -129,18 +128,6 @@ async function measure(admin: pg.Client, db: string, mmgenPid: number, n: number
   };
 }
 
-function startUpstream(): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join('bench', 'upstream.ts')], { env: { ...process.env, UPSTREAM_KEY: 'sk-bench' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const port = /^(\d+)$/m.exec(out)?.[1];
-      if (port) resolve({ proc, url: `http://127.0.0.1:${port}` });
-    });
-    proc.once('exit', (c) => reject(new Error(`upstream exited ${c}`)));
-  });
-}
 
 async function main(): Promise<void> {
   const scratch = await scratchDatabase('mmgen_cost', PG_ADMIN);
@@ -153,7 +140,7 @@ async function main(): Promise<void> {
   const env: Record<string, string> = {
     DATABASE_URL: scratch.url,
     MMGEN_DATA_DIR: dataDir,
-    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_API_KEY: UPSTREAM_KEY,
     OPENAI_BASE_URL: `${upstream.url}/v1`,
     MMGEN_RATE_LIMIT_TEAM: '10000000',
     MMGEN_ANOMALY_FLOOR_USD: '1000000000',

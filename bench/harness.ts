@@ -18,6 +18,23 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 export const ASYNC_JOBS = Number(process.env.BENCH_ASYNC_JOBS ?? 3000);
 export const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/** The key the zero-latency OpenAI fake (bench/upstream.ts) takes; mmgen is given it as OPENAI_API_KEY. */
+export const UPSTREAM_KEY = 'sk-bench';
+
+/** This checkout's zero-latency OpenAI fake (bench/upstream.ts) in a process of its own, on a free loopback port. */
+export function startUpstream(): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join('bench', 'upstream.ts')], { env: { ...process.env, UPSTREAM_KEY }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const port = /^(\d+)$/m.exec(out)?.[1];
+      if (port) resolve({ proc, url: `http://127.0.0.1:${port}` });
+    });
+    proc.once('exit', (c) => reject(new Error(`upstream exited ${c}: ${out}`)));
+  });
+}
+
 export interface HttpResult { rps: number; p50: number; p99: number; non2xx: number; errors: number; requests: number; /** Answers 2xx, in all (autocannon runs only). */ ok2xx?: number }
 
 export function freePort(): number {

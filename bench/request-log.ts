@@ -12,7 +12,7 @@
  *    falls on both; the paired figure is the median over rounds of (on − off) block p50s.
  * Only loopback addresses are contacted.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ import { createRequestLogPartitions, insertRequestLogRows, requestLogBytes, sele
 import { selectDataPolicies, upsertDataPolicy } from '../src/store/data-policies.js';
 import { insertOrganization } from '../src/domain/organizations.js';
 import { systemOrigin } from '../src/domain/audit.js';
-import { BIN, createOrg, freePort, PG_ADMIN, scratchDatabase, stop } from './harness.js';
+import { BIN, createOrg, freePort, PG_ADMIN, scratchDatabase, startUpstream, stop, UPSTREAM_KEY } from './harness.js';
 
 const ROWS = Number(process.env.BENCH_RL_ROWS ?? 1_000_000);
 const PGLITE_ROWS = Number(process.env.BENCH_RL_PGLITE_ROWS ?? 200_000);
@@ -124,24 +124,12 @@ async function tenDays(name: string, db: Db): Promise<Array<Record<string, unkno
   return out;
 }
 
-function spawnUpstream(): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join('bench', 'upstream.ts')], { env: { ...process.env, UPSTREAM_KEY: 'sk-bench' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const port = /^(\d+)$/m.exec(out)?.[1];
-      if (port) resolve({ proc, url: `http://127.0.0.1:${port}` });
-    });
-    proc.once('exit', () => reject(new Error(`upstream exited: ${out}`)));
-  });
-}
 
 async function serve(upstream: string, log: 'on' | 'off'): Promise<{ url: string; key: string; cleanup: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-rl-bench-'));
   const scratch = await scratchDatabase('mmgen_rlbench', PG_ADMIN);
   const env: Record<string, string> = {
-    MMGEN_DATA_DIR: dataDir, DATABASE_URL: scratch.url, LOG_LEVEL: 'warn', OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `${upstream}/v1`,
+    MMGEN_DATA_DIR: dataDir, DATABASE_URL: scratch.url, LOG_LEVEL: 'warn', OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: `${upstream}/v1`,
     MMGEN_RATE_LIMIT_TEAM: '10000000', MMGEN_ANOMALY_FLOOR_USD: '1000000000', MMGEN_REQUEST_LOG: log,
   };
   const port = freePort();
@@ -173,12 +161,12 @@ async function block(url: string, headers: Record<string, string>, agent: Agent,
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function latency(): Promise<Record<string, unknown>> {
-  const upstream = await spawnUpstream();
+  const upstream = await startUpstream();
   const on = await serve(upstream.url, 'on');
   const off = await serve(upstream.url, 'off');
   try {
     const agents = [new Agent({ connections: 1 }), new Agent({ connections: 1 }), new Agent({ connections: 1 })];
-    const direct = { authorization: 'Bearer sk-bench' };
+    const direct = { authorization: `Bearer ${UPSTREAM_KEY}` };
     // Warm-up: JIT, statement plans, the first partition made.
     for (const [t, a] of [[on, agents[0]!], [off, agents[1]!]] as const) await block(t.url, { authorization: `Bearer ${t.key}` }, a);
     const all = { on: [] as number[], off: [] as number[], direct: [] as number[] };

@@ -26,11 +26,10 @@
  * BENCH_WARMUP (1500), BENCH_MODELS (chat models, comma separated; default one that is deprecated, so answers carry
  * deprecation headers, and one that is not).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
-import { cannon, CONNECTIONS, createOrg, scratchDatabase, startServe, stop, type HttpResult } from './harness.js';
+import { cannon, CONNECTIONS, createOrg, scratchDatabase, startServe, startUpstream, stop, UPSTREAM_KEY, type HttpResult } from './harness.js';
 
 export type Mode = 'chat' | 'gateway';
 
@@ -42,7 +41,6 @@ interface Side {
   stop: () => Promise<void>;
 }
 
-const UPSTREAM_KEY = 'sk-bench';
 
 async function startSide(name: Side['name'], checkout: string, extraEnv: Record<string, string>): Promise<Side> {
   const bin = join(checkout, 'bin', 'mmgen');
@@ -87,19 +85,6 @@ function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
-function startUpstream(): Promise<{ proc: ChildProcess; url: string }> {
-  // This checkout's upstream serves both builds: the same fake answers both.
-  const proc = spawn(process.execPath, ['--import', 'tsx', join('bench', 'upstream.ts')], { env: { ...process.env, UPSTREAM_KEY }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((res, rej) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const port = /^(\d+)$/m.exec(out)?.[1];
-      if (port) res({ proc, url: `http://127.0.0.1:${port}` });
-    });
-    proc.once('exit', (c) => rej(new Error(`upstream exited ${c}`)));
-  });
-}
 
 /** `n` requests one after another on one keep-alive connection: each one's time in ms. */
 async function sequential(url: string, headers: Record<string, string>, agent: Agent, n: number, body: string): Promise<number[]> {

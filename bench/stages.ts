@@ -20,12 +20,11 @@
  * next request's start (the client's turn, plus whatever the server still does for the request it answered).
  * BENCH_TARGET=portkey draws the same timeline of Portkey's gateway on the same upstream (its provider call only).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
-import { BIN, createOrg, PG_ADMIN, scratchDatabase, startPortkey, startServe, stop } from './harness.js';
+import { BIN, createOrg, PG_ADMIN, scratchDatabase, startPortkey, startServe, startUpstream, stop, UPSTREAM_KEY } from './harness.js';
 
 const CHAT = Number(process.env.BENCH_CHAT ?? 4000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
@@ -158,18 +157,6 @@ function classify(profile: Profile): { byStage: Map<string, number>; bySelf: Map
   return { byStage, bySelf, byStageSelf, totalUs };
 }
 
-function startUpstream(): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join('bench', 'upstream.ts')], { env: { ...process.env, UPSTREAM_KEY: 'sk-bench' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((res, rej) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const port = /^(\d+)$/m.exec(out)?.[1];
-      if (port) res({ proc, url: `http://127.0.0.1:${port}` });
-    });
-    proc.once('exit', (c) => rej(new Error(`upstream exited ${c}`)));
-  });
-}
 
 async function waitFor(path: string): Promise<void> {
   for (let i = 0; i < 300 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
@@ -183,7 +170,7 @@ const out = join(dir, 'profile.cpuprofile');
 const env: Record<string, string> = {
   DATABASE_URL: scratch.url,
   MMGEN_DATA_DIR: join(dir, 'data'),
-  OPENAI_API_KEY: 'sk-bench',
+  OPENAI_API_KEY: UPSTREAM_KEY,
   OPENAI_BASE_URL: `${upstream.url}/v1`,
   MMGEN_RATE_LIMIT_TEAM: '10000000',
   MMGEN_ANOMALY_FLOOR_USD: '1000000000',
@@ -193,7 +180,7 @@ const env: Record<string, string> = {
 try {
   const server = PORTKEY ? await startPortkey({ MMGEN_PROFILE_OUT: out, NODE_OPTIONS: env.NODE_OPTIONS! }) : await startServe(env, [], bin);
   const headers = PORTKEY
-    ? { authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream.url}/v1` }
+    ? { authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream.url}/v1` }
     : { authorization: `Bearer ${(await createOrg({ ...env, NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' }, bin)).live}` };
   const agent = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
   const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark.' }], max_tokens: 64 });
