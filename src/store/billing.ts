@@ -161,7 +161,6 @@ export async function updatePaymentIntentId(q: Queryable, id: string, paymentInt
   await q.query('UPDATE billing_payments SET payment_intent_id = $2 WHERE id = $1 AND payment_intent_id IS NULL', [id, paymentIntentId]);
 }
 
-/** Automatic payments still pending that started before `before`: neither their answer nor an event settled them. */
 /** Pending automatic payments created before `before` whose next read-back is due at `now`, the most due first. */
 export async function selectStaleAutoTopups(q: Queryable, before: Date, now: Date, limit: number): Promise<PaymentRow[]> {
   const r = await q.query<PaymentRow>(

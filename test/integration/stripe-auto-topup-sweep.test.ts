@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runAutoTopup, settleStaleAutoTopups } from '../../src/billing/stripe.js';
+import { deferAutoTopupRecheck, insertPayment, selectStaleAutoTopups } from '../../src/store/billing.js';
 import { CARD_DECLINED, CARD_OK, FakeStripe } from '../fakes/stripe.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -179,4 +180,26 @@ describeEachBackend('automatic top-ups that got no answer', (backend) => {
     const billing = (await api('GET', '/v1/billing', { key: org.live })).body;
     expect(billing.auto_topup).toMatchObject({ enabled: true, consecutive_failures: 0 });
   }, 120_000);
+  it('the sweep reads the most due first: one never read back by its age, one read back by its next read-back time, none before it is due', async () => {
+    // At most one automatic payment is in flight per organization: four organizations, one each.
+    const orgs = await Promise.all([1, 2, 3, 4].map(() => a.createOrg({ credits: 100 })));
+    const t0 = Date.now();
+    const min = (n: number) => new Date(t0 + n * 60_000);
+    const ids = ['pay_order_1', 'pay_order_2', 'pay_order_3', 'pay_order_4'].map((id) => `${id}_${backend}_${t0}`);
+    const created = [-50, -40, -30, -20];
+    for (const [n, id] of ids.entries()) {
+      await insertPayment(a.db, { id, organizationId: orgs[n]!.id, kind: 'auto_topup', amount: 500, currency: 'usd', credits: 5_000, period: '2026-11' });
+      await a.db.query('UPDATE billing_payments SET created_at = $2 WHERE id = $1', [id, min(created[n]!).toISOString()]);
+    }
+    // The first was read back at -45 minutes (next at -44), the second at -10 (next at -9); the others never.
+    await deferAutoTopupRecheck(a.db, ids[0]!, min(-45));
+    await deferAutoTopupRecheck(a.db, ids[1]!, min(-10));
+    const due = async (before: Date, now: Date, limit: number) =>
+      (await selectStaleAutoTopups(a.db, before, now, limit)).map((p) => p.id).filter((id) => ids.includes(id));
+    // At -10 minutes the second is not due again; the fourth is older than the sweep's horizon (-15) only by then.
+    expect(await due(min(-15), min(-10), 100)).toEqual([ids[0], ids[2], ids[3]]);
+    expect(await due(min(-15), min(0), 100)).toEqual([ids[0], ids[2], ids[3], ids[1]]);
+    // A sweep that takes fewer than are due takes the most overdue.
+    expect(await due(min(-15), min(0), 2)).toEqual([ids[0], ids[2]]);
+  });
 });
