@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { utcDay, type Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import { dropRequestLogPartitionsBefore, listRequestLogPartitions, selectPartitionPayloads } from '../store/request-log.js';
+import { deleteExpiredSignUps } from '../store/sign-ups.js';
 import type { BlobStore } from '../files/types.js';
 import { runGenerationRetention, type GenerationRetentionResult } from '../generations/retention.js';
 import type { RequestLogRecorder } from './recorder.js';
@@ -17,10 +18,13 @@ export interface RetentionPorts {
 /**
  * What each organization chose not to keep, removed: the request log's partitions whose expiry day has passed are
  * dropped whole (their disk is given back at once), then generations' prompts and files past the organization's
- * `generation_days` and `file_days` (generations/retention.ts). Every node runs it; the statements serialize on
- * locks, and a second run finds nothing left to do.
+ * `generation_days` and `file_days` (generations/retention.ts); and sign-ups never verified whose link expired, with
+ * the password hash each kept (a sign-up also clears them, but a quiet instance may see none for months). Every node
+ * runs it; the statements serialize on locks, and a second run finds nothing left to do.
  */
-export async function runRetention(deps: RetentionPorts): Promise<{ requestLogDaysDropped: string[]; generations: GenerationRetentionResult }> {
+export async function runRetention(
+  deps: RetentionPorts,
+): Promise<{ requestLogDaysDropped: string[]; generations: GenerationRetentionResult; expiredSignUpsDeleted: number }> {
   const today = utcDay(deps.clock.now());
   // Captured payloads first: a partition dropped before its blobs were deleted would leave them with no reference.
   for (const p of await listRequestLogPartitions(deps.db)) {
@@ -30,7 +34,8 @@ export async function runRetention(deps: RetentionPorts): Promise<{ requestLogDa
   const requestLogDaysDropped = await dropRequestLogPartitionsBefore(deps.db, today);
   if (requestLogDaysDropped.length > 0) deps.requestLog.forgetPartitions();
   const generations = await runGenerationRetention(deps);
-  return { requestLogDaysDropped, generations };
+  const expiredSignUpsDeleted = await deleteExpiredSignUps(deps.db, new Date(deps.clock.now()));
+  return { requestLogDaysDropped, generations, expiredSignUpsDeleted };
 }
 
 /** Runs retention every `intervalMs` (and once soon after start), never two at once. */

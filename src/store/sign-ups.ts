@@ -9,11 +9,16 @@ export interface SignUpRow {
   expires_at: Date;
 }
 
+/** Unverified sign-ups whose link expired, and with them their password hashes: deleted; answers how many. */
+export async function deleteExpiredSignUps(q: Queryable, now: Date): Promise<number> {
+  return (await q.query('DELETE FROM sign_ups WHERE verified_at IS NULL AND expires_at < $1', [now])).rowCount;
+}
+
 /** Keeps a sign-up, first clearing the unverified ones that expired. */
 export async function insertSignUp(
   q: Queryable, s: { id: string; email: string; emailKey: string; passwordHash: string; tokenSha256: string; expiresAt: Date; now: Date },
 ): Promise<void> {
-  await q.query('DELETE FROM sign_ups WHERE verified_at IS NULL AND expires_at < $1', [s.now]);
+  await deleteExpiredSignUps(q, s.now);
   await q.query('INSERT INTO sign_ups (id, email, email_key, password_hash, token_sha256, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
     s.id, s.email, s.emailKey, s.passwordHash, s.tokenSha256, s.expiresAt,
   ]);
