@@ -317,7 +317,8 @@ export async function revokeOwnSession(
     const revoked = holder.kind === 'api_key' ? await revokeKeySession(q, holder.keyId, id) : await revokeAccountSession(q, holder.accountId, id);
     if (!revoked) throw new ApiError('resource_not_found', `No such session: '${id}'`, 'id');
     // In the chain of the organization the revoking session acts in: the person's own act (or the key's), as their sign-in was.
-    await recordAudit(q, { ...origin, organizationId: p.organizationId, action: 'session.revoked', target: { type: 'session', id }, before: { session_id: id }, after: { via } });
+    // Its public id is `id` before, not `session_id`: audit redaction takes any name with `sessionid` in it for a session cookie.
+    await recordAudit(q, { ...origin, organizationId: p.organizationId, action: 'session.revoked', target: { type: 'session', id }, before: { id }, after: { via } });
     return { id, object: 'session', deleted: true };
   });
 }
