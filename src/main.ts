@@ -64,6 +64,8 @@ export interface Runtime {
    */
   readonly metricsExport: MetricsExport | null;
   exportMetrics(): Promise<void>;
+  /** The retention loop this process runs (started here; a test that moves the clock stops it and runs retention itself). */
+  retention: RetentionLoop;
   close(): Promise<void>;
 }
 
@@ -151,6 +153,7 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   return {
     deps,
     webhooks: new WebhookDispatcher(deps),
+    retention,
     get metricsExport() {
       return metricsExport;
     },
