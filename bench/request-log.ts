@@ -124,7 +124,6 @@ async function tenDays(name: string, db: Db): Promise<Array<Record<string, unkno
   return out;
 }
 
-
 async function serve(upstream: string, log: 'on' | 'off'): Promise<{ url: string; key: string; cleanup: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-rl-bench-'));
   const scratch = await scratchDatabase('mmgen_rlbench', PG_ADMIN);

@@ -65,7 +65,7 @@ export interface Runtime {
   readonly metricsExport: MetricsExport | null;
   exportMetrics(): Promise<void>;
   /** The retention loop this process runs (started here; a test that moves the clock stops it and runs retention itself). */
-  retention: RetentionLoop;
+  readonly retention: RetentionLoop;
   close(): Promise<void>;
 }
 

@@ -1,3 +1,6 @@
+/** The settlement of an enqueued item, which nobody waits for. */
+const ignore = (): void => {};
+
 /**
  * Collects items for a few milliseconds and hands them to `run` together, so
  * that one database round trip serves many callers; each caller gets its own
@@ -8,8 +11,6 @@
  * the others along. Batches run one at a time; what arrives meanwhile waits for
  * the next.
  */
-const ignore = (): void => {};
-
 export class Batcher<I, R> {
   private waiting: Array<{ item: I; due: number; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   private timer: NodeJS.Timeout | null = null;
