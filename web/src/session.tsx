@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { Api, ApiError } from './api/client.js';
+import { Api, ApiError, type SessionGuard } from './api/client.js';
 import { finishSecondFactor, signInWithPasskey } from './api/passkeys.js';
 import { publicApi, readCsrfCookie, signInWithKey, signInWithPassword, startSso, type SessionView, type SignedIn } from './api/people.js';
 import { ApiSpec, permission, type Caller, type OpenApiDoc, type Permission } from './api/spec.js';
@@ -29,6 +29,9 @@ export interface Session {
   switchTo: (to: { organization_id?: string; mode?: Mode }) => Promise<void>;
   /** The catalog, including delisted models (loaded once per session). */
   catalog: () => Promise<Model[]>;
+  /** Why the tab changed session without being asked to here (another tab signed in or switched), until dismissed. */
+  notice: string | null;
+  dismissNotice: () => void;
 }
 
 const SessionContext = createContext<Session | null>(null);
@@ -72,10 +75,12 @@ async function readSpec(): Promise<ApiSpec> {
  * it: a person's (the role is the member's, in the session's mode) or one opened with an API key (the key's id, name,
  * mode, effective role and scopes, from GET /v1/session: the tab never needs the key again).
  */
-async function openSession(csrfToken: string, onRejected: (err: ApiError) => void, known?: SessionView): Promise<Opened> {
-  const probe = new Api({ kind: 'session', csrfToken, mode: known?.mode ?? 'live' }, onRejected);
+async function openSession(csrfToken: string, onRejected: (err: ApiError) => void, onReplaced: () => void, known?: SessionView): Promise<Opened> {
+  // Each session has its own CSRF token, so the readable cookie still holding this one means the browser's session is this tab's.
+  const guard: SessionGuard = { current: () => readCsrfCookie() === csrfToken, replaced: onReplaced };
+  const probe = new Api({ kind: 'session', csrfToken, mode: known?.mode ?? 'live' }, onRejected, guard);
   const [view, spec] = await Promise.all([known ?? probe.get<SessionView>('/v1/session'), readSpec()]);
-  const api = new Api({ kind: 'session', csrfToken, mode: view.mode }, onRejected);
+  const api = new Api({ kind: 'session', csrfToken, mode: view.mode }, onRejected, guard);
   const org = await api.get<Organization>('/v1/organization');
   if (view.api_key) {
     const k = view.api_key;
@@ -87,7 +92,23 @@ async function openSession(csrfToken: string, onRejected: (err: ApiError) => voi
   return { api, caller, person: view, org, spec };
 }
 
-type State = { phase: 'restoring' } | { phase: 'signed-out'; message?: string } | ({ phase: 'signed-in' } & Opened);
+type State = { phase: 'restoring'; notice?: string } | { phase: 'signed-out'; message?: string } | ({ phase: 'signed-in'; notice?: string } & Opened);
+
+/**
+ * What tabs of one browser tell each other (BroadcastChannel), since they share one session cookie: which session a
+ * tab entered (its CSRF token, organization and mode), or that it signed out.
+ */
+type TabMessage = { kind: 'entered'; csrf: string; organization_id: string; mode: Mode } | { kind: 'signed-out'; message: string };
+const TAB_CHANNEL = 'mmgen-session';
+const REPLACED = 'This browser signed in, or switched organization or mode, in another tab: this tab now shows that session.';
+const SIGNED_OUT_ELSEWHERE = 'This browser signed out in another tab. Sign in again.';
+
+function tellOtherTabs(message: TabMessage): void {
+  if (typeof BroadcastChannel === 'undefined') return;
+  const channel = new BroadcastChannel(TAB_CHANNEL);
+  channel.postMessage(message);
+  channel.close();
+}
 
 function initialState(): State {
   return readCsrfCookie() ? { phase: 'restoring' } : { phase: 'signed-out' };
@@ -105,30 +126,62 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
     setState({ phase: 'signed-out', ...(message ? { message } : {}) });
   }, []);
 
+  /** The browser's session is no longer this tab's: open the one its cookie now names, or show the tab signed out. */
+  const catchUp = useCallback((signedOutMessage: string = SIGNED_OUT_ELSEWHERE) => {
+    catalogPromise.current = null;
+    setState((s) => {
+      if (s.phase === 'restoring') return s;
+      return readCsrfCookie() ? { phase: 'restoring', notice: REPLACED } : { phase: 'signed-out', message: signedOutMessage };
+    });
+  }, []);
+
   const rejected = useCallback(
     (err: ApiError) => {
       if (!ENDED.has(err.code)) return;
       // The server's session is over already; this clears its cookies, so a reload does not try it again.
-      publicApi().del('/v1/session').catch(() => undefined);
-      endLocally(
-        err.code === 'invalid_api_key' ? 'This API key is no longer valid (revoked?). Sign in with another key.' : 'Your session has ended. Sign in again.',
-      );
+      const message =
+        err.code === 'invalid_api_key' ? 'This API key is no longer valid (revoked?). Sign in with another key.' : 'Your session has ended. Sign in again.';
+      publicApi().del('/v1/session').catch(() => undefined).finally(() => tellOtherTabs({ kind: 'signed-out', message }));
+      endLocally(message);
     },
     [endLocally],
   );
 
-  const enter = useCallback((opened: Opened) => {
+  const enter = useCallback((opened: Opened, notice?: string) => {
     catalogPromise.current = null;
-    setState({ phase: 'signed-in', ...opened });
+    setState({ phase: 'signed-in', ...opened, ...(notice ? { notice } : {}) });
+    if (opened.api.credential.kind === 'session') {
+      tellOtherTabs({ kind: 'entered', csrf: opened.api.credential.csrfToken, organization_id: opened.org.id, mode: opened.api.mode });
+    }
   }, []);
+
+  const stateNow = useRef(state);
+  stateNow.current = state;
+  useEffect(() => {
+    if (typeof BroadcastChannel === 'undefined') return undefined;
+    const channel = new BroadcastChannel(TAB_CHANNEL);
+    channel.onmessage = (e: MessageEvent<TabMessage>) => {
+      const s = stateNow.current;
+      const m = e.data;
+      if (s.phase === 'signed-in') {
+        const own = s.api.credential.kind === 'session' ? s.api.credential.csrfToken : null;
+        // A tab that entered the session this one shows (a reload, or this tab's own catching up) changes nothing.
+        if (m.kind === 'entered' && m.csrf === own && m.organization_id === s.org.id && m.mode === s.api.mode) return;
+        catchUp(m.kind === 'signed-out' ? m.message : undefined);
+      } else if (s.phase === 'signed-out' && m.kind === 'entered') {
+        setState({ phase: 'restoring' });
+      }
+    };
+    return () => channel.close();
+  }, [catchUp]);
 
   /** A signed-in session (a person's, or a pasted key's): the answer that set the cookie already describes it. */
   const enterSigned = useCallback(
     async (signed: SignedIn) => {
       const { csrf_token: csrf, ...view } = signed;
-      enter(await openSession(csrf, rejected, view));
+      enter(await openSession(csrf, rejected, catchUp, view));
     },
-    [rejected, enter],
+    [rejected, enter, catchUp],
   );
 
   const startWithKey = useCallback(
@@ -163,21 +216,40 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
     window.location.assign(await startSso(organizationId.trim()));
   }, []);
 
+  const restoringWith = state.phase === 'restoring' ? (state.notice ?? '') : null;
   useEffect(() => {
-    if (state.phase !== 'restoring') return;
-    const csrf = readCsrfCookie();
-    const restored = csrf ? openSession(csrf, rejected).then(enter) : Promise.resolve(endLocally());
-    restored.catch((err: Error) => {
+    if (restoringWith === null) return;
+    const notice = restoringWith || undefined;
+    // The cookie read here can be replaced by another tab before the session is open (the guard then refuses): read it again.
+    const restore = (attempts: number): Promise<void> => {
+      const csrf = readCsrfCookie();
+      if (!csrf) return Promise.resolve(endLocally());
+      return openSession(csrf, rejected, catchUp).then(
+        (o) => enter(o, notice),
+        (err: unknown) => {
+          if (err instanceof ApiError && err.code === 'session_replaced' && attempts > 1) return restore(attempts - 1);
+          throw err;
+        },
+      );
+    };
+    restore(3).catch((err: Error) => {
       if (err instanceof ApiError && err.status === 401) endLocally('Your session has ended. Sign in again.');
       else endLocally(err.message);
     });
-  }, [state.phase, enter, endLocally, rejected]);
+  }, [restoringWith, enter, endLocally, rejected, catchUp]);
 
   const signOut = useCallback(
     (message?: string) => {
       if (state.phase === 'signed-in' && state.api.credential.kind === 'session') {
-        // Ends the server's session (and clears its cookies); the tab signs out whatever the answer.
-        state.api.del('/v1/session').catch(() => undefined).finally(() => endLocally(message));
+        // Ends the server's session (and clears its cookies); the tab signs out whatever the answer. The browser's
+        // session, with the cookie's token: in a tab another tab has moved on, signing out still signs the browser out.
+        publicApi()
+          .del('/v1/session')
+          .catch(() => undefined)
+          .finally(() => {
+            endLocally(message);
+            tellOtherTabs({ kind: 'signed-out', message: SIGNED_OUT_ELSEWHERE });
+          });
         return;
       }
       endLocally(message);
@@ -203,15 +275,17 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
       switchTo: async (to) => {
         if (api.credential.kind !== 'session' || !person) throw new ApiError(0, 'session_required', 'Only a signed-in person can switch.');
         await api.patch<SessionView>('/v1/session', to);
-        enter(await openSession(api.credential.csrfToken, rejected));
+        enter(await openSession(api.credential.csrfToken, rejected, catchUp));
       },
       catalog: () => {
         catalogPromise.current ??= api.get<List<Model>>('/v1/models?include_delisted=true').then((l) => l.data);
         catalogPromise.current.catch(() => (catalogPromise.current = null));
         return catalogPromise.current;
       },
+      notice: state.notice ?? null,
+      dismissNotice: () => setState((s) => (s.phase === 'signed-in' ? { ...s, notice: undefined } : s)),
     };
-  }, [state, signOut, enter, rejected]);
+  }, [state, signOut, enter, rejected, catchUp]);
 
   if (state.phase === 'restoring') {
     return (

@@ -34,6 +34,16 @@ export type Credential = { kind: 'key'; key: string } | { kind: 'session'; csrfT
 export const CSRF_HEADER = 'X-CSRF-Token';
 
 /**
+ * A tab's own session against the browser's: the session cookie is the browser's, so a sign-in, sign-out or switch in
+ * another tab changes what this tab's requests would act as. `current` says whether the browser still holds this
+ * tab's session; when it does not, nothing is sent and `replaced` is called (the tab then catches up).
+ */
+export interface SessionGuard {
+  current: () => boolean;
+  replaced: () => void;
+}
+
+/**
  * The dashboard's only way to talk to mmgen: the public /v1 API of the origin it is served from, as an API key or
  * a signed-in person's session, so that everything it does a user could do with curl.
  */
@@ -44,6 +54,7 @@ export class Api {
     credential: Credential | string,
     /** Called when the credential stops working mid-session (revoked key, ended session): the session ends. */
     private readonly onKeyRejected: (err: ApiError) => void = () => {},
+    private readonly guard?: SessionGuard,
   ) {
     this.credential = typeof credential === 'string' ? { kind: 'key', key: credential } : credential;
   }
@@ -65,6 +76,11 @@ export class Api {
   }
 
   async request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
+    // A read would be answered for whichever session the cookie now names, under this tab's organization's name.
+    if (this.guard && !this.guard.current()) {
+      this.guard.replaced();
+      throw new ApiError(0, 'session_replaced', 'This browser signed in or out in another tab; this tab is switching to that session.');
+    }
     const headers = this.headers();
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;

@@ -44,6 +44,20 @@ function isActive(item: NavItem, path: string): boolean {
 
 const usd = (n: number | undefined) => (n === undefined ? '?' : n.toFixed(2));
 
+/** Why this tab now shows another session than it did: the browser signed in or switched in another tab. */
+function SessionNotice() {
+  const { notice, dismissNotice } = useSession();
+  if (!notice) return null;
+  return (
+    <div className="banner banner-info" role="status" data-testid="session-notice">
+      <div>{notice}</div>
+      <Button size="sm" onClick={dismissNotice}>
+        Dismiss
+      </Button>
+    </div>
+  );
+}
+
 function PausedBanner() {
   const { org, can, refreshOrg, api } = useSession();
   const { busy, error, run } = useAction();
@@ -197,6 +211,7 @@ export function Layout({ children }: { children: ReactNode }) {
             <strong>Test mode.</strong> This key runs generations on the built-in simulator: synthetic outputs, no charges. Test and live data never mix.
           </div>
         )}
+        <SessionNotice />
         <PausedBanner />
         <main id="main" tabIndex={-1}>
           {children}

@@ -1,0 +1,133 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDashboardBuilt } from '../../web/build.js';
+import { seriousViolations } from '../helpers/axe.js';
+import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
+import { startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/**
+ * Two tabs of one browser share one session cookie. When one tab signs in as someone else, switches, or signs out,
+ * the other must not go on showing the session it had while its requests act as the new one (reads need no CSRF
+ * token, so they would be answered for the other organization under this one's name). The dashboard catches up: told
+ * by the other tab (BroadcastChannel), or, when nothing told it, before its next request sends anything.
+ */
+describe('tabs of one browser share its session [pglite]', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let a: Page;
+  let b: Page;
+  let x: TestOrg;
+  let y: TestOrg;
+  const consoleErrors: string[] = [];
+
+  function watch(p: Page, label: string): Page {
+    p.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`[${label}] ${m.text()}`);
+    });
+    p.on('pageerror', (e) => consoleErrors.push(`[${label}] uncaught: ${e.message}`));
+    return p;
+  }
+
+  const orgName = (p: Page) => p.locator('#sidebar .org-name').textContent();
+  const notice = (p: Page) => p.getByTestId('session-notice');
+
+  async function signIn(p: Page, key: string) {
+    await p.goto(`${s.url}/dashboard/`);
+    await p.locator('#api-key').fill(key);
+    await p.keyboard.press('Enter');
+    await expect.poll(() => p.locator('#page-title').textContent(), { timeout: 10_000 }).toBe('Overview');
+  }
+
+  beforeAll(async () => {
+    expect(await ensureDashboardBuilt({ quiet: true })).not.toBe('unavailable');
+    s = await startTestServer('pglite', {});
+    x = await s.createOrg({ name: 'Tab Org X', credits: 1_000 });
+    y = await s.createOrg({ name: 'Tab Org Y', credits: 1_000 });
+    const found = await resolveChromium();
+    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
+    ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    a = watch(await ctx.newPage(), 'a');
+    b = watch(await ctx.newPage(), 'b');
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  /** A sign-in that does not go through this dashboard's form (an SSO return, an accepted invitation): the cookie changes. */
+  async function signInBehind(p: Page, key: string): Promise<string> {
+    return p.evaluate(async (k) => {
+      const r = await fetch('/v1/session/key', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: k }) });
+      return ((await r.json()) as { csrf_token: string }).csrf_token;
+    }, key);
+  }
+
+  it('a tab that opens another session moves the other tabs to it, and they say so', async () => {
+    await signIn(a, x.live);
+    expect(await orgName(a)).toBe('Tab Org X');
+    // A second tab opens on the session the browser has: the first tab is told, and has nothing to catch up on.
+    await b.goto(`${s.url}/dashboard/`);
+    await expect.poll(() => orgName(b), { timeout: 10_000 }).toBe('Tab Org X');
+    await a.waitForTimeout(300);
+    expect(await notice(a).count()).toBe(0);
+    expect(await orgName(a)).toBe('Tab Org X');
+
+    // The browser signs in as Y behind both tabs; B opens the dashboard on it (as an SSO return lands), A follows.
+    await signInBehind(b, y.live);
+    await b.reload();
+    await expect.poll(() => orgName(b), { timeout: 10_000 }).toBe('Tab Org Y');
+    await expect.poll(() => orgName(a), { timeout: 10_000 }).toBe('Tab Org Y');
+    expect(await notice(a).textContent()).toContain('in another tab');
+    // B opened the session itself: no notice there, and A's catching up did not send one back.
+    await a.waitForTimeout(300);
+    expect(await notice(b).count()).toBe(0);
+    expect(await seriousViolations(a)).toEqual([]);
+    await notice(a).getByRole('button', { name: 'Dismiss' }).click();
+    await expect.poll(() => notice(a).count()).toBe(0);
+  }, 90_000);
+
+  it("a session replaced with no word from another tab is caught before this tab's next request goes out", async () => {
+    // The browser gets organization X's session behind both tabs' backs, from a third tab that then closes: no tab
+    // opened the dashboard on it, so nothing was broadcast.
+    const c = await ctx.newPage();
+    await c.goto(`${s.url}/healthz`);
+    const xCsrf = await signInBehind(c, x.live);
+    await c.close();
+    expect(await orgName(a)).toBe('Tab Org Y');
+    // Every request the tab sends from here carries its session's CSRF token: one sent with Y's would be Y's page
+    // asking as X.
+    const sentWith: string[] = [];
+    a.on('request', (req) => {
+      const path = new URL(req.url()).pathname;
+      // The API's description is public, read without cookies.
+      if (path.startsWith('/v1/') && path !== '/v1/openapi.json') sentWith.push(`${path} ${req.headers()['x-csrf-token'] ?? '(none)'}`);
+    });
+    await a.locator('#sidebar a[href="/dashboard/api-keys"]').click();
+    await expect.poll(() => orgName(a), { timeout: 10_000 }).toBe('Tab Org X');
+    expect(await notice(a).textContent()).toContain('in another tab');
+    await expect.poll(() => a.locator('#page-title').textContent(), { timeout: 10_000 }).toBe('API keys');
+    await expect.poll(() => a.getByTestId('keys-table').count(), { timeout: 10_000 }).toBe(1);
+    expect(sentWith.length).toBeGreaterThan(0);
+    expect(sentWith.filter((t) => !t.endsWith(` ${xCsrf}`))).toEqual([]);
+    await expect.poll(() => orgName(b), { timeout: 10_000 }).toBe('Tab Org X');
+  }, 60_000);
+
+  it('signing out in one tab signs the other out', async () => {
+    await a.locator('#sidebar').getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => a.locator('#api-key').count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => b.locator('#api-key').count(), { timeout: 10_000 }).toBe(1);
+    expect(await b.locator('.notice-warn').textContent()).toContain('signed out in another tab');
+    expect((await ctx.cookies()).filter((c) => c.name.includes('mmgen_session'))).toEqual([]);
+  });
+
+  it('a sign-in in another tab brings a signed-out tab in too', async () => {
+    await signIn(b, x.live);
+    await expect.poll(() => orgName(a), { timeout: 10_000 }).toBe('Tab Org X');
+  });
+
+  it('no tab logged an error', () => {
+    expect(consoleErrors).toEqual([]);
+  });
+});
