@@ -103,13 +103,6 @@ const TAB_CHANNEL = 'mmgen-session';
 const REPLACED = 'This browser signed in, or switched organization or mode, in another tab: this tab now shows that session.';
 const SIGNED_OUT_ELSEWHERE = 'This browser signed out in another tab. Sign in again.';
 
-function tellOtherTabs(message: TabMessage): void {
-  if (typeof BroadcastChannel === 'undefined') return;
-  const channel = new BroadcastChannel(TAB_CHANNEL);
-  channel.postMessage(message);
-  channel.close();
-}
-
 function initialState(): State {
   return readCsrfCookie() ? { phase: 'restoring' } : { phase: 'signed-out' };
 }
@@ -120,6 +113,10 @@ const ENDED = new Set(['invalid_api_key', 'invalid_credentials', 'session_expire
 export function SessionProvider({ signIn, children }: { signIn: (props: SignInProps) => ReactNode; children: ReactNode }) {
   const [state, setState] = useState<State>(initialState);
   const catalogPromise = useRef<Promise<Model[]> | null>(null);
+  // One channel object for listening and telling: a BroadcastChannel does not hear what it posts itself, so a tab is
+  // never moved by its own message.
+  const tabChannel = useRef<BroadcastChannel | null>(null);
+  const tellOtherTabs = useCallback((message: TabMessage) => tabChannel.current?.postMessage(message), []);
 
   const endLocally = useCallback((message?: string) => {
     catalogPromise.current = null;
@@ -144,7 +141,7 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
       publicApi().del('/v1/session').catch(() => undefined).finally(() => tellOtherTabs({ kind: 'signed-out', message }));
       endLocally(message);
     },
-    [endLocally],
+    [endLocally, tellOtherTabs],
   );
 
   const enter = useCallback((opened: Opened, notice?: string) => {
@@ -153,13 +150,14 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
     if (opened.api.credential.kind === 'session') {
       tellOtherTabs({ kind: 'entered', csrf: opened.api.credential.csrfToken, organization_id: opened.org.id, mode: opened.api.mode });
     }
-  }, []);
+  }, [tellOtherTabs]);
 
   const stateNow = useRef(state);
   stateNow.current = state;
   useEffect(() => {
     if (typeof BroadcastChannel === 'undefined') return undefined;
     const channel = new BroadcastChannel(TAB_CHANNEL);
+    tabChannel.current = channel;
     channel.onmessage = (e: MessageEvent<TabMessage>) => {
       const s = stateNow.current;
       const m = e.data;
@@ -172,7 +170,10 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
         setState({ phase: 'restoring' });
       }
     };
-    return () => channel.close();
+    return () => {
+      tabChannel.current = null;
+      channel.close();
+    };
   }, [catchUp]);
 
   /** A signed-in session (a person's, or a pasted key's): the answer that set the cookie already describes it. */
@@ -254,7 +255,7 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
       }
       endLocally(message);
     },
-    [state, endLocally],
+    [state, endLocally, tellOtherTabs],
   );
 
   const session = useMemo<Session | null>(() => {
@@ -274,7 +275,9 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
       signOut,
       switchTo: async (to) => {
         if (api.credential.kind !== 'session' || !person) throw new ApiError(0, 'session_required', 'Only a signed-in person can switch.');
-        await api.patch<SessionView>('/v1/session', to);
+        const switched = await api.patch<SessionView>('/v1/session', to);
+        // The session keeps its CSRF token across a switch, so the other tabs' guard cannot see it: they are told at once.
+        tellOtherTabs({ kind: 'entered', csrf: api.credential.csrfToken, organization_id: switched.organization_id, mode: switched.mode });
         enter(await openSession(api.credential.csrfToken, rejected, catchUp));
       },
       catalog: () => {
@@ -285,7 +288,7 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
       notice: state.notice ?? null,
       dismissNotice: () => setState((s) => (s.phase === 'signed-in' ? { ...s, notice: undefined } : s)),
     };
-  }, [state, signOut, enter, rejected, catchUp]);
+  }, [state, signOut, enter, rejected, catchUp, tellOtherTabs]);
 
   if (state.phase === 'restoring') {
     return (

@@ -69,18 +69,22 @@ export class Api {
     return this.credential.kind === 'session' ? 'same-origin' : 'omit';
   }
 
+  /**
+   * The headers of a request to send now. Every request is built here (the SSE stream and the audit export too), so
+   * here is where a tab whose session the browser no longer holds stops: nothing is sent, `session_replaced`.
+   */
   headers(extra: Record<string, string> = {}): Record<string, string> {
+    // A read would be answered for whichever session the cookie now names, under this tab's organization's name.
+    if (this.guard && !this.guard.current()) {
+      this.guard.replaced();
+      throw new ApiError(0, 'session_replaced', 'This browser signed in or out in another tab; this tab is switching to that session.');
+    }
     const c = this.credential;
     // The CSRF token is sent on reads too: harmless there, and one code path for every request.
     return c.kind === 'session' ? { [CSRF_HEADER]: c.csrfToken, ...extra } : { Authorization: `Bearer ${c.key}`, ...extra };
   }
 
   async request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
-    // A read would be answered for whichever session the cookie now names, under this tab's organization's name.
-    if (this.guard && !this.guard.current()) {
-      this.guard.replaced();
-      throw new ApiError(0, 'session_replaced', 'This browser signed in or out in another tab; this tab is switching to that session.');
-    }
     const headers = this.headers();
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
@@ -109,7 +113,11 @@ export class Api {
       const err = e
         ? new ApiError(res.status, e.code, e.message, e.param, e.request_id ?? res.headers.get('x-request-id') ?? undefined)
         : new ApiError(res.status, 'http_error', `HTTP ${res.status} ${res.statusText}`);
-      if (res.status === 401) this.onKeyRejected(err);
+      // A 401 for a session the browser has since replaced says nothing of the one it holds now: catch up, sign nothing out.
+      if (res.status === 401) {
+        if (this.guard && !this.guard.current()) this.guard.replaced();
+        else this.onKeyRejected(err);
+      }
       throw err;
     }
     return parsed as T;

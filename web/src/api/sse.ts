@@ -75,7 +75,7 @@ export async function followGeneration(
       }
     } catch (err) {
       if (signal.aborted) return last;
-      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) throw err;
+      if (err instanceof ApiError && (err.code === 'session_replaced' || (err.status >= 400 && err.status < 500 && err.status !== 429))) throw err;
     }
     // The stream ended early (a proxy timeout, a restart): resume after a pause.
     await new Promise((r) => setTimeout(r, Math.min(5000, 500 * (attempt + 1))));
