@@ -34,9 +34,10 @@ export type Credential = { kind: 'key'; key: string } | { kind: 'session'; csrfT
 export const CSRF_HEADER = 'X-CSRF-Token';
 
 /**
- * A tab's own session against the browser's: the session cookie is the browser's, so a sign-in, sign-out or switch in
- * another tab changes what this tab's requests would act as. `current` says whether the browser still holds this
- * tab's session; when it does not, nothing is sent and `replaced` is called (the tab then catches up).
+ * A tab's own session against the browser's: the session cookie is the browser's, so a sign-in or sign-out in another
+ * tab changes what this tab's requests would act as. `current` says whether the browser still holds this tab's session
+ * (a switch keeps the session, and is told to the tabs instead); when it does not, nothing is sent and `replaced` is
+ * called (the tab then catches up).
  */
 export interface SessionGuard {
   current: () => boolean;
