@@ -24,8 +24,6 @@ describeEachBackend('payload capture and redaction', (backend) => {
 
   beforeAll(async () => {
     s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_REQUEST_LOG_BATCH_MS: '5', MMGEN_RETENTION_INTERVAL_MS: '86400000' }, { clock });
-    // The tests move the clock a month ahead and run retention themselves: the loop's first run (5 s after start) must not race them.
-    await s.runtime.retention.stop();
     api = client(s.url);
     org = await s.createOrg({ credits: 1_000_000 });
   });
