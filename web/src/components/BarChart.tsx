@@ -111,6 +111,8 @@ export function BarChart({
     c.data.labels = labels;
     c.data.datasets = series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.color[scheme], borderRadius: 3, maxBarThickness: 36 }));
     c.update(sameData ? 'none' : undefined);
+    // Which scheme's colours the canvas holds, for whoever reads its pixels (the dashboard's browser test).
+    canvas.current!.dataset.scheme = scheme;
   }, [labels, series, scheme]);
 
   return (
