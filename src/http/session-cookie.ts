@@ -35,10 +35,17 @@ export function readSessionToken(request: FastifyRequest, names: SessionCookieNa
 
 export function setSessionCookies(reply: FastifyReply, names: SessionCookieNames, s: { token: string; csrfToken: string; maxAgeS: number }): void {
   const common = { path: '/', sameSite: 'lax' as const, secure: names.secure, maxAge: s.maxAgeS };
-  void reply.header('set-cookie', [
-    stringifySetCookie(names.session, s.token, { ...common, httpOnly: true }),
-    stringifySetCookie(names.csrf, s.csrfToken, { ...common, httpOnly: false }),
-  ]);
+  void reply.header('set-cookie', [stringifySetCookie(names.session, s.token, { ...common, httpOnly: true }), csrfCookie(names, s.csrfToken, s.maxAgeS)]);
+}
+
+/** A new CSRF token for the session the browser holds (a switch), living as long as the session has left. */
+export function setCsrfCookie(reply: FastifyReply, names: SessionCookieNames, csrfToken: string, maxAgeS: number): void {
+  void reply.header('set-cookie', [csrfCookie(names, csrfToken, maxAgeS)]);
+}
+
+// Readable by the dashboard's script (not HttpOnly): it sends the token back in X-CSRF-Token.
+function csrfCookie(names: SessionCookieNames, csrfToken: string, maxAgeS: number): string {
+  return stringifySetCookie(names.csrf, csrfToken, { path: '/', sameSite: 'lax', secure: names.secure, maxAge: maxAgeS, httpOnly: false });
 }
 
 export function clearSessionCookies(reply: FastifyReply, names: SessionCookieNames): void {

@@ -241,8 +241,14 @@ export async function touchSession(q: Queryable, id: string): Promise<void> {
   await q.query(`UPDATE sessions SET last_seen_at = now() WHERE id = $1 AND last_seen_at < now() - interval '60 seconds'`, [id]);
 }
 
-export async function switchSession(q: Queryable, id: string, userId: string, mode: Mode): Promise<void> {
-  await q.query('UPDATE sessions SET user_id = $2, mode = $3 WHERE id = $1', [id, userId, mode]);
+/** Moves the session to another membership or mode under a new CSRF token; answers the seconds it has left to live. */
+export async function switchSession(q: Queryable, id: string, userId: string, mode: Mode, csrfToken: string): Promise<{ remaining_s: number }> {
+  const r = await q.query<{ remaining_s: number }>(
+    `UPDATE sessions SET user_id = $2, mode = $3, csrf_token = $4 WHERE id = $1
+     RETURNING GREATEST(0, floor(extract(epoch FROM expires_at - now())))::int AS remaining_s`,
+    [id, userId, mode, csrfToken],
+  );
+  return r.rows[0] ?? { remaining_s: 0 };
 }
 
 export async function findSession(q: Queryable, id: string): Promise<SessionRow | null> {

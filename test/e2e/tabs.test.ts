@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
-import { startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Two tabs of one browser share one session cookie. When one tab signs in as someone else, switches, or signs out,
@@ -56,6 +56,17 @@ describe('tabs of one browser share its session [pglite]', () => {
     await s?.close();
   });
 
+  /** Each API request the page sends from now on, as its path and the CSRF token it carries. */
+  function tokensSent(p: Page): string[] {
+    const sent: string[] = [];
+    p.on('request', (req) => {
+      const path = new URL(req.url()).pathname;
+      // The API's description is public, read without cookies.
+      if (path.startsWith('/v1/') && path !== '/v1/openapi.json') sent.push(`${path} ${req.headers()['x-csrf-token'] ?? '(none)'}`);
+    });
+    return sent;
+  }
+
   /** A sign-in that does not go through this dashboard's form (an SSO return, an accepted invitation): the cookie changes. */
   async function signInBehind(p: Page, key: string): Promise<string> {
     return p.evaluate(async (k) => {
@@ -98,12 +109,7 @@ describe('tabs of one browser share its session [pglite]', () => {
     expect(await orgName(a)).toBe('Tab Org Y');
     // Every request the tab sends from here carries its session's CSRF token: one sent with Y's would be Y's page
     // asking as X.
-    const sentWith: string[] = [];
-    a.on('request', (req) => {
-      const path = new URL(req.url()).pathname;
-      // The API's description is public, read without cookies.
-      if (path.startsWith('/v1/') && path !== '/v1/openapi.json') sentWith.push(`${path} ${req.headers()['x-csrf-token'] ?? '(none)'}`);
-    });
+    const sentWith = tokensSent(a);
     await a.locator('#sidebar a[href="/dashboard/api-keys"]').click();
     await expect.poll(() => orgName(a), { timeout: 10_000 }).toBe('Tab Org X');
     expect(await notice(a).textContent()).toContain('in another tab');
@@ -126,6 +132,58 @@ describe('tabs of one browser share its session [pglite]', () => {
     await signIn(b, x.live);
     await expect.poll(() => orgName(a), { timeout: 10_000 }).toBe('Tab Org X');
   });
+
+  it("a person's switch moves the other tabs too, told or not, and the switching tab's page shows the new mode's data", async () => {
+    const api = client(s.url);
+    // Something in X's test mode only: the live Overview lists nothing, the test one lists it.
+    const made = await api('POST', '/v1/images', { key: x.test, body: { model: 'flux-schnell', prompt: 'a lighthouse', width: 256, height: 256 } });
+    expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+    // The browser becomes a person of X: an invitation accepted in it, signed out, signs it in as them.
+    await ctx.clearCookies();
+    await a.goto(`${s.url}/healthz`);
+    const inv = await api('POST', '/v1/invitations', { key: x.live, body: { email: 'tabs@example.test', role: 'owner' } });
+    expect(inv.status, JSON.stringify(inv.body)).toBe(201);
+    const token = new URL(inv.body.url as string).hash.slice('#token='.length);
+    const accepted = await a.evaluate(async (t) => {
+      const r = await fetch('/v1/invitations/accept', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: t, name: 'Tab Person', password: 'tab person password 1' }) });
+      return r.status;
+    }, token);
+    expect(accepted).toBe(201);
+    await a.goto(`${s.url}/dashboard/`);
+    await b.goto(`${s.url}/dashboard/`);
+    for (const p of [a, b]) await expect.poll(() => p.getByTestId('caller').textContent(), { timeout: 10_000 }).toContain('signed in');
+    await a.getByText('Nothing generated yet').waitFor();
+
+    // A switches to test mode with its button: its Overview is loaded again, in test mode; B is told, and follows.
+    await a.getByRole('button', { name: 'Switch to test mode' }).click();
+    await a.getByTestId('test-banner').waitFor();
+    await a.locator('[data-testid=recent-generations] li').first().waitFor({ timeout: 10_000 });
+    expect(await a.getByText('Nothing generated yet').count()).toBe(0);
+    await b.getByTestId('test-banner').waitFor({ timeout: 10_000 });
+    expect(await notice(b).textContent()).toContain('in another tab');
+    expect(await notice(a).count()).toBe(0);
+
+    // A switch no tab tells of (sent from a third tab, as a script would): the session's CSRF token is new, so B's
+    // guard sees it before B's next request, which would otherwise act in live mode under B's test-mode banner.
+    const c = await ctx.newPage();
+    await c.goto(`${s.url}/healthz`);
+    const liveCsrf = (await c.evaluate(`(async () => {
+      const csrf = /(?:^|; )mmgen_csrf=([^;]+)/.exec(document.cookie)[1];
+      const r = await fetch('/v1/session', { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify({ mode: 'live' }) });
+      return (await r.json()).csrf_token;
+    })()`)) as string;
+    expect(liveCsrf).toMatch(/^[0-9A-Za-z]{43}$/);
+    await c.close();
+    await notice(b).getByRole('button', { name: 'Dismiss' }).click();
+    expect(await b.getByTestId('test-banner').count()).toBe(1);
+    const sentWith = tokensSent(b);
+    await b.locator('#sidebar a[href="/dashboard/generations"]').click();
+    await expect.poll(() => b.getByTestId('test-banner').count(), { timeout: 10_000 }).toBe(0);
+    expect(await notice(b).textContent()).toContain('in another tab');
+    await expect.poll(() => b.locator('#page-title').textContent(), { timeout: 10_000 }).toBe('Generations');
+    expect(sentWith.length).toBeGreaterThan(0);
+    expect(sentWith.filter((t) => !t.endsWith(` ${liveCsrf}`))).toEqual([]);
+  }, 90_000);
 
   it('no tab logged an error', () => {
     expect(consoleErrors).toEqual([]);

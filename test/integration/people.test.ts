@@ -223,6 +223,29 @@ describeEachBackend('people: accounts, sessions, members and invitations', (back
     const intoB = await switches(other.live);
     expect(intoB.map((e) => [e.before.organization_id, e.before.mode, e.after.organization_id, e.after.mode])).toEqual([[orgId, 'live', other.id, 'test']]);
     expect(intoB[0].actor).toMatchObject({ type: 'member', id: switched.body.member_id });
+
+    // A switch that moves the session gives it a new CSRF token, in the answer and the readable cookie, for as long as
+    // the session has left; the old token no longer changes anything (a write sent before the switch, or from a tab
+    // that has not caught up, would land in the organization switched to).
+    const before = b.csrf!;
+    const moved = await b.call('PATCH', '/v1/session', { body: { mode: 'live' } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.csrf_token).toMatch(/^[0-9A-Za-z]{43}$/);
+    expect(moved.body.csrf_token).not.toBe(before);
+    const csrfCookie = moved.headers.getSetCookie().find((c) => c.startsWith('mmgen_csrf='))!;
+    expect(csrfCookie).toContain(`mmgen_csrf=${moved.body.csrf_token as string}`);
+    expect(moved.headers.getSetCookie().filter((c) => c.startsWith('mmgen_session='))).toEqual([]);
+    const maxAge = Number(/Max-Age=(\d+)/i.exec(csrfCookie)![1]);
+    expect(maxAge).toBeGreaterThan(s.config.accounts.sessionMaxS - 600);
+    expect(maxAge).toBeLessThanOrEqual(s.config.accounts.sessionMaxS);
+    const stale = await b.call('PATCH', '/v1/session', { body: { mode: 'test' }, headers: { 'x-csrf-token': before }, csrf: false });
+    expect([stale.status, stale.body.error.code]).toEqual([403, 'csrf_token_invalid']);
+    expect((await b.call('GET', '/v1/session')).body.mode).toBe('live');
+    // A switch that changes nothing keeps the token, and sets no cookie.
+    const same = await b.call('PATCH', '/v1/session', { body: { mode: 'live' } });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.csrf_token).toBe(moved.body.csrf_token);
+    expect(same.headers.getSetCookie()).toEqual([]);
   });
 
   it('a person lists their sessions and revokes one; idle and absolute timeouts end a session', async () => {

@@ -76,7 +76,8 @@ async function readSpec(): Promise<ApiSpec> {
  * mode, effective role and scopes, from GET /v1/session: the tab never needs the key again).
  */
 async function openSession(csrfToken: string, onRejected: (err: ApiError) => void, onReplaced: () => void, known?: SessionView): Promise<Opened> {
-  // Each session has its own CSRF token, so the readable cookie still holding this one means the browser's session is this tab's.
+  // Each session has its own CSRF token, and a switch issues a new one: the readable cookie still holding this one
+  // means the browser's session is this tab's, acting where the tab believes it does.
   const guard: SessionGuard = { current: () => readCsrfCookie() === csrfToken, replaced: onReplaced };
   const probe = new Api({ kind: 'session', csrfToken, mode: known?.mode ?? 'live' }, onRejected, guard);
   const [view, spec] = await Promise.all([known ?? probe.get<SessionView>('/v1/session'), readSpec()]);
@@ -123,8 +124,12 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
     setState({ phase: 'signed-out', ...(message ? { message } : {}) });
   }, []);
 
+  const switching = useRef(false);
+
   /** The browser's session is no longer this tab's: open the one its cookie now names, or show the tab signed out. */
   const catchUp = useCallback((signedOutMessage: string = SIGNED_OUT_ELSEWHERE) => {
+    // This tab's own switch replaced the token; it enters the session switched to when the switch is answered.
+    if (switching.current) return;
     catalogPromise.current = null;
     setState((s) => {
       if (s.phase === 'restoring') return s;
@@ -275,10 +280,17 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
       signOut,
       switchTo: async (to) => {
         if (api.credential.kind !== 'session' || !person) throw new ApiError(0, 'session_required', 'Only a signed-in person can switch.');
-        const switched = await api.patch<SessionView>('/v1/session', to);
-        // The session keeps its CSRF token across a switch, so the other tabs' guard cannot see it: they are told at once.
-        tellOtherTabs({ kind: 'entered', csrf: api.credential.csrfToken, organization_id: switched.organization_id, mode: switched.mode });
-        enter(await openSession(api.credential.csrfToken, rejected, catchUp));
+        // A switch gives the session a new CSRF token: until this tab has entered it, the cookie no longer names this
+        // tab's token, and that is this tab's own doing, not another tab's.
+        switching.current = true;
+        try {
+          const { csrf_token: csrf, ...view } = await api.patch<SignedIn>('/v1/session', to);
+          // The other tabs' guards would see the new token on their next request; told now, they follow at once.
+          tellOtherTabs({ kind: 'entered', csrf, organization_id: view.organization_id, mode: view.mode });
+          enter(await openSession(csrf, rejected, catchUp, view));
+        } finally {
+          switching.current = false;
+        }
       },
       catalog: () => {
         catalogPromise.current ??= api.get<List<Model>>('/v1/models?include_delisted=true').then((l) => l.data);

@@ -373,7 +373,7 @@ export interface paths {
         head?: never;
         /**
          * Switch the session to another of the person's organizations, or to the other mode
-         * @description From the next request on, the session acts as the person's membership of `organization_id` (with that membership's role), in `mode`.
+         * @description From the next request on, the session acts as the person's membership of `organization_id` (with that membership's role), in `mode`. A switch that changes either gives the session a new CSRF token (`csrf_token`, and the readable CSRF cookie): a request that still sends the old one is refused with 403 `csrf_token_invalid`, so nothing meant for the organization or mode left behind lands in the one switched to. A switch that changes neither answers the token the session has.
          */
         patch: operations["switchSession"];
         trace?: never;
@@ -4510,6 +4510,8 @@ export interface operations {
                             /** @enum {string} */
                             role: "viewer" | "developer" | "admin" | "owner";
                         }[];
+                        /** @description Send it in X-CSRF-Token with every request that changes something (it is also in the readable mmgen_csrf cookie). */
+                        csrf_token: string;
                     };
                 };
             };

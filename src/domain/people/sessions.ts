@@ -323,14 +323,24 @@ export async function revokeOwnSession(
   });
 }
 
+/**
+ * A switch's answer. `csrf` is the session's CSRF token from now on: a new one when the switch changed organization or
+ * mode, so that whoever holds the old one (another tab of the browser, a request sent before the switch) can tell
+ * that the session is no longer the one it knew, and none of its writes lands in the organization switched to.
+ */
+export interface SwitchedSession {
+  view: SessionView;
+  csrf: { token: string; changed: boolean; remainingS: number };
+}
+
 /** The session acts as the person's membership of another organization, or in the other mode, from its next request. */
 export async function switchOwnSession(
   db: Db, p: Principal, to: { organization_id?: string | undefined; mode?: Mode | undefined }, origin: AuditOrigin,
-): Promise<SessionView> {
+): Promise<SwitchedSession> {
   return db.tx((q) => switchIn(q, p, to, origin));
 }
 
-async function switchIn(q: Queryable, p: Principal, to: { organization_id?: string | undefined; mode?: Mode | undefined }, origin: AuditOrigin): Promise<SessionView> {
+async function switchIn(q: Queryable, p: Principal, to: { organization_id?: string | undefined; mode?: Mode | undefined }, origin: AuditOrigin): Promise<SwitchedSession> {
   const { sessionId, accountId } = requireSession(p);
   const orgId = to.organization_id ?? p.organizationId;
   const member = await findMembership(q, accountId, orgId);
@@ -339,12 +349,16 @@ async function switchIn(q: Queryable, p: Principal, to: { organization_id?: stri
   // Switching into an organization that requires single sign-on would leave a password session refused on every request.
   const sso = await findSsoSettings(q, orgId);
   const session = await findSession(q, sessionId);
-  if (sso?.require_sso && session?.method !== 'sso' && sso.break_glass_user !== member.member_id) {
+  if (!session) throw expired();
+  if (sso?.require_sso && session.method !== 'sso' && sso.break_glass_user !== member.member_id) {
     throw new ApiError('sso_required', 'That organization requires single sign-on. Sign in through its identity provider.');
   }
   const keyId = await ensureKeyOf(q, member.member_id, orgId, mode);
-  await switchSession(q, sessionId, member.member_id, mode);
-  if (orgId === p.organizationId && mode === p.mode) return getSessionView(q, p);
+  if (orgId === p.organizationId && mode === p.mode) {
+    return { view: await getSessionView(q, p), csrf: { token: session.csrf_token, changed: false, remainingS: 0 } };
+  }
+  const csrfToken = randomBase62(TOKEN_LENGTH);
+  const { remaining_s } = await switchSession(q, sessionId, member.member_id, mode, csrfToken);
   // In the chain of the organization switched to: from here on the session acts there, as that membership.
   await recordAudit(q, {
     ...origin,
@@ -355,7 +369,8 @@ async function switchIn(q: Queryable, p: Principal, to: { organization_id?: stri
     before: { organization_id: p.organizationId, mode: p.mode },
     after: { organization_id: orgId, mode },
   });
-  return getSessionView(q, { ...p, keyId, userId: member.member_id, organizationId: orgId, role: member.role, mode });
+  const view = await getSessionView(q, { ...p, keyId, userId: member.member_id, organizationId: orgId, role: member.role, mode });
+  return { view, csrf: { token: csrfToken, changed: true, remainingS: remaining_s } };
 }
 
 export { requireSession };

@@ -22,7 +22,7 @@ import type { AppDeps } from '../../deps.js';
 import { requestOrigin } from '../audit-origin.js';
 import { defineRoute } from '../route.js';
 import { Budget, BudgetAction, Deleted, IdParams, ListOf, Nullable, Timestamp } from '../schemas.js';
-import { assertCsrf, clearSessionCookies, pendingCookie, readSessionToken, sessionCookieNames, setSessionCookies } from '../session-cookie.js';
+import { assertCsrf, clearSessionCookies, pendingCookie, readSessionToken, sessionCookieNames, setCsrfCookie, setSessionCookies } from '../session-cookie.js';
 
 const RoleField = Type.String({ enum: [...ROLES] });
 const ModeField = Type.String({ enum: ['live', 'test'] });
@@ -230,7 +230,8 @@ export const switchSession = defineRoute({
   path: '/v1/session',
   operationId: 'switchSession',
   summary: 'Switch the session to another of the person\'s organizations, or to the other mode',
-  description: 'From the next request on, the session acts as the person\'s membership of `organization_id` (with that membership\'s role), in `mode`.',
+  description:
+    'From the next request on, the session acts as the person\'s membership of `organization_id` (with that membership\'s role), in `mode`. A switch that changes either gives the session a new CSRF token (`csrf_token`, and the readable CSRF cookie): a request that still sends the old one is refused with 403 `csrf_token_invalid`, so nothing meant for the organization or mode left behind lands in the one switched to. A switch that changes neither answers the token the session has.',
   tag: 'People',
   auth: { role: 'viewer', sessionOnly: true },
   schema: {
@@ -238,12 +239,13 @@ export const switchSession = defineRoute({
       { organization_id: Type.Optional(Type.String({ maxLength: 100 })), mode: Type.Optional(ModeField) },
       { additionalProperties: false },
     ),
-    response: { 200: Session },
+    response: { 200: SignedIn },
   },
-  handler: async ({ principal, body, deps, request }) => ({
-    status: 200,
-    body: await switchOwnSession(deps.db, principal, { organization_id: body.organization_id, mode: body.mode as Mode | undefined }, requestOrigin(principal, request)),
-  }),
+  handler: async ({ principal, body, deps, request, reply }) => {
+    const { view, csrf } = await switchOwnSession(deps.db, principal, { organization_id: body.organization_id, mode: body.mode as Mode | undefined }, requestOrigin(principal, request));
+    if (csrf.changed) setCsrfCookie(reply, sessionCookieNames(deps.config.publicUrl), csrf.token, csrf.remainingS);
+    return { status: 200, body: { ...view, csrf_token: csrf.token } };
+  },
 });
 
 export const signOut = defineRoute({

@@ -36,8 +36,8 @@ export const CSRF_HEADER = 'X-CSRF-Token';
 /**
  * A tab's own session against the browser's: the session cookie is the browser's, so a sign-in or sign-out in another
  * tab changes what this tab's requests would act as. `current` says whether the browser still holds this tab's session
- * (a switch keeps the session, and is told to the tabs instead); when it does not, nothing is sent and `replaced` is
- * called (the tab then catches up).
+ * in the organization and mode the tab knows (a switch issues a new CSRF token, as a sign-in does); when it does not,
+ * nothing is sent and `replaced` is called (the tab then catches up).
  */
 export interface SessionGuard {
   current: () => boolean;
@@ -115,10 +115,10 @@ export class Api {
         ? new ApiError(res.status, e.code, e.message, e.param, e.request_id ?? res.headers.get('x-request-id') ?? undefined)
         : new ApiError(res.status, 'http_error', `HTTP ${res.status} ${res.statusText}`);
       // A 401 for a session the browser has since replaced says nothing of the one it holds now: catch up, sign nothing out.
-      if (res.status === 401) {
-        if (this.guard && !this.guard.current()) this.guard.replaced();
-        else this.onKeyRejected(err);
-      }
+      // A 403 csrf_token_invalid is the same news when it crossed a switch in another tab (a switch issues a new token).
+      const guard = this.guard;
+      if (guard && !guard.current() && (res.status === 401 || err.code === 'csrf_token_invalid')) guard.replaced();
+      else if (res.status === 401) this.onKeyRejected(err);
       throw err;
     }
     return parsed as T;

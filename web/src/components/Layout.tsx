@@ -213,7 +213,9 @@ export function Layout({ children }: { children: ReactNode }) {
         )}
         <SessionNotice />
         <PausedBanner />
-        <main id="main" tabIndex={-1}>
+        {/* Keyed by where the session acts: a switch of organization or mode loads the page afresh, with nothing of
+            the old organization's or mode's data left on it (the sidebar, and the switcher's focus, stay). */}
+        <main id="main" tabIndex={-1} key={`${org.id}:${key.mode}:${key.id}`}>
           {children}
         </main>
       </div>
