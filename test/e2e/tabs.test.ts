@@ -185,6 +185,27 @@ describe('tabs of one browser share its session [pglite]', () => {
     expect(sentWith.filter((t) => !t.endsWith(` ${liveCsrf}`))).toEqual([]);
   }, 90_000);
 
+  it("the invitation page's sign-out signs the other tabs out at once; a session gone with no word is not called another tab's sign-out", async () => {
+    // The browser is still the person of X (above). B opens an invitation to Y for someone else, signs out to accept it.
+    const inv = await client(s.url)('POST', '/v1/invitations', { key: y.live, body: { email: 'newcomer@example.test', role: 'developer' } });
+    expect(inv.status, JSON.stringify(inv.body)).toBe(201);
+    await a.goto(`${s.url}/dashboard/`);
+    await expect.poll(() => a.getByTestId('caller').textContent(), { timeout: 10_000 }).toContain('signed in');
+    await b.goto(inv.body.url as string);
+    await b.getByRole('button', { name: 'Sign out, to accept with a new account' }).click();
+    await b.locator('#accept-password').waitFor();
+    // A is told, and says by whom (a tab that found the cookie gone on its own could not).
+    await expect.poll(() => a.locator('#api-key').count(), { timeout: 10_000 }).toBe(1);
+    expect(await a.locator('.notice-warn').textContent()).toContain('This browser signed out in another tab.');
+
+    // The cookies go with no tab saying so (as when the session runs out): the tab's next request finds it out.
+    await signIn(a, x.live);
+    await ctx.clearCookies();
+    await a.locator('#sidebar a[href="/dashboard/api-keys"]').click();
+    await expect.poll(() => a.locator('#api-key').count(), { timeout: 10_000 }).toBe(1);
+    expect(await a.locator('.notice-warn').textContent()).toContain('no longer signed in');
+  }, 60_000);
+
   it('no tab logged an error', () => {
     expect(consoleErrors).toEqual([]);
   });

@@ -103,6 +103,20 @@ type TabMessage = { kind: 'entered'; csrf: string; organization_id: string; mode
 const TAB_CHANNEL = 'mmgen-session';
 const REPLACED = 'This browser signed in, or switched organization or mode, in another tab: this tab now shows that session.';
 const SIGNED_OUT_ELSEWHERE = 'This browser signed out in another tab. Sign in again.';
+// The cookie is gone and no tab said why: a sign-out somewhere (a page outside the dashboard, a script) or the
+// session's end (its cookies live no longer than it does) look the same from here.
+const SESSION_GONE = 'This browser is no longer signed in (signed out in another tab, or the session ran out). Sign in again.';
+
+/**
+ * Tells every tab of the browser that it signed out, from a page outside the session (the invitation page signs out
+ * to accept with a new account), as the session's own sign-out does.
+ */
+export function announceSignedOut(): void {
+  if (typeof BroadcastChannel === 'undefined') return;
+  const channel = new BroadcastChannel(TAB_CHANNEL);
+  channel.postMessage({ kind: 'signed-out', message: SIGNED_OUT_ELSEWHERE } satisfies TabMessage);
+  channel.close();
+}
 
 function initialState(): State {
   return readCsrfCookie() ? { phase: 'restoring' } : { phase: 'signed-out' };
@@ -127,7 +141,7 @@ export function SessionProvider({ signIn, children }: { signIn: (props: SignInPr
   const switching = useRef(false);
 
   /** The browser's session is no longer this tab's: open the one its cookie now names, or show the tab signed out. */
-  const catchUp = useCallback((signedOutMessage: string = SIGNED_OUT_ELSEWHERE) => {
+  const catchUp = useCallback((signedOutMessage: string = SESSION_GONE) => {
     // This tab's own switch replaced the token; it enters the session switched to when the switch is answered.
     if (switching.current) return;
     catalogPromise.current = null;

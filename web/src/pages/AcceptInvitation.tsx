@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.js';
 import { acceptInvitation, publicApi, readCsrfCookie, type SessionView } from '../api/people.js';
+import { announceSignedOut } from '../session.js';
 import { ErrorNotice } from '../components/ui.js';
 import { useDocumentTitle } from '../lib/hooks.js';
 import { SignInCard } from './SignIn.js';
@@ -63,6 +64,7 @@ export function AcceptInvitation() {
 
   async function signOutFirst() {
     await publicApi().del('/v1/session').catch(() => undefined);
+    announceSignedOut();
     setSignedIn(null);
   }
 
