@@ -86,6 +86,16 @@ describe('a passkey after the password, and sign-up, in the dashboard [pglite]',
     await expect.poll(() => page.locator('#page-title').textContent()).toBe('Create an account');
     expect(await seriousViolations(page)).toEqual([]);
     await page.locator('#sign-up-email').fill('founder@new.example');
+    // The page says the server's own minimum (from its schema) and holds a shorter password back with it.
+    const doc = await (await context.request.get(`${base}/v1/openapi.json`)).json();
+    const min = doc.paths['/v1/sign-up'].post.requestBody.content['application/json'].schema.properties.password.minLength as number;
+    expect(min).toBeGreaterThan(1);
+    await expect.poll(() => page.locator('#sign-up-password-hint').textContent()).toBe(`At least ${min} characters.`);
+    await page.locator('#sign-up-password').fill('x'.repeat(min - 1));
+    await page.locator('#sign-up-confirm').fill('x'.repeat(min - 1));
+    await page.getByRole('button', { name: 'Create an account' }).click();
+    await page.getByText(`A password needs at least ${min} characters.`).waitFor();
+    expect(smtp.mails.filter((m: CapturedMail) => m.to.includes('founder@new.example'))).toEqual([]);
     await page.locator('#sign-up-password').fill(PASSWORD);
     await page.locator('#sign-up-confirm').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create an account' }).click();

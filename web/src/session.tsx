@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { Api, ApiError, type SessionGuard } from './api/client.js';
 import { finishSecondFactor, signInWithPasskey } from './api/passkeys.js';
 import { publicApi, readCsrfCookie, signInWithKey, signInWithPassword, startSso, type SessionView, type SignedIn } from './api/people.js';
-import { ApiSpec, permission, type Caller, type OpenApiDoc, type Permission } from './api/spec.js';
+import { permission, readApiSpec, type ApiSpec, type Caller, type Permission } from './api/spec.js';
 import type { List, Mode, Model, Organization } from './api/types.js';
 
 /**
@@ -64,12 +64,6 @@ interface Opened {
   spec: ApiSpec;
 }
 
-async function readSpec(): Promise<ApiSpec> {
-  const r = await fetch('/v1/openapi.json', { credentials: 'omit' });
-  if (!r.ok) throw new ApiError(r.status, 'http_error', 'Could not read /v1/openapi.json.');
-  return new ApiSpec((await r.json()) as OpenApiDoc);
-}
-
 /**
  * The dashboard's session, from the cookie the browser holds (a reload comes here too) or the answer that just set
  * it: a person's (the role is the member's, in the session's mode) or one opened with an API key (the key's id, name,
@@ -80,7 +74,7 @@ async function openSession(csrfToken: string, onRejected: (err: ApiError) => voi
   // means the browser's session is this tab's, acting where the tab believes it does.
   const guard: SessionGuard = { current: () => readCsrfCookie() === csrfToken, replaced: onReplaced };
   const probe = new Api({ kind: 'session', csrfToken, mode: known?.mode ?? 'live' }, onRejected, guard);
-  const [view, spec] = await Promise.all([known ?? probe.get<SessionView>('/v1/session'), readSpec()]);
+  const [view, spec] = await Promise.all([known ?? probe.get<SessionView>('/v1/session'), readApiSpec()]);
   const api = new Api({ kind: 'session', csrfToken, mode: view.mode }, onRejected, guard);
   const org = await api.get<Organization>('/v1/organization');
   if (view.api_key) {

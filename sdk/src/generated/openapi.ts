@@ -5768,6 +5768,7 @@ export interface operations {
                 "application/json": {
                     token: string;
                     email?: string;
+                    /** @description The new account's password; not used when a signed-in person joins. */
                     password?: string;
                     name?: string;
                 };
@@ -6915,7 +6916,6 @@ export interface operations {
             content: {
                 "application/json": {
                     email: string;
-                    /** @description At least 10 characters, as every password. */
                     password: string;
                 };
             };

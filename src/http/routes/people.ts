@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, SCOPES, type Mode, type Role } from '../../domain/access.js';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../domain/people/invitations.js';
 import { getMember, listOrganizationMembers, removeMember, updateMember } from '../../domain/people/members.js';
-import { PASSWORD_MAX } from '../../domain/people/passwords.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../domain/people/passwords.js';
 import {
   authenticateSession,
   getSessionView,
@@ -471,7 +471,7 @@ export const acceptInvitationRoute = defineRoute({
       {
         token: Type.String({ minLength: 20, maxLength: 200 }),
         email: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
-        password: Type.Optional(Type.String({ minLength: 1, maxLength: PASSWORD_MAX })),
+        password: Type.Optional(Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: 'The new account\'s password; not used when a signed-in person joins.' })),
         name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       },
       { additionalProperties: false },

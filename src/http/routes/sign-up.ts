@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PASSWORD_MAX } from '../../domain/people/passwords.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../domain/people/passwords.js';
 import { requestSignUp, verifySignUp, type SignUpPorts } from '../../domain/people/sign-up.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
@@ -58,7 +58,7 @@ export const createSignUp = defineRoute({
     body: Type.Object(
       {
         email: Type.String({ minLength: 3, maxLength: 320 }),
-        password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX, description: 'At least 10 characters, as every password.' }),
+        password: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
       },
       { additionalProperties: false },
     ),

@@ -1,6 +1,22 @@
 import type { JsonSchema } from '../lib/schema.js';
+import { ApiError } from './client.js';
 import type { Modality, Mode, Role } from './types.js';
 import { ROLES } from './types.js';
+
+/** /v1/openapi.json, which is public: read without cookies, signed in or not. */
+export async function readApiSpec(): Promise<ApiSpec> {
+  const r = await fetch('/v1/openapi.json', { credentials: 'omit' });
+  if (!r.ok) throw new ApiError(r.status, 'http_error', 'Could not read /v1/openapi.json.');
+  return new ApiSpec((await r.json()) as OpenApiDoc);
+}
+
+/**
+ * The shortest password an operation takes (its request schema's `password.minLength`), to say so before sending;
+ * undefined until the spec is read, and the server checks it anyway.
+ */
+export function passwordMinOf(spec: ApiSpec | undefined, operationId: string): number | undefined {
+  return spec?.op(operationId)?.requestSchema?.properties?.password?.minLength;
+}
 
 /** What /v1/openapi.json says one operation needs (x-mmgen-role, x-mmgen-scope, x-mmgen-consumes-credits). */
 export interface Operation {
