@@ -1,3 +1,15 @@
+import { setMaxListeners } from 'node:events';
+
+/**
+ * Every open event stream listens on the drain signal, each removing its listener when it ends: more than Node's
+ * default of 10 at once is the normal case, not a leak, so the warning is turned off for this one signal.
+ */
+function lifelongController(): AbortController {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
+}
+
 /**
  * A process's life: serving, then draining once shutdown begins. Draining
  * makes /readyz answer 503 (so a load balancer stops sending), new requests
@@ -7,7 +19,7 @@
  * handed back by the shutdown sequence (main.ts).
  */
 export class Lifecycle {
-  private readonly controller = new AbortController();
+  private readonly controller = lifelongController();
 
   get draining(): boolean {
     return this.controller.signal.aborted;

@@ -115,10 +115,12 @@ export function providerError(
   });
 }
 
+// The listener goes when the wait ends either way: a call's signal can outlive many waits.
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const onAbort = () => (clearTimeout(t), resolve());
+    const t = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 function parseJson(text: string): unknown {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Mmgen, type GenerationProgress } from '../../sdk/src/index.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -96,6 +97,20 @@ describeEachBackend('GET /v1/generations/{id}/events', (backend) => {
     expect(resumed.events).toHaveLength(0);
     const earlier = await readEvents(`${s.url}/v1/generations/${g.id}/events`, org.test, { 'last-event-id': '1' });
     expect(earlier.events).toHaveLength(1);
+  });
+
+  it("each open stream listens for the node's drain, and lets go of it when its client leaves (no stream outlives its connection)", async () => {
+    const drain = s.runtime.deps.lifecycle.signal;
+    const listening = () => getEventListeners(drain, 'abort').length;
+    const before = listening();
+    const g = (await api('POST', '/v1/videos', { key: org.live, body: { model: video, prompt: 'held open', duration_s: 1, simulate: { delay_ms: 8000 } } })).body;
+    // More streams than Node's default listener limit (10), as a busy node has.
+    const clients = Array.from({ length: 12 }, () => new AbortController());
+    const opened = await Promise.all(clients.map((c) => fetch(`${s.url}/v1/generations/${g.id}/events`, { headers: { authorization: `Bearer ${org.live}` }, signal: c.signal })));
+    expect(opened.map((r) => r.status)).toEqual(clients.map(() => 200));
+    await expect.poll(listening).toBe(before + clients.length);
+    for (const c of clients) c.abort();
+    await expect.poll(listening).toBe(before);
   });
 
   it('rejects a malformed Last-Event-ID, and hides other organizations', async () => {

@@ -23,8 +23,8 @@ describeEachBackend('GenerationWatch: one query per poll for every open event st
     const versions = new Map<string, number>();
     for (const id of ids) versions.set(id, (await s.db.query<{ version: number }>('SELECT version FROM generations WHERE id = $1', [id])).rows[0]!.version);
     const never = new AbortController();
-    // Three streams on each generation.
-    const waits = ids.flatMap((id) => [0, 1, 2].map(() => watch.changed(id, versions.get(id)!, 20_000, never.signal)));
+    // Three streams on each generation, each with a signal of its own, as each event stream has.
+    const waits = ids.flatMap((id) => [0, 1, 2].map(() => watch.changed(id, versions.get(id)!, 20_000, new AbortController().signal)));
     // Eighteen waiters, and each poll is one query naming the six generations.
     while (asked.length < 3) await new Promise((r) => setTimeout(r, 20));
     for (const q of asked.slice(0, 3)) expect([...q].sort()).toEqual([...ids].sort());

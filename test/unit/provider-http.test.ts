@@ -1,7 +1,10 @@
+import { getEventListeners } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker } from '../../src/providers/circuit.js';
 import { collectFiles, nearestAspectRatio, pickOutputs } from '../../src/providers/files.js';
-import { parseSseBlock, retryAfterMs } from '../../src/providers/http.js';
+import { DEFAULT_HTTP_POLICY, parseSseBlock, retryAfterMs, UpstreamHttp } from '../../src/providers/http.js';
 
 describe('circuit breaker', () => {
   it('opens after the threshold of consecutive failures, lets one trial through after the cooldown, closes on its success', () => {
@@ -43,6 +46,25 @@ describe('circuit breaker', () => {
 });
 
 describe('upstream HTTP helpers', () => {
+  it("waits out 429s within the bound and leaves nothing listening on the call's signal (which outlives the call)", async () => {
+    let answered = 0;
+    const server = createServer((_req, res) => {
+      answered++;
+      if (answered <= 2) res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '20' }).end('{"error":{"message":"slow down"}}');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const http = new UpstreamHttp('loopback', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, {}, { message: () => undefined }, DEFAULT_HTTP_POLICY);
+      const job = new AbortController();
+      const res = await http.json({ method: 'GET', path: '/thing', signal: job.signal });
+      expect([res.status, res.body, answered]).toEqual([200, { ok: true }, 3]);
+      expect(getEventListeners(job.signal, 'abort')).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
   it('Retry-After in seconds, as a date, or OpenAI retry-after-ms', () => {
     expect(retryAfterMs({ 'retry-after': '2' })).toBe(2000);
     expect(retryAfterMs({ 'retry-after': '0.5' })).toBe(500);
