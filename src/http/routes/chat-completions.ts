@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
 import { costUsd } from '../cost-header.js';
@@ -74,15 +74,8 @@ const Completion = Type.Object(
   { title: 'ChatCompletion' },
 );
 
-type OpenAiBody = {
-  model: string;
-  messages: Array<{ role: string; content: string | Array<{ type: 'text'; text: string }>; name?: string }>;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  [k: string]: unknown;
-};
+/** The request as its schema admits it: one source for the validation and for this type. */
+type OpenAiBody = Static<typeof Body>;
 
 function toMmgenChat(b: OpenAiBody): Record<string, unknown> & { messages: ChatMessage[] } {
   const { messages, max_tokens, max_completion_tokens, stream: _stream, stream_options: _so, n: _n, ...rest } = b;
@@ -122,7 +115,7 @@ export const chatCompletions = defineRoute({
   compatible: { api: 'openai', reference: 'https://platform.openai.com/docs/api-reference/chat/create' },
   schema: { body: Body, response: { 200: Completion } },
   handler: async (ctx) => {
-    const b = ctx.body as OpenAiBody;
+    const b: OpenAiBody = ctx.body;
     const { reply } = ctx;
     const chunk = (g: GenerationRow, delta: Record<string, unknown>, finish: string | null) => ({
       id: g.id, object: 'chat.completion.chunk', created: created(g), model: g.model,

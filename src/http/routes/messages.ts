@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
 import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
@@ -82,20 +82,8 @@ const AnthropicMessage = Type.Object(
   { title: 'AnthropicMessage' },
 );
 
-type MessagesBody = {
-  model: string;
-  max_tokens: number;
-  messages: Array<{ role: string; content: string | ContentPart[] }>;
-  system?: string | ContentPart[];
-  stop_sequences?: string[];
-  metadata?: { user_id?: string | null };
-  stream?: boolean;
-  tools?: unknown;
-  tool_choice?: unknown;
-  thinking?: unknown;
-  [k: string]: unknown;
-};
-
+/** The request as its schema admits it: one source for the validation and for this type. */
+type MessagesBody = Static<typeof Body>;
 
 function toMmgenChat(b: MessagesBody): Record<string, unknown> & { messages: ChatMessage[] } {
   for (const field of ['tools', 'tool_choice', 'thinking'] as const) {
@@ -142,7 +130,7 @@ export const createMessage = defineRoute({
   compatible: { api: 'anthropic', reference: 'https://docs.anthropic.com/en/api/messages' },
   schema: { body: Body, response: { 200: AnthropicMessage } },
   handler: async (ctx) => {
-    const b = ctx.body as MessagesBody;
+    const b: MessagesBody = ctx.body;
     const { reply } = ctx;
     const stream: StreamShape = {
       start: (g) => {

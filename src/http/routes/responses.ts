@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Principal } from '../../domain/access.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
@@ -130,20 +130,8 @@ const ResponseObject = Type.Object(
 );
 
 type Item = { type?: string; role?: string; content?: string | ContentPart[]; [k: string]: unknown };
-type ResponsesBody = {
-  model: string;
-  input: string | Item[];
-  instructions?: string | null;
-  max_output_tokens?: number | null;
-  temperature?: number | null;
-  top_p?: number | null;
-  stream?: boolean | null;
-  user?: string;
-  metadata?: Record<string, string> | null;
-  store?: boolean | null;
-  text?: { format?: { type: string }; verbosity?: string | null } | null;
-  [k: string]: unknown;
-};
+/** The request as its schema admits it: one source for the validation and for this type. */
+type ResponsesBody = Static<typeof Body>;
 
 const invalid = (param: string, why: string) => new ApiError('parameter_invalid', why, param);
 
@@ -303,7 +291,7 @@ export const createResponse = defineRoute({
   compatible: { api: 'openai', reference: 'https://platform.openai.com/docs/api-reference/responses/create' },
   schema: { body: Body, response: { 200: ResponseObject } },
   handler: async (ctx) => {
-    const b = ctx.body as ResponsesBody;
+    const b: ResponsesBody = ctx.body;
     const { reply } = ctx;
     // Every event of one stream is numbered, from 0, as OpenAI's are.
     let seq = 0;
