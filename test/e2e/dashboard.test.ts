@@ -8,6 +8,7 @@ import { MODALITY_INFO } from '../../web/src/lib/modalities.js';
 import { PALETTE } from '../../web/src/lib/palette.js';
 import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
+import { signInWithKey, watchConsole } from '../helpers/dashboard-page.js';
 import { contrast } from '../helpers/contrast.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -59,23 +60,12 @@ describe('the dashboard in a browser [pglite]', () => {
   const consoleErrors: string[] = [];
   const api = () => client(s.url);
 
-  function watch(p: Page, label: string): Page {
-    p.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`[${label}] ${m.text()} (${m.location().url})`);
-    });
-    p.on('pageerror', (e) => consoleErrors.push(`[${label}] uncaught: ${e.message}`));
-    return p;
-  }
+  const watch = (p: Page, label: string) => watchConsole(p, label, consoleErrors);
 
   const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   const heading = (p: Page) => p.locator('#page-title');
 
-  async function signIn(p: Page, key: string) {
-    await p.goto(`${s.url}/dashboard/`);
-    await p.locator('#api-key').fill(key);
-    await p.keyboard.press('Enter');
-    await expect.poll(() => heading(p).textContent(), { timeout: 10_000 }).toBe('Overview');
-  }
+  const signIn = (p: Page, key: string) => signInWithKey(p, s.url, key);
 
   const navLink = (p: Page, path: string) => p.locator(`#sidebar a[href="/dashboard${path}"]`);
 

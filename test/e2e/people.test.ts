@@ -6,6 +6,7 @@ import { bootstrapDefaultOrganization } from '../../src/main.js';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
+import { watchConsole } from '../helpers/dashboard-page.js';
 import { startOidcProvider } from '../helpers/oidc.js';
 import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -49,16 +50,8 @@ describe('people in the dashboard [pglite]', () => {
   const axeFound: string[] = [];
   const api = () => client(s.url);
 
-  function watch(p: Page, label: string): Page {
-    p.on('console', (m) => {
-      // A refused request is the browser's console error too; the walk makes some on purpose (a removed member's).
-      if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of (401|403|404)/.test(m.text())) {
-        consoleErrors.push(`[${label}] ${m.text()} (${m.location().url})`);
-      }
-    });
-    p.on('pageerror', (e) => consoleErrors.push(`[${label}] uncaught: ${e.message}`));
-    return p;
-  }
+  // A refused request is the browser's console error too; the walk makes some on purpose (a removed member's).
+  const watch = (p: Page, label: string) => watchConsole(p, label, consoleErrors, /Failed to load resource: the server responded with a status of (401|403|404)/);
 
   const heading = (p: Page) => p.locator('#page-title');
   const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS, `people-${name}.png`), fullPage: true });

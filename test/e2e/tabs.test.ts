@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
+import { signInWithKey, watchConsole } from '../helpers/dashboard-page.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -21,23 +22,12 @@ describe('tabs of one browser share its session [pglite]', () => {
   let y: TestOrg;
   const consoleErrors: string[] = [];
 
-  function watch(p: Page, label: string): Page {
-    p.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`[${label}] ${m.text()}`);
-    });
-    p.on('pageerror', (e) => consoleErrors.push(`[${label}] uncaught: ${e.message}`));
-    return p;
-  }
+  const watch = (p: Page, label: string) => watchConsole(p, label, consoleErrors);
 
   const orgName = (p: Page) => p.locator('#sidebar .org-name').textContent();
   const notice = (p: Page) => p.getByTestId('session-notice');
 
-  async function signIn(p: Page, key: string) {
-    await p.goto(`${s.url}/dashboard/`);
-    await p.locator('#api-key').fill(key);
-    await p.keyboard.press('Enter');
-    await expect.poll(() => p.locator('#page-title').textContent(), { timeout: 10_000 }).toBe('Overview');
-  }
+  const signIn = (p: Page, key: string) => signInWithKey(p, s.url, key);
 
   beforeAll(async () => {
     expect(await ensureDashboardBuilt({ quiet: true })).not.toBe('unavailable');
