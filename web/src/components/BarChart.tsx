@@ -107,6 +107,12 @@ export function BarChart({
     if (sameData && painted.current === scheme) return;
     shown.current = fingerprint;
     painted.current = scheme;
+    // An update without animation while an animation runs can be lost (chartjs/Chart.js#11957): the running one
+    // goes on writing its own targets. CI once, and a loaded local run once, saw a chart left in the other scheme's
+    // colours after a change of scheme while the page knew the new one; a first paint's 250 ms animation still
+    // running is the one window this code leaves for that. Cancelled first, nothing is left running. (The race has
+    // not been reproduced on demand, so this is the likely cause, not a proven one.)
+    if (sameData) c.stop();
     c.options = optionsRef.current(series.length > 1);
     c.data.labels = labels;
     c.data.datasets = series.map((s) => ({ label: s.label, data: s.values, backgroundColor: s.color[scheme], borderRadius: 3, maxBarThickness: 36 }));
