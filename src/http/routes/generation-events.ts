@@ -64,9 +64,9 @@ export const generationEvents = defineRoute({
     // as the process runs (nodejs/node#55351, measured here on Node 20.20: about 2.6 kB per stream, never collected).
     const stopping = new AbortController();
     const stop = stopping.signal;
-    const onDrain = () => stopping.abort();
-    request.raw.on('close', onDrain);
-    deps.lifecycle.signal.addEventListener('abort', onDrain, { once: true });
+    const end = () => stopping.abort();
+    request.raw.on('close', end);
+    deps.lifecycle.signal.addEventListener('abort', end, { once: true });
     if (deps.lifecycle.signal.aborted) stopping.abort();
     const watch = generationWatch(deps);
     const started = Date.now();
@@ -112,8 +112,8 @@ export const generationEvents = defineRoute({
     } catch (err) {
       request.log.warn({ err, generationId: g.id }, 'event stream ended early');
     } finally {
-      deps.lifecycle.signal.removeEventListener('abort', onDrain);
-      request.raw.off('close', onDrain);
+      deps.lifecycle.signal.removeEventListener('abort', end);
+      request.raw.off('close', end);
       res.end();
     }
     return 'sent';

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
 import type { GenerationRow } from '../../generations/views.js';
 import { defineRoute } from '../route.js';
-import { compatChatRoute, joinedText, sendEvent, serveCompatChat, type ChatMessage, type ContentPart, type StreamShape, type TextParts } from './compat-chat.js';
+import { compatChatRoute, joinedText, sendEvent, serveCompatChat, type ChatMessage, type StreamShape, type TextParts } from './compat-chat.js';
 import { Simulate } from '../../generations/modalities/fields.js';
 
 /**
