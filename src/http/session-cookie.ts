@@ -34,26 +34,21 @@ export function readSessionToken(request: FastifyRequest, names: SessionCookieNa
 }
 
 export function setSessionCookies(reply: FastifyReply, names: SessionCookieNames, s: { token: string; csrfToken: string; maxAgeS: number }): void {
-  const common = { path: '/', sameSite: 'lax' as const, secure: names.secure, maxAge: s.maxAgeS };
-  void reply.header('set-cookie', [stringifySetCookie(names.session, s.token, { ...common, httpOnly: true }), csrfCookie(names, s.csrfToken, s.maxAgeS)]);
+  void reply.header('set-cookie', [sessionCookie(names, 'session', s.token, s.maxAgeS), sessionCookie(names, 'csrf', s.csrfToken, s.maxAgeS)]);
 }
 
 /** A new CSRF token for the session the browser holds (a switch), living as long as the session has left. */
 export function setCsrfCookie(reply: FastifyReply, names: SessionCookieNames, csrfToken: string, maxAgeS: number): void {
-  void reply.header('set-cookie', [csrfCookie(names, csrfToken, maxAgeS)]);
-}
-
-// Readable by the dashboard's script (not HttpOnly): it sends the token back in X-CSRF-Token.
-function csrfCookie(names: SessionCookieNames, csrfToken: string, maxAgeS: number): string {
-  return stringifySetCookie(names.csrf, csrfToken, { path: '/', sameSite: 'lax', secure: names.secure, maxAge: maxAgeS, httpOnly: false });
+  void reply.header('set-cookie', [sessionCookie(names, 'csrf', csrfToken, maxAgeS)]);
 }
 
 export function clearSessionCookies(reply: FastifyReply, names: SessionCookieNames): void {
-  const common = { path: '/', sameSite: 'lax' as const, secure: names.secure, maxAge: 0 };
-  void reply.header('set-cookie', [
-    stringifySetCookie(names.session, '', { ...common, httpOnly: true }),
-    stringifySetCookie(names.csrf, '', { ...common, httpOnly: false }),
-  ]);
+  void reply.header('set-cookie', [sessionCookie(names, 'session', '', 0), sessionCookie(names, 'csrf', '', 0)]);
+}
+
+// One of the two cookies, with the attributes both share; only the CSRF token is readable by the dashboard's script.
+function sessionCookie(names: SessionCookieNames, which: 'session' | 'csrf', value: string, maxAgeS: number): string {
+  return stringifySetCookie(names[which], value, { path: '/', sameSite: 'lax', secure: names.secure, maxAge: maxAgeS, httpOnly: which === 'session' });
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
