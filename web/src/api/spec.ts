@@ -10,14 +10,6 @@ export async function readApiSpec(): Promise<ApiSpec> {
   return new ApiSpec((await r.json()) as OpenApiDoc);
 }
 
-/**
- * The shortest password an operation takes (its request schema's `password.minLength`), to say so before sending;
- * undefined until the spec is read, and the server checks it anyway.
- */
-export function passwordMinOf(spec: ApiSpec | undefined, operationId: string): number | undefined {
-  return spec?.op(operationId)?.requestSchema?.properties?.password?.minLength;
-}
-
 /** What /v1/openapi.json says one operation needs (x-mmgen-role, x-mmgen-scope, x-mmgen-consumes-credits). */
 export interface Operation {
   operationId: string;

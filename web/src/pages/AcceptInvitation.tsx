@@ -1,10 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.js';
-import { passwordMinOf, readApiSpec } from '../api/spec.js';
 import { acceptInvitation, publicApi, readCsrfCookie, type SessionView } from '../api/people.js';
 import { announceSignedOut } from '../session.js';
 import { ErrorNotice } from '../components/ui.js';
-import { useDocumentTitle, useResource } from '../lib/hooks.js';
+import { useDocumentTitle } from '../lib/hooks.js';
+import { usePasswordRule } from '../lib/password-rule.js';
 import { SignInCard } from './SignIn.js';
 
 /**
@@ -24,8 +24,7 @@ function takeToken(): string {
  */
 export function AcceptInvitation() {
   useDocumentTitle('Accept the invitation');
-  const spec = useResource(() => readApiSpec(), []);
-  const passwordMin = passwordMinOf(spec.data, 'acceptInvitation');
+  const passwordRule = usePasswordRule('acceptInvitation');
   const [token] = useState(takeToken);
   const [signedIn, setSignedIn] = useState<SessionView | null | undefined>(() => (readCsrfCookie() ? undefined : null));
   const [name, setName] = useState('');
@@ -57,7 +56,8 @@ export function AcceptInvitation() {
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    if (passwordMin !== undefined && password.length < passwordMin) return setError(new ApiError(0, 'parameter_invalid', `A password needs at least ${passwordMin} characters.`, 'password'));
+    const short = passwordRule.tooShort(password);
+    if (short) return setError(short);
     if (password !== confirm) return setError(new ApiError(0, 'parameter_invalid', 'The two passwords differ.', 'password'));
     void run({ token, password, ...(name.trim() ? { name: name.trim() } : {}), ...(email.trim() ? { email: email.trim() } : {}) });
   }
@@ -107,8 +107,7 @@ export function AcceptInvitation() {
         <label htmlFor="accept-password">Password</label>
         <input id="accept-password" name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby="accept-password-hint" aria-invalid={error ? true : undefined} />
         <p className="muted small" id="accept-password-hint">
-          {/* The server's own minimum, from its schema; a blank line until read, so that nothing moves when it is. */}
-          {passwordMin !== undefined ? `At least ${passwordMin} characters.` : '\u00a0'}
+          {passwordRule.hint}
         </p>
         <label htmlFor="accept-confirm">Password again</label>
         <input id="accept-confirm" name="confirm" type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} aria-invalid={error ? true : undefined} />

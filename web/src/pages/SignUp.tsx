@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.js';
-import { passwordMinOf, readApiSpec } from '../api/spec.js';
 import { signUp, verifySignUp } from '../api/people.js';
 import { ErrorNotice } from '../components/ui.js';
-import { useDocumentTitle, useResource } from '../lib/hooks.js';
+import { useDocumentTitle } from '../lib/hooks.js';
+import { usePasswordRule } from '../lib/password-rule.js';
 import { SignInCard } from './SignIn.js';
 
 /** The mailed link's token rides in the fragment (no server log sees it); read once and taken out of the address bar. */
@@ -38,8 +38,7 @@ function Verify({ token }: { token: string }) {
  */
 export function SignUp() {
   useDocumentTitle('Create an account');
-  const spec = useResource(() => readApiSpec(), []);
-  const passwordMin = passwordMinOf(spec.data, 'signUp');
+  const passwordRule = usePasswordRule('signUp');
   const [token] = useState(takeToken);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -50,7 +49,8 @@ export function SignUp() {
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (passwordMin !== undefined && password.length < passwordMin) return setError(new ApiError(0, 'parameter_invalid', `A password needs at least ${passwordMin} characters.`, 'password'));
+    const short = passwordRule.tooShort(password);
+    if (short) return setError(short);
     if (password !== confirm) return setError(new ApiError(0, 'parameter_invalid', 'The two passwords differ.', 'password'));
     setBusy(true);
     setError(null);
@@ -79,8 +79,7 @@ export function SignUp() {
         <label htmlFor="sign-up-password">Password</label>
         <input id="sign-up-password" name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby="sign-up-password-hint" aria-invalid={error ? true : undefined} />
         <p className="muted small" id="sign-up-password-hint">
-          {/* The server's own minimum, from its schema; a blank line until read, so that nothing moves when it is. */}
-          {passwordMin !== undefined ? `At least ${passwordMin} characters.` : '\u00a0'}
+          {passwordRule.hint}
         </p>
         <label htmlFor="sign-up-confirm">Password again</label>
         <input id="sign-up-confirm" name="confirm" type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} aria-invalid={error ? true : undefined} />
