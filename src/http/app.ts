@@ -13,6 +13,7 @@ import { createAuthenticator, type Authenticator } from './auth.js';
 import { registerDashboard } from './dashboard.js';
 import { registerIdempotency } from './idempotency.js';
 import { assertCleanInput, forbiddenKeyParam } from './input-guard.js';
+import { jsonShapeProblem, JSON_LIMITS_TEXT, MAX_JSON_BODY_BYTES } from './json-shape.js';
 import { toFastifyPath } from './openapi.js';
 import type { HandlerResult, RouteContext, RouteDef, RouteSchema } from './route.js';
 import { makeAjv, validationError } from '../validation.js';
@@ -21,7 +22,6 @@ import { capturePayloads } from './payload-capture.js';
 import { recordRequest, noteError, type LogFacts } from './request-log-hook.js';
 import { isObject } from '../providers/http.js';
 
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
 /** Operations routes that still answer while the node drains (liveness and metrics; readiness reports the drain itself). */
 const DURING_DRAIN = new Set(['healthz', 'readyz', 'metrics']);
@@ -149,9 +149,12 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    const text = (body as Buffer).toString('utf8');
+    // Before anything parses or walks the body, whatever route it is for (json-shape.ts).
+    const shape = jsonShapeProblem(text);
+    if (shape) return done(new ApiError('parameter_invalid', `${shape.message} ${JSON_LIMITS_TEXT}`, shape.param), undefined);
     // A route that verifies a signature over the bytes (Stripe's webhook) takes them as they came.
     if (req.routeOptions.config.def?.rawBody?.contentTypes.includes('application/json')) return done(null, body);
-    const text = (body as Buffer).toString('utf8');
     if (text.trim() === '') return done(null, {});
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));

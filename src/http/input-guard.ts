@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { JSON_LIMITS } from './json-shape.js';
 
 /**
  * Checks on request input that JSON Schema cannot say, run on the body, the
@@ -10,12 +11,11 @@ import { ApiError } from '../errors.js';
  *   `jsonb`; elsewhere an unpaired surrogate silently becomes U+FFFD. Either
  *   way the request would fail with a 500 or be stored as something it did
  *   not say, so it is refused up front, naming the field.
- * - a JSON body nests at most MAX_JSON_DEPTH levels. Free-form objects (a
- *   comparison's `params`) are walked recursively by later code (cloning,
- *   canonical JSON); a body a few thousand levels deep would exhaust the
- *   stack there.
+ * - a body nests at most JSON_LIMITS.depth levels. A JSON body is measured
+ *   before it is parsed (json-shape.ts); this catches what reaches a handler
+ *   by another road (a multipart form, a query string).
  */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = JSON_LIMITS.depth;
 
 // An unpaired surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
 const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ERROR_TABLE, type ErrorCode } from '../errors.js';
+import { JSON_BODY_DESCRIPTION } from './json-shape.js';
 import { tagsOf } from './openapi-tags.js';
 import type { RouteDef } from './route.js';
 import { ErrorEnvelope } from './schemas.js';
@@ -102,7 +103,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     if (def.compatible) op['x-mmgen-compatible'] = def.compatible;
     Object.assign(op, def.extensions);
     if (def.schema.body) {
-      op.requestBody = { required: true, content: { 'application/json': { schema: plain(def.schema.body) } } };
+      op.requestBody = { required: true, description: JSON_BODY_DESCRIPTION, content: { 'application/json': { schema: plain(def.schema.body) } } };
     } else if (def.rawBody) {
       op.requestBody = {
         required: true,

@@ -63,8 +63,17 @@ export function recordRequest(deps: Pick<AppDeps, 'requestLog' | 'catalog' | 'cl
     payload = payloadKey(request.id);
     const key = payload;
     // After the response, in a later turn: redacting and storing a body never delays a reply.
+    // This turn runs outside any request's error handling: a document that cannot be made (a value too deep to
+    // serialize) must cost the capture, never the process.
     setImmediate(() => {
-      deps.blobs.put(key, capturedDocument(request, reply, capture), 'application/json').catch((err: unknown) => deps.log.warn({ err, key }, 'could not store a captured payload'));
+      let doc: Buffer;
+      try {
+        doc = capturedDocument(request, reply, capture);
+      } catch (err) {
+        deps.log.warn({ err, key }, 'could not make a captured payload');
+        return;
+      }
+      deps.blobs.put(key, doc, 'application/json').catch((err: unknown) => deps.log.warn({ err, key }, 'could not store a captured payload'));
     });
   }
   deps.requestLog.record({
