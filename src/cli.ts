@@ -17,6 +17,7 @@ import { actor, CATALOG_USAGE, jsonFile, parseCatalogCommand } from './cli-catal
 import type { SyncResult } from './domain/catalog-sync.js';
 import type { ChainReport } from './domain/audit.js';
 import { Wakeup } from './wakeup.js';
+import { stopOnFatal } from './lifecycle.js';
 
 function providersReport(r: CheckReport): string {
   const lines = [`Checked ${r.checked} published schemas; ${r.lifecycleOnly} routes for lifecycle only (no published per-model schema, or no credentials here).`];
@@ -169,7 +170,7 @@ async function serve(config: Config, args: string[]): Promise<void> {
   }
   deps.log.info({ url: server.url, database: deps.db.kind, code: CODE }, 'mmgen is listening');
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     deps.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
@@ -182,10 +183,11 @@ async function serve(config: Config, args: string[]): Promise<void> {
     await server.close();
     await runtime.close();
     deps.log.info('stopped');
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  stopOnFatal(deps.log, stop);
 }
 
 async function workerOnly(config: Config): Promise<void> {
@@ -194,7 +196,7 @@ async function workerOnly(config: Config): Promise<void> {
   await runtime.exportMetrics();
   runtime.deps.log.info({ node: runtime.deps.nodeId, database: runtime.deps.db.kind, code: CODE }, 'mmgen worker started');
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     runtime.deps.log.info({ signal, graceMs: config.shutdownGraceMs }, 'worker shutting down');
@@ -208,10 +210,11 @@ async function workerOnly(config: Config): Promise<void> {
     await releaseLeases(runtime.deps);
     await runtime.close();
     runtime.deps.log.info('stopped');
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  stopOnFatal(runtime.deps.log, stop);
 }
 
 export async function main(argv: string[]): Promise<void> {

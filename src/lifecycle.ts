@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import type { Logger } from 'pino';
 
 /**
  * Every open event stream listens on the drain signal, each removing its listener when it ends: more than Node's
@@ -49,4 +50,21 @@ export class Lifecycle {
     this.beginDrain();
     this.isHalted = true;
   }
+}
+
+/**
+ * The policy for an exception that escaped every handler (the addenda, "A fault that no handler caught"). Node's
+ * default ends the process at once, cutting every request in flight on the node. Instead the fault is logged, the
+ * node drains as it does on SIGTERM (readiness 503, new requests 503, requests in flight finish within the grace
+ * period, jobs it holds are handed back), and it exits 1 so that its supervisor starts it again. A second fault while
+ * stopping is logged and changes nothing; the shutdown's own deadline still bounds the stop.
+ */
+export function stopOnFatal(log: Pick<Logger, 'fatal'>, stop: (reason: string, exitCode: number) => Promise<void>): void {
+  let stopping = false;
+  process.on('uncaughtException', (err, origin) => {
+    log.fatal({ err, origin }, stopping ? 'another uncaught exception while stopping' : 'uncaught exception: draining, then exiting 1');
+    if (stopping) return;
+    stopping = true;
+    void stop(origin, 1);
+  });
 }

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { createOrganization } from '../../src/domain/organizations.js';
@@ -24,7 +25,22 @@ interface Outcome {
   endedAt: number;
 }
 
-describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
+/**
+ * What stops the node under load: SIGTERM (exit 0), or an exception no handler caught (issue 42's policy,
+ * src/lifecycle.ts stopOnFatal: drain as for SIGTERM, then exit 1). Either way nothing answered is lost or charged twice.
+ */
+const STOPS = [
+  { name: 'SIGTERM under load', signal: 'SIGTERM', exitCode: 0, env: {} as Record<string, string>, logged: 'shutting down' },
+  {
+    name: 'an uncaught exception under load',
+    signal: 'SIGUSR2',
+    exitCode: 1,
+    env: { NODE_OPTIONS: `--import=${pathToFileURL(join(process.cwd(), 'test', 'fixtures', 'plant-fault.mjs')).href}` },
+    logged: 'uncaught exception: draining, then exiting 1',
+  },
+] as const;
+
+for (const stopBy of STOPS) describe.runIf(inject('pgTemplate'))(stopBy.name, () => {
   let db: Db;
   let drop: () => Promise<void>;
   let dir: string;
@@ -59,7 +75,7 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
       MMGEN_ANSWERED_FINISH_BATCH_MS: '10000',
       MMGEN_FINISH_BATCH_MS: '10000',
     };
-    node = await spawnMmgen(['serve'], env);
+    node = await spawnMmgen(['serve'], { ...env, ...stopBy.env });
     const created = await createOrganization(db, { name: 'sigterm', plan: 'team', enterprise: false, credits: 10_000_000 }, operatorOrigin('test'));
     const key = created.keys.live;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -108,9 +124,9 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
     // Load for a while (at least a few dozen answers), then SIGTERM in the middle of it.
     await until('some load', async () => outcomes.filter((o) => o.status === 200).length >= 24, 120_000, 50);
     sigtermAt = Date.now();
-    node.proc.kill('SIGTERM');
+    node.proc.kill(stopBy.signal);
     await Promise.all(loops);
-    expect(await node.exited).toBe(0);
+    expect(await node.exited).toBe(stopBy.exitCode);
 
     // Nothing but successes, 503 service_unavailable (draining) and refused connections (closed).
     const statuses = new Set(outcomes.map((o) => o.status));
@@ -120,6 +136,7 @@ describe.runIf(inject('pgTemplate'))('SIGTERM under load', () => {
     expect(answered.filter((o) => o.startedAt < sigtermAt && o.endedAt > sigtermAt).length).toBeGreaterThan(0);
 
     const logs = node.logs();
+    expect(logs.some((l) => l.msg === stopBy.logged)).toBe(true);
     expect(logs.some((l) => l.msg === 'shutting down')).toBe(true);
     expect(logs.some((l) => l.msg === 'stopped')).toBe(true);
     const completed = logs.filter((l) => l.msg === 'request completed' && l.route === '/v1/images' && l.statusCode === 200);
