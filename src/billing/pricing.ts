@@ -8,6 +8,7 @@ import { routePriceData, routePrices, type RoutePrice } from '../providers/route
 import { recordsVersion } from '../providers/upstream-record.js';
 import type { GenerationRow } from '../store/generations.js';
 import { costInCredits } from './credits.js';
+import { canonicalJson } from '../canonical-json.js';
 
 /**
  * What a generation costs: its modality's units (generations/modalities.ts)
@@ -146,15 +147,6 @@ function digestOf(model: CatalogModel): string {
   return `pv_${createHash('sha256').update(canonicalJson(facts)).digest('hex').slice(0, 16)}`;
 }
 
-/** JSON with every object's keys sorted, so one content always has one digest. */
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
 
 /**
  * An avatar's speech step (generations/speech-step.ts): the text on each route of its voice model that may speak

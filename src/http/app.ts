@@ -13,7 +13,7 @@ import { createAuthenticator, type Authenticator } from './auth.js';
 import { registerDashboard } from './dashboard.js';
 import { registerIdempotency } from './idempotency.js';
 import { assertCleanInput, forbiddenKeyParam } from './input-guard.js';
-import { jsonShapeProblem, JSON_LIMITS_TEXT, MAX_JSON_BODY_BYTES } from './json-shape.js';
+import { jsonShapeProblem, JSON_LIMITS_TEXT, MAX_JSON_BODY_BYTES } from '../json-shape.js';
 import { toFastifyPath } from './openapi.js';
 import type { HandlerResult, RouteContext, RouteDef, RouteSchema } from './route.js';
 import { makeAjv, validationError } from '../validation.js';
@@ -150,7 +150,7 @@ export async function buildApp(deps: AppDeps, routes: RouteDef[] = allRoutes()):
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     const text = (body as Buffer).toString('utf8');
-    // Before anything parses or walks the body, whatever route it is for (json-shape.ts).
+    // Before anything parses or walks the body, whatever route it is for (src/json-shape.ts).
     const shape = jsonShapeProblem(text);
     if (shape) return done(new ApiError('parameter_invalid', `${shape.message} ${JSON_LIMITS_TEXT}`, shape.param), undefined);
     // A route that verifies a signature over the bytes (Stripe's webhook) takes them as they came.

@@ -20,6 +20,7 @@ import {
 } from '../store/idempotency.js';
 import type { Authenticator } from './auth.js';
 import { DEPRECATION_HEADER_NAMES } from './deprecation-headers.js';
+import { canonicalJson } from '../canonical-json.js';
 
 export type IdempotencyPorts = Pick<AppDeps, 'db' | 'nodeId'>;
 
@@ -96,21 +97,11 @@ function kept(status: number): boolean {
   return (status >= 200 && status < 300) || status === 402;
 }
 
-/** JSON with object keys sorted at every level, so key order never makes two bodies differ. */
-export function canonicalJson(v: unknown): string {
-  // A file in a parsed multipart body counts by its digest: the same bytes, however they were framed.
-  if (Buffer.isBuffer(v)) return JSON.stringify(`sha256:${createHash('sha256').update(v).digest('hex')}`);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
+/** A file in a parsed multipart body counts by its digest: the same bytes, however they were framed. */
+const fileDigest = (v: unknown): string | undefined => (Buffer.isBuffer(v) ? JSON.stringify(`sha256:${createHash('sha256').update(v).digest('hex')}`) : undefined);
+
+/** The body's fingerprint text: key order never makes two bodies differ. */
+const fingerprintText = (body: unknown): string => canonicalJson(body, fileDigest);
 
 export function registerIdempotency(app: FastifyInstance, deps: IdempotencyPorts, authenticator: Authenticator): void {
   app.decorateRequest('idempotency', null);
@@ -134,7 +125,7 @@ export function registerIdempotency(app: FastifyInstance, deps: IdempotencyPorts
       key,
       method: request.method,
       path: (request.url.split('?')[0] ?? '').replace(/(.)\/+$/, '$1'),
-      requestSha256: createHash('sha256').update(canonicalJson(request.body ?? {})).digest('hex'),
+      requestSha256: createHash('sha256').update(fingerprintText(request.body ?? {})).digest('hex'),
       requestId: request.id,
       nodeId: deps.nodeId,
     };

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { JSON_LIMITS } from './json-shape.js';
+import { JSON_LIMITS } from '../json-shape.js';
 
 /**
  * Checks on request input that JSON Schema cannot say, run on the body, the
@@ -12,7 +12,7 @@ import { JSON_LIMITS } from './json-shape.js';
  *   way the request would fail with a 500 or be stored as something it did
  *   not say, so it is refused up front, naming the field.
  * - a body nests at most JSON_LIMITS.depth levels. A JSON body is measured
- *   before it is parsed (json-shape.ts); this catches what reaches a handler
+ *   before it is parsed (src/json-shape.ts); this catches what reaches a handler
  *   by another road (a multipart form, a query string).
  */
 const MAX_JSON_DEPTH = JSON_LIMITS.depth;

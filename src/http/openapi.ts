@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ERROR_TABLE, type ErrorCode } from '../errors.js';
-import { JSON_BODY_DESCRIPTION } from './json-shape.js';
+import { JSON_BODY_DESCRIPTION } from '../json-shape.js';
 import { tagsOf } from './openapi-tags.js';
 import type { RouteDef } from './route.js';
 import { ErrorEnvelope } from './schemas.js';

@@ -1,4 +1,5 @@
 import type { CatalogModel } from '../catalog/index.js';
+import { JSON_LIMITS } from '../json-shape.js';
 import { NotPublishedError, type ListedModel, type ListedModels, type ProviderDeclaration } from './declaration.js';
 import { PROVIDER_DECLARATIONS } from './index.js';
 import { asSchema, schemaDrift } from './schema-check.js';
@@ -241,10 +242,12 @@ export function withPublishedFields(recorded: RecordInput, published: { properti
  * A published field with its references to the provider's own document (`$ref`) replaced by a note: the record
  * is checked on its own (the strict fakes compile it), where such a reference points nowhere.
  */
-export function withoutReferences(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutReferences);
+export function withoutReferences(schema: unknown, depth = 0): unknown {
+  // Outside data, kept to the depth a record may have (schema-references.ts says why).
+  if (depth >= JSON_LIMITS.depth) return { description: `published nested deeper than ${JSON_LIMITS.depth} levels: write its schema from the provider's documentation` };
+  if (Array.isArray(schema)) return schema.map((s) => withoutReferences(s, depth + 1));
   if (!schema || typeof schema !== 'object') return schema;
   const o = schema as Schema;
   if (typeof o.$ref === 'string') return { description: `published as ${o.$ref}: write its schema from the provider's documentation` };
-  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, withoutReferences(v)]));
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, withoutReferences(v, depth + 1)]));
 }

@@ -20,21 +20,35 @@ export interface FoundFile {
 
 const URL_RE = /^(https?:\/\/|data:)/i;
 
-/** Every file in a result, in document order (arrays in order, object keys in order). */
+/**
+ * Every file in a result, in document order (arrays in order, object keys in order). A provider's answer is not
+ * bounded by our request limits, so it is walked with a stack of its own, not by recursion.
+ */
 export function collectFiles(value: unknown, key = ''): FoundFile[] {
-  if (typeof value === 'string') return URL_RE.test(value) ? [{ url: value, key }] : [];
-  if (Array.isArray(value)) return value.flatMap((v) => collectFiles(v, key));
-  if (value === null || typeof value !== 'object') return [];
-  const o = value as Record<string, unknown>;
-  if (typeof o.url === 'string' && URL_RE.test(o.url)) {
-    const f: FoundFile = { url: o.url, key };
-    const mime = typeof o.content_type === 'string' ? o.content_type : typeof o.contentType === 'string' ? o.contentType : undefined;
-    if (mime) f.mime = mime;
-    if (typeof o.width === 'number') f.width = o.width;
-    if (typeof o.height === 'number') f.height = o.height;
-    return [f];
+  const found: FoundFile[] = [];
+  const todo: Array<{ v: unknown; key: string }> = [{ v: value, key }];
+  while (todo.length > 0) {
+    const { v, key: at } = todo.pop()!;
+    if (typeof v === 'string') {
+      if (URL_RE.test(v)) found.push({ url: v, key: at });
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) todo.push({ v: v[i], key: at });
+    } else if (v !== null && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (typeof o.url === 'string' && URL_RE.test(o.url)) {
+        const f: FoundFile = { url: o.url, key: at };
+        const mime = typeof o.content_type === 'string' ? o.content_type : typeof o.contentType === 'string' ? o.contentType : undefined;
+        if (mime) f.mime = mime;
+        if (typeof o.width === 'number') f.width = o.width;
+        if (typeof o.height === 'number') f.height = o.height;
+        found.push(f);
+      } else {
+        const entries = Object.entries(o);
+        for (let i = entries.length - 1; i >= 0; i--) todo.push({ v: entries[i]![1], key: entries[i]![0] });
+      }
+    }
   }
-  return Object.entries(o).flatMap(([k, v]) => collectFiles(v, k));
+  return found;
 }
 
 const EXT_KIND: Record<string, OutputKind> = {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_LIMITS } from '../../src/http/json-shape.js';
+import { JSON_LIMITS } from '../../src/json-shape.js';
 import { ADMIN_TOKEN } from '../helpers/operator-catalog.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JSON_LIMITS, jsonShapeProblem } from '../../src/http/json-shape.js';
+import { JSON_LIMITS, jsonShapeProblem } from '../../src/json-shape.js';
 
 /** Depth, widest object and longest array of a parsed value, walked without recursion. */
 function measured(value: unknown): { depth: number; keys: number; items: number } {

@@ -1,4 +1,5 @@
 import { isArray, isNonEmptyString, isObject, isString, type UpstreamHttp } from '../http.js';
+import { canonicalJson } from '../../canonical-json.js';
 
 /**
  * Finding a prediction whose create answer was lost.
@@ -115,12 +116,7 @@ function sameInput(sent: Record<string, unknown>, listed: Record<string, unknown
     const a = sent[k];
     const b = listed[k];
     if (typeof a === 'string' && a.startsWith('data:')) return isString(b);
-    return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+    return canonicalJson(a) === canonicalJson(b);
   });
 }
 
-function canonical(v: unknown): unknown {
-  if (isArray(v)) return v.map(canonical);
-  if (isObject(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]));
-  return v;
-}
