@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import { SchemaImportError, type PublishedSchemas } from '../providers/schema-import.js';
 import { upstreamModel } from '../providers/upstream-models.js';
 import { UpstreamModelRecord } from '../providers/upstream-record.js';
-import { addModel, validated, type AdminModelView, type CatalogAdminPorts } from './catalog-admin.js';
+import { addModel, assertRegistered, validated, type AdminModelView, type CatalogAdminPorts } from './catalog-admin.js';
 
 /**
  * A model added from its upstream id with its input schema imported from the provider (issue 28): Replicate's
@@ -56,6 +56,8 @@ export type ImportModelBody = Static<typeof ImportModelBody>;
 /** Adds a model whose record's input is the schema its provider publishes today. */
 export async function importModel(ports: CatalogImportPorts, actor: string, input: unknown, today = new Date().toISOString().slice(0, 10)): Promise<AdminModelView> {
   const body = validated<ImportModelBody>(ImportModelBody, input);
+  // Before anything is looked up by it: the record lookup below holds an unregistered name to be a catalog bug.
+  assertRegistered(body.provider, 'provider');
   const taken = ports.catalog.find(body.model.slug);
   if (taken) throw new ApiError('parameter_invalid', `A model named '${body.model.slug}' is in the catalog already (${taken.slug}).`, 'model.slug');
   if (upstreamModel(body.provider, body.upstream)) {

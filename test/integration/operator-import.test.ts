@@ -138,6 +138,10 @@ describeEachBackend('a model imported from its provider', (backend) => {
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'parameter_invalid', param: 'upstream' });
     expect(missing.body.error.message).toMatch(/replicate publishes no model 'acme\/none'.*404/);
+    // As POST /v1/admin/models answers a route on it (issue 42: it was a 500).
+    const unregistered = await admin('POST', '/v1/admin/models/import', body({ provider: 'no-such-provider' }));
+    expect(unregistered.status).toBe(400);
+    expect(unregistered.body.error).toMatchObject({ code: 'parameter_invalid', param: 'provider', message: expect.stringMatching(/^No provider 'no-such-provider' is registered; the registered ones are .*replicate/) });
     const noSchema = await admin('POST', '/v1/admin/models/import', body({ provider: 'openai', upstream: 'gpt-9' }));
     expect(noSchema.body.error).toMatchObject({ code: 'parameter_invalid', param: 'provider' });
     expect(noSchema.body.error.message).toMatch(/publishes no per-model input schema/);
