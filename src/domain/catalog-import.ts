@@ -75,15 +75,6 @@ export async function importModel(ports: CatalogImportPorts, actor: string, inpu
     if (err.upstreamFault) throw new ApiError('upstream_error', err.message);
     throw new ApiError('parameter_invalid', err.message, err.field);
   }
-  const fields = new Set(Object.keys(imported.input.properties));
-  const unknown = (target: string) => !fields.has(target.split('.')[0]!);
-  for (const [from, to] of Object.entries(body.record.map)) {
-    const target = typeof to === 'string' ? to : to.in ? null : to.to;
-    if (target !== null && unknown(target)) throw new ApiError('parameter_invalid', `'${target}' is not a field of ${imported.source} (its fields: ${[...fields].join(', ')}).`, `record.map.${from}`);
-  }
-  for (const field of Object.keys(body.record.set ?? {})) {
-    if (unknown(field)) throw new ApiError('parameter_invalid', `'${field}' is not a field of ${imported.source} (its fields: ${[...fields].join(', ')}).`, `record.set.${field}`);
-  }
   const { sources, lifecycle, ...rest } = body.record;
   const record: UpstreamModelRecord = {
     ...rest,
@@ -98,8 +89,10 @@ export async function importModel(ports: CatalogImportPorts, actor: string, inpu
   try {
     return await addModel(ports, actor, { model: { ...body.model, routes: [{ provider: body.provider, upstream: body.upstream }] }, records: [record] });
   } catch (err) {
-    // addModel names the fields of its own body: the record here is `record`, the definition `model`.
-    if (err instanceof ApiError && err.param?.startsWith('records[0]')) throw new ApiError(err.code, err.message, err.param.replace('records[0]', 'record'));
-    throw err;
+    // addModel names the fields of its own body: the record here is `record`, the definition `model`, and the
+    // record's input is not the operator's but what the provider publishes for `upstream`.
+    if (!(err instanceof ApiError) || !err.param?.startsWith('records[0]')) throw err;
+    if (err.param.startsWith('records[0].input')) throw new ApiError(err.code, `${imported.source} is not one mmgen can take: ${err.message}`, 'upstream');
+    throw new ApiError(err.code, `${err.message} (the input is ${imported.source})`, err.param.replace('records[0]', 'record'));
   }
 }
