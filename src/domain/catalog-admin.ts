@@ -264,6 +264,13 @@ function viewOf(ports: Pick<CatalogAdminPorts, 'catalog'>, slug: string): AdminM
   return describeCatalog(ports).data.find((m) => m.slug === slug)!;
 }
 
+/** 400 on `param` unless `provider` is a registered provider's name (a model added or imported names one). */
+export function assertRegistered(provider: string, param: string): void {
+  if (!PROVIDER_NAMES.includes(provider)) {
+    throw new ApiError('parameter_invalid', `No provider '${provider}' is registered; the registered ones are ${PROVIDER_NAMES.join(', ')}.`, param);
+  }
+}
+
 /**
  * What the schema cannot say of a definition: its providers are registered, each route has a record (shipped, or
  * given and valid, matching one of its routes), its names collide with no other model's, its speech model is a
@@ -279,9 +286,7 @@ function checkDefinition(catalog: Catalog, def: ModelDefinition, records: Upstre
     }
   });
   def.routes.forEach((r, i) => {
-    if (!PROVIDER_NAMES.includes(r.provider)) {
-      throw new ApiError('parameter_invalid', `No provider '${r.provider}' is registered; the registered ones are ${PROVIDER_NAMES.join(', ')}.`, field(`routes[${i}].provider`));
-    }
+    assertRegistered(r.provider, field(`routes[${i}].provider`));
     if (!records.some((rec) => rec.upstream === r.upstream) && !upstreamModel(r.provider, r.upstream)) {
       throw new ApiError('parameter_invalid', `mmgen has no record of ${r.provider}'s '${r.upstream}': give its record in \`records\` (docs/upstream-models.md).`, field(`routes[${i}].upstream`));
     }

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import { SchemaImportError, type PublishedSchemas } from '../providers/schema-import.js';
 import { upstreamModel } from '../providers/upstream-models.js';
 import { UpstreamModelRecord } from '../providers/upstream-record.js';
-import { addModel, validated, type AdminModelView, type CatalogAdminPorts } from './catalog-admin.js';
+import { addModel, assertRegistered, validated, type AdminModelView, type CatalogAdminPorts } from './catalog-admin.js';
 
 /**
  * A model added from its upstream id with its input schema imported from the provider (issue 28): Replicate's
@@ -56,6 +56,8 @@ export type ImportModelBody = Static<typeof ImportModelBody>;
 /** Adds a model whose record's input is the schema its provider publishes today. */
 export async function importModel(ports: CatalogImportPorts, actor: string, input: unknown, today = new Date().toISOString().slice(0, 10)): Promise<AdminModelView> {
   const body = validated<ImportModelBody>(ImportModelBody, input);
+  // Before anything is looked up by it: the record lookup below holds an unregistered name to be a catalog bug.
+  assertRegistered(body.provider, 'provider');
   const taken = ports.catalog.find(body.model.slug);
   if (taken) throw new ApiError('parameter_invalid', `A model named '${body.model.slug}' is in the catalog already (${taken.slug}).`, 'model.slug');
   if (upstreamModel(body.provider, body.upstream)) {
@@ -73,15 +75,6 @@ export async function importModel(ports: CatalogImportPorts, actor: string, inpu
     if (err.upstreamFault) throw new ApiError('upstream_error', err.message);
     throw new ApiError('parameter_invalid', err.message, err.field);
   }
-  const fields = new Set(Object.keys(imported.input.properties));
-  const unknown = (target: string) => !fields.has(target.split('.')[0]!);
-  for (const [from, to] of Object.entries(body.record.map)) {
-    const target = typeof to === 'string' ? to : to.in ? null : to.to;
-    if (target !== null && unknown(target)) throw new ApiError('parameter_invalid', `'${target}' is not a field of ${imported.source} (its fields: ${[...fields].join(', ')}).`, `record.map.${from}`);
-  }
-  for (const field of Object.keys(body.record.set ?? {})) {
-    if (unknown(field)) throw new ApiError('parameter_invalid', `'${field}' is not a field of ${imported.source} (its fields: ${[...fields].join(', ')}).`, `record.set.${field}`);
-  }
   const { sources, lifecycle, ...rest } = body.record;
   const record: UpstreamModelRecord = {
     ...rest,
@@ -96,8 +89,10 @@ export async function importModel(ports: CatalogImportPorts, actor: string, inpu
   try {
     return await addModel(ports, actor, { model: { ...body.model, routes: [{ provider: body.provider, upstream: body.upstream }] }, records: [record] });
   } catch (err) {
-    // addModel names the fields of its own body: the record here is `record`, the definition `model`.
-    if (err instanceof ApiError && err.param?.startsWith('records[0]')) throw new ApiError(err.code, err.message, err.param.replace('records[0]', 'record'));
-    throw err;
+    // addModel names the fields of its own body: the record here is `record`, the definition `model`, and the
+    // record's input is not the operator's but what the provider publishes for `upstream`.
+    if (!(err instanceof ApiError) || !err.param?.startsWith('records[0]')) throw err;
+    if (err.param.startsWith('records[0].input')) throw new ApiError(err.code, `${imported.source} is not one mmgen can take: ${err.message}`, 'upstream');
+    throw new ApiError(err.code, `${err.message} (the input is ${imported.source})`, err.param.replace('records[0]', 'record'));
   }
 }

@@ -5,7 +5,7 @@ import { recordsOf, type ProviderDeclaration } from '../providers/declaration.js
 import { PROVIDER_DECLARATIONS } from '../providers/index.js';
 import { publishedSchemas } from '../providers/schema-import.js';
 import type { ProviderCredentials } from '../providers/types.js';
-import type { UpstreamModelRecord } from '../providers/upstream-record.js';
+import { recordProblem, type UpstreamModelRecord } from '../providers/upstream-record.js';
 import { bumpCatalogVersion, selectRecord, upsertRecord } from '../store/catalog.js';
 import { auditCatalog, validated, type AdminModelView, type CatalogAdminPorts } from './catalog-admin.js';
 import { ImportModelBody, importModel, type CatalogImportPorts } from './catalog-import.js';
@@ -77,15 +77,24 @@ export async function syncRunningCatalog(ports: CatalogSyncPorts, actor: string,
   });
   const approved = approve(report, ids, adds);
   const applied: AppliedFinding[] = [];
-  const changes = approved.filter((a) => a.finding.kind !== 'new');
+  const providers = ports.declarations ?? PROVIDER_DECLARATIONS;
+  // Each changed record as it would be, held to the check of every record before any is taken: a drifted schema
+  // may drop a field the record's map still sends (or be no JSON Schema at all), and is then refused, not served.
+  const changes = approved.flatMap(({ finding }, i) => {
+    if (finding.kind === 'new' || !finding.proposed) return [];
+    const declared = providers.find((p) => p.name === finding.provider)!;
+    const current = recordsOf(declared).get(finding.upstream);
+    if (!current) return [];
+    const next: UpstreamModelRecord = { ...current, ...finding.proposed };
+    const problem = recordProblem(next);
+    if (problem) {
+      throw new ApiError('parameter_invalid', `Taking '${finding.id}' would leave the record of ${finding.provider}'s '${finding.upstream}' invalid: ${problem.message}. Edit its record (PATCH /v1/admin/models/{slug} with records) instead.`, `apply[${i}]`);
+    }
+    return [{ finding, current, next }];
+  });
   if (changes.length > 0) {
-    const providers = ports.declarations ?? PROVIDER_DECLARATIONS;
     await ports.db.tx(async (q) => {
-      for (const { finding } of changes) {
-        const declared = providers.find((p) => p.name === finding.provider)!;
-        const current = recordsOf(declared).get(finding.upstream);
-        if (!current || !finding.proposed) continue;
-        const next: UpstreamModelRecord = { ...current, ...finding.proposed };
+      for (const { finding, current, next } of changes) {
         const before = (await selectRecord(q, finding.provider, finding.upstream)) ?? current;
         await upsertRecord(q, finding.provider, finding.upstream, next);
         await auditCatalog(q, actor, { action: 'record.sync', target: `${finding.provider}:${finding.upstream}`, before, after: next });

@@ -1,7 +1,7 @@
 import type { CatalogModel, Modality, ModelRoute } from '../catalog/index.js';
-import { IMAGE_FIELD, mappedFields, propertyAt, takesImage } from './upstream-input.js';
+import { IMAGE_FIELD, mappedFields, takesImage } from './upstream-input.js';
 import { upstreamModel } from './upstream-models.js';
-import { recordsVersion, type PropertySchema, type UpstreamModelRecord } from './upstream-record.js';
+import { propertyAt, recordsVersion, type PropertySchema, type UpstreamModelRecord } from './upstream-record.js';
 
 /**
  * A model's `parameters` (contract §3a): the JSON Schema of the modality

@@ -1,8 +1,8 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { dataUri, nearestAspectRatio } from './files.js';
 import { providerError } from './http.js';
 import type { ImageInput, UpstreamRequest } from './types.js';
-import type { PropertySchema, UpstreamModelRecord, UpstreamRecords } from './upstream-record.js';
+import { compileRecordSchema } from './record-schema.js';
+import { propertyAt, type InputPart, type PropertySchema, type UpstreamModelRecord, type UpstreamRecords } from './upstream-record.js';
 
 /**
  * mmgen's request fields as one upstream model's input, from its record's
@@ -140,9 +140,6 @@ export function recordForRequest(records: UpstreamRecords, req: Pick<UpstreamReq
   return sibling;
 }
 
-/** Where a mapped value goes: the body (the default), or the URL's path or query (`"in"` in the map). */
-export type InputPart = 'body' | 'path' | 'query';
-
 const isSet = (v: unknown) => v !== undefined && v !== null;
 
 /**
@@ -178,17 +175,6 @@ export function withModelDefaults(record: UpstreamModelRecord, params: Input): I
   return out;
 }
 
-/**
- * The schema of an input field, a dotted path naming a field of an object field (`voice_setting.speed`); with
- * `part`, of a path or query parameter (the record's `path_and_query`).
- */
-export function propertyAt(record: UpstreamModelRecord, path: string, part: InputPart = 'body'): PropertySchema | undefined {
-  const top = part === 'body' ? record.input : (record.path_and_query as PropertySchema | undefined);
-  let schema: PropertySchema | undefined = { properties: top?.properties };
-  for (const key of path.split('.')) schema = (schema?.properties as Record<string, PropertySchema> | undefined)?.[key];
-  return schema;
-}
-
 /** Sets a value at a dotted path, making (or joining) the objects on the way: two fields may share one object. */
 function put(out: Input, path: string, value: unknown): void {
   const parts = path.split('.');
@@ -200,10 +186,6 @@ function put(out: Input, path: string, value: unknown): void {
   at[parts.at(-1)!] = value;
 }
 
-// `binary` is OpenAPI's mark of a file part in a multipart form (checked as the part's file name).
-const ajv = new Ajv2020({ strict: false, formats: { binary: true } });
-const validators = new WeakMap<object, ValidateFunction>();
-
 /**
  * The body as built, once it is one its provider documents (the record's `input`, or another schema of the
  * record such as OpenAI's edits form): a body the provider would refuse is never sent. A request within the
@@ -211,11 +193,7 @@ const validators = new WeakMap<object, ValidateFunction>();
  * adapter unchecked) fails here as the provider would fail it, without the call.
  */
 export function documentedBody<T extends Input>(provider: string, record: UpstreamModelRecord, body: T, schema: object = record.input): T {
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    validators.set(schema, validate);
-  }
+  const validate = compileRecordSchema(schema);
   if (validate(body)) return body;
   const e = validate.errors?.[0];
   const where = e ? [e.instancePath.replace(/^\//, '').replaceAll('/', '.'), (e.params as { additionalProperty?: string }).additionalProperty].filter(Boolean).join('.') : '';

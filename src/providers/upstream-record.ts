@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { schemaProblem } from './record-schema.js';
 
 /**
  * What each provider documents for each upstream model the catalog routes to,
@@ -145,9 +146,32 @@ export interface PropertySchema {
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validRecord = ajv.compile(UpstreamModelRecord);
 
+/** Where a mapped value goes: the body (the default), or the URL's path or query (`"in"` in the map). */
+export type InputPart = 'body' | 'path' | 'query';
+
 /**
- * What is wrong with a record, the shipped ones' checks: its schema, and defaults only for fields it maps (any
- * other would be a value the model never receives). `field`: the record's field at fault, dotted.
+ * The schema of an input field, a dotted path naming a field of an object field (`voice_setting.speed`); with
+ * `part`, of a path or query parameter (the record's `path_and_query`).
+ */
+export function propertyAt(record: UpstreamModelRecord, path: string, part: InputPart = 'body'): PropertySchema | undefined {
+  return propertyIn(part === 'body' ? record.input : (record.path_and_query as PropertySchema | undefined), path);
+}
+
+function propertyIn(top: PropertySchema | undefined, path: string): PropertySchema | undefined {
+  let schema: PropertySchema | undefined = { properties: top?.properties };
+  for (const key of path.split('.')) schema = (schema?.properties as Record<string, PropertySchema> | undefined)?.[key];
+  return schema;
+}
+
+/** The record's fields that are JSON Schemas, each held to its draft's meta-schema. */
+const SCHEMA_FIELDS = ['input', 'edits_input', 'path_and_query'] as const;
+
+/**
+ * What is wrong with a record: the one check of every record, shipped (read from its folder), added or edited by
+ * the operator, imported from a provider, or changed by a sync. Its shape; its schemas, JSON Schemas of their draft
+ * (record-schema.ts); its map and set naming only fields its input declares (a value sent to an undeclared field is
+ * one the provider refuses, or one `additionalProperties: false` refuses before the call); defaults only for fields
+ * it maps (any other would be a value the model never receives). `field`: the record's field at fault, dotted.
  */
 export function recordProblem(record: unknown): { field: string; message: string } | null {
   if (!validRecord(record)) {
@@ -156,8 +180,30 @@ export function recordProblem(record: unknown): { field: string; message: string
     const field = [...e.instancePath.split('/').filter(Boolean), ...(missing ? [missing] : [])].join('.');
     return { field, message: ajv.errorsText(validRecord.errors) };
   }
-  const mapped = new Set(Object.keys(record.map).flatMap((k) => k.split(',')));
-  const stray = Object.keys((record as UpstreamModelRecord).defaults ?? {}).filter((f) => !mapped.has(f));
+  const r = record as UpstreamModelRecord;
+  for (const name of SCHEMA_FIELDS) {
+    if (r[name] === undefined) continue;
+    const problem = schemaProblem(r[name]);
+    if (problem) {
+      const field = problem.path ? `${name}.${problem.path}` : name;
+      return { field, message: `${field} ${problem.message}` };
+    }
+  }
+  const declared = (part: InputPart) => Object.keys((part === 'body' ? r.input : (r.path_and_query as PropertySchema | undefined))?.properties ?? {});
+  for (const [from, spec] of Object.entries(r.map)) {
+    const to = typeof spec === 'string' ? spec : spec.to;
+    const part = typeof spec === 'string' ? 'body' : (spec.in ?? 'body');
+    // OpenAI's edits form (`edits_input`) takes the input image its JSON body has no field for.
+    if (!propertyAt(r, to, part) && !(part === 'body' && propertyIn(r.edits_input, to))) {
+      const where = part === 'body' ? 'input' : 'path_and_query';
+      return { field: `map.${from}`, message: `map.${from} names '${to}', which its ${where} does not declare (its fields: ${declared(part).join(', ') || 'none'})` };
+    }
+  }
+  for (const path of Object.keys(r.set)) {
+    if (!propertyAt(r, path)) return { field: `set.${path}`, message: `set names '${path}', which its input does not declare (its fields: ${declared('body').join(', ') || 'none'})` };
+  }
+  const mapped = new Set(Object.keys(r.map).flatMap((k) => k.split(',')));
+  const stray = Object.keys(r.defaults ?? {}).filter((f) => !mapped.has(f));
   if (stray.length > 0) return { field: `defaults.${stray[0]}`, message: `defaults for fields it does not map: ${stray.join(', ')}` };
   return null;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -55,6 +55,13 @@ describe('operator CLI on the embedded database', () => {
     const unknownOrg = await mmgen(['wallet', 'topup', '--org', 'org_missing', '--credits', '5'], env);
     expect(unknownOrg.code).toBe(1);
     expect(unknownOrg.stderr).toMatch(/No such organization/);
+    // An import naming no registered provider: the admin API's 400, in words, not a stack (issue 42).
+    const importFile = join(dataDir, 'import.json');
+    writeFileSync(importFile, JSON.stringify({ provider: 'no-such-provider', upstream: 'acme/x', model: { slug: 'acme-x', display_name: 'X', modality: 'image', capabilities: [], unit_cost_usd: '0.01' }, record: { map: { prompt: 'prompt' } } }));
+    const unregistered = await mmgen(['catalog', 'add', '--import', '--file', importFile], env);
+    expect(unregistered.code).toBe(1);
+    expect(unregistered.stderr).toMatch(/^mmgen: No provider 'no-such-provider' is registered; the registered ones are .*replicate/);
+    expect(unregistered.stderr).not.toMatch(/\n\s+at /);
     const unknownCmd = await mmgen(['frobnicate'], env);
     expect(unknownCmd.code).toBe(2);
     expect(unknownCmd.stderr).toMatch(/unknown command/);

@@ -64,6 +64,23 @@ describeEachBackend('the operator catalog', (backend) => {
     const record = await admin('POST', '/v1/admin/models', { model, records: [recordWithoutInput] });
     expect(record.status).toBe(400);
     expect(record.body.error.param).toBe('records[0].input');
+    // A record whose input is no JSON Schema, or whose map sends a field its input does not declare (issue 42).
+    const withInput = (over: (r: ReturnType<typeof newReplicateRecord>) => void) => {
+      const r = newReplicateRecord('acme/unknown');
+      over(r);
+      return admin('POST', '/v1/admin/models', { model, records: [r] });
+    };
+    const prompt = (r: ReturnType<typeof newReplicateRecord>) => r.input.properties.prompt as Record<string, unknown>;
+    const typo = await withInput((r) => (prompt(r).type = 'strnig'));
+    expect(typo.status).toBe(400);
+    expect(typo.body.error).toMatchObject({ code: 'parameter_invalid', param: 'records[0].input.properties.prompt.type' });
+    expect(typo.body.error.message).toMatch(/must be one of .*"string"/);
+    const required = await withInput((r) => ((r.input as Record<string, unknown>).required = 'prompt'));
+    expect(required.body.error).toMatchObject({ code: 'parameter_invalid', param: 'records[0].input.required', message: expect.stringMatching(/must be array/) });
+    const minLength = await withInput((r) => (prompt(r).minLength = 'one'));
+    expect(minLength.body.error).toMatchObject({ code: 'parameter_invalid', param: 'records[0].input.properties.prompt.minLength', message: expect.stringMatching(/must be integer/) });
+    const map = await withInput((r) => (r.map.prompt = 'text'));
+    expect(map.body.error).toMatchObject({ code: 'parameter_invalid', param: 'records[0].map.prompt', message: expect.stringMatching(/'text', which its input does not declare/) });
     const taken = await admin('POST', '/v1/admin/models', { model: { ...model, slug: 'flux-schnell', routes: [{ provider: 'replicate', upstream: 'black-forest-labs/flux-schnell' }] } });
     expect(taken.body.error).toMatchObject({ code: 'parameter_invalid', param: 'model.slug' });
     expect((await admin('GET', '/v1/admin/models')).body.data.some((m: { slug: string }) => m.slug === 'acme-bad')).toBe(false);

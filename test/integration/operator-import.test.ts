@@ -55,6 +55,7 @@ describeEachBackend('a model imported from its provider', (backend) => {
     fakes.replicate.listing.add('acme/flux-3', { input: COG_INPUT, components: COG_COMPONENTS });
     fakes.fal.listing.add('fal-ai/acme-2', { input: FAL_INPUT, components: FAL_COMPONENTS });
     fakes.replicate.listing.add('acme/flux-3-mini', { input: COG_INPUT, components: COG_COMPONENTS });
+    fakes.replicate.listing.add('acme/flux-3-typo', { input: { ...COG_INPUT, properties: { ...COG_INPUT.properties, seed: { type: 'integr' } } }, components: COG_COMPONENTS });
     s = await startTestServer(backend, { ...fakes.env, MMGEN_ADMIN_TOKEN: ADMIN_TOKEN, MMGEN_ALLOW_PRIVATE_NETWORK: '1' });
     api = client(s.url);
     org = await s.createOrg({ credits: 1_000_000 });
@@ -138,6 +139,10 @@ describeEachBackend('a model imported from its provider', (backend) => {
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'parameter_invalid', param: 'upstream' });
     expect(missing.body.error.message).toMatch(/replicate publishes no model 'acme\/none'.*404/);
+    // As POST /v1/admin/models answers a route on it (issue 42: it was a 500).
+    const unregistered = await admin('POST', '/v1/admin/models/import', body({ provider: 'no-such-provider' }));
+    expect(unregistered.status).toBe(400);
+    expect(unregistered.body.error).toMatchObject({ code: 'parameter_invalid', param: 'provider', message: expect.stringMatching(/^No provider 'no-such-provider' is registered; the registered ones are .*replicate/) });
     const noSchema = await admin('POST', '/v1/admin/models/import', body({ provider: 'openai', upstream: 'gpt-9' }));
     expect(noSchema.body.error).toMatchObject({ code: 'parameter_invalid', param: 'provider' });
     expect(noSchema.body.error.message).toMatch(/publishes no per-model input schema/);
@@ -146,9 +151,34 @@ describeEachBackend('a model imported from its provider', (backend) => {
     expect(shipped.body.error.message).toMatch(/has a record of/);
     const badMap = await admin('POST', '/v1/admin/models/import', body({ upstream: 'acme/flux-3-mini', model: definition('acme-flux-3b', '0.01'), record: { map: { prompt: 'text' } } }));
     expect(badMap.body.error).toMatchObject({ code: 'parameter_invalid', param: 'record.map.prompt' });
-    expect(badMap.body.error.message).toMatch(/'text' is not a field of replicate's published input schema of acme\/flux-3-mini/);
+    expect(badMap.body.error.message).toMatch(/'text', which its input does not declare \(its fields: prompt, aspect_ratio, num_outputs, seed\).*replicate's published input schema of acme\/flux-3-mini/);
+    // A published schema that is no JSON Schema is the provider's, not the operator's: 400 on `upstream`.
+    const typo = await admin('POST', '/v1/admin/models/import', body({ upstream: 'acme/flux-3-typo', model: definition('acme-flux-3t', '0.01') }));
+    expect(typo.body.error).toMatchObject({ code: 'parameter_invalid', param: 'upstream' });
+    expect(typo.body.error.message).toMatch(/^replicate's published input schema of acme\/flux-3-typo is not one mmgen can take: .*input\.properties\.seed\.type must be one of/);
     const routes = await admin('POST', '/v1/admin/models/import', body({ model: { ...definition('acme-x', '0.01'), routes: [] } }));
     expect(routes.body.error).toMatchObject({ code: 'parameter_unknown', param: 'model.routes' });
-    expect((await admin('GET', '/v1/admin/models')).body.data.some((m: { slug: string }) => m.slug === 'acme-none' || m.slug === 'acme-flux-3b')).toBe(false);
+    expect((await admin('GET', '/v1/admin/models')).body.data.some((m: { slug: string }) => ['acme-none', 'acme-flux-3b', 'acme-flux-3t'].includes(m.slug))).toBe(false);
+  });
+
+  it('a synced schema is held to the same check: one that drops a field the record maps is refused, and nothing is taken', async () => {
+    fakes.fal.drifted.set('fal-ai/flux/schnell', (input) => {
+      const { seed: _seed, ...properties } = input.properties;
+      return { ...input, properties };
+    });
+    try {
+      const id = 'schema:fal:fal-ai/flux/schnell';
+      const report = await admin('POST', '/v1/admin/catalog/sync', {});
+      expect(report.body.findings.map((f: { id: string }) => f.id)).toContain(id);
+      const before = (await admin('GET', '/v1/admin/models')).body.version;
+      const res = await admin('POST', '/v1/admin/catalog/sync', { apply: [id] });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'apply[0]' });
+      expect(res.body.error.message).toMatch(/map\.seed names 'seed', which its input does not declare/);
+      expect((await admin('GET', '/v1/admin/models')).body.version).toBe(before);
+      expect((await admin('GET', '/v1/admin/audit?target=fal:fal-ai/flux/schnell')).body.data).toEqual([]);
+    } finally {
+      fakes.fal.drifted.delete('fal-ai/flux/schnell');
+    }
   });
 });
