@@ -5,8 +5,8 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
 /**
  * Single sign-on through a real OpenID provider (oidc-provider) on loopback: an organization turns OIDC on, a new
  * person whose email domain joins automatically signs in (code flow with PKCE through openid-client) and lands with
- * the configured role; someone of another domain is refused; a replayed callback is refused; requiring SSO refuses
- * password sessions but the break-glass owner's.
+ * the configured role; someone of another domain, or whose email the provider did not verify, is refused (403: must
+ * be invited); a replayed callback is refused; requiring SSO refuses password sessions but the break-glass owner's.
  */
 describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
   let s: TestServer;
@@ -20,6 +20,7 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     idp = await startOidcProvider({ clientId: 'mmgen', clientSecret: 'loopback secret', redirectUri: `${s.url}/v1/sso/callback` });
     idp.people.set('u-ada', { sub: 'u-ada', email: 'ada@acme.test', email_verified: true, name: 'Ada' });
     idp.people.set('u-eve', { sub: 'u-eve', email: 'eve@elsewhere.test', email_verified: true, name: 'Eve' });
+    idp.people.set('u-mal', { sub: 'u-mal', email: 'mal@acme.test', email_verified: false, name: 'Mal' });
     org = await s.createOrg({ name: 'acme' });
   });
   afterAll(async () => {
@@ -34,6 +35,16 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     const url = new URL(start.body.authorization_url);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     return followToOrigin(url.href, s.url);
+  }
+
+  /** What a refused sign-in must not leave behind: an account or identity for the person, or any session. */
+  async function traces(email: string, sub: string) {
+    const count = async (sql: string, params: unknown[] = []) => (await s.db.query<{ n: number }>(sql, params)).rows[0]!.n;
+    return {
+      accounts: await count('SELECT count(*)::int AS n FROM accounts WHERE email_key = $1', [email]),
+      identities: await count('SELECT count(*)::int AS n FROM account_identities WHERE subject = $1', [sub]),
+      sessions: await count('SELECT count(*)::int AS n FROM sessions'),
+    };
   }
 
   it('an owner configures it; a wrong issuer is refused; the secret is never answered', async () => {
@@ -88,6 +99,19 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     expect(replayed.headers.getSetCookie()).toEqual([]);
     const forged = await fetch(`${s.url}/v1/sso/callback?code=abc&state=not-a-flow`, { redirect: 'manual' });
     expect(forged.status).toBe(401);
+  });
+
+  it('an unverified email at an auto-join domain is refused with 403: such a person must be invited', async () => {
+    const before = await traces('mal@acme.test', 'u-mal');
+    const mal = await signInAs('u-mal');
+    const text = await mal.text();
+    expect(mal.status, text).toBe(403);
+    const body = JSON.parse(text);
+    expect(body.error.code).toBe('insufficient_role');
+    expect(body.error.message).toMatch(/invitation/);
+    expect(mal.headers.getSetCookie()).toEqual([]);
+    expect(await traces('mal@acme.test', 'u-mal')).toEqual({ ...before, accounts: 0, identities: 0 });
+    expect((await api()('GET', '/v1/members', { key: org.live })).body.data.map((m: any) => m.email)).not.toContain('mal@acme.test');
   });
 
   it('requiring SSO refuses password sign-in but the break-glass owner\'s', async () => {

@@ -185,6 +185,7 @@ export async function startSsoSignIn(ports: SsoPorts, organizationId: string): P
 }
 
 const refused = (why: string) => new ApiError('invalid_credentials', `Single sign-on failed: ${why}`);
+const notInvited = (why: string) => new ApiError('insufficient_role', `Single sign-on cannot let you in: ${why}. Ask an owner or admin of the organization for an invitation.`);
 
 /**
  * The issuer's redirect back: the code is exchanged (with the PKCE verifier, checking state and nonce), the ID
@@ -222,7 +223,8 @@ export async function finishSsoSignIn(
     let newAccount = false;
     let joined = false;
     if (!accountId) {
-      if (!email || !verified) throw refused('the identity provider gave no verified email.');
+      // Without a verified email nobody can be found or join automatically: the same answer as any non-member's.
+      if (!email || !verified) throw notInvited('the identity provider did not confirm your email address, and only a confirmed one finds your account or joins automatically');
       // A verified email at the organization's own issuer finds the person's existing account.
       const existing = await findAccountByEmailKey(q, emailKey(email));
       accountId = existing?.id ?? (await insertAccount(q, {
@@ -234,9 +236,7 @@ export async function finishSsoSignIn(
     let member = await findMembership(q, accountId, s.organization_id);
     if (!member) {
       const domain = email?.split('@')[1]?.toLowerCase();
-      if (!verified || !domain || !s.auto_join_domains.includes(domain)) {
-        throw new ApiError('insufficient_role', 'You are not a member of this organization: ask an owner or admin for an invitation.');
-      }
+      if (!verified || !domain || !s.auto_join_domains.includes(domain)) throw notInvited('you are not a member of this organization');
       const id = newId('usr');
       await insertMember(q, { id, organizationId: s.organization_id, accountId, role: s.auto_join_role, name: typeof claims.name === 'string' ? claims.name : null });
       joined = true;
