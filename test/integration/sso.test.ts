@@ -1,3 +1,4 @@
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { followToOrigin, startOidcProvider } from '../helpers/oidc.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -6,7 +7,8 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * Single sign-on through a real OpenID provider (oidc-provider) on loopback: an organization turns OIDC on, a new
  * person whose email domain joins automatically signs in (code flow with PKCE through openid-client) and lands with
  * the configured role; someone of another domain, or whose email the provider did not verify, is refused (403: must
- * be invited); a replayed callback is refused; requiring SSO refuses password sessions but the break-glass owner's.
+ * be invited); a replayed callback is refused; an ID token re-signed with another key than the provider's is refused;
+ * requiring SSO refuses password sessions but the break-glass owner's.
  */
 describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
   let s: TestServer;
@@ -21,6 +23,7 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     idp.people.set('u-ada', { sub: 'u-ada', email: 'ada@acme.test', email_verified: true, name: 'Ada' });
     idp.people.set('u-eve', { sub: 'u-eve', email: 'eve@elsewhere.test', email_verified: true, name: 'Eve' });
     idp.people.set('u-mal', { sub: 'u-mal', email: 'mal@acme.test', email_verified: false, name: 'Mal' });
+    idp.people.set('u-zed', { sub: 'u-zed', email: 'zed@acme.test', email_verified: true, name: 'Zed' });
     org = await s.createOrg({ name: 'acme' });
   });
   afterAll(async () => {
@@ -112,6 +115,36 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     expect(mal.headers.getSetCookie()).toEqual([]);
     expect(await traces('mal@acme.test', 'u-mal')).toEqual({ ...before, accounts: 0, identities: 0 });
     expect((await api()('GET', '/v1/members', { key: org.live })).body.data.map((m: any) => m.email)).not.toContain('mal@acme.test');
+  });
+
+  it('an ID token re-signed with a key that is not the provider\'s is refused, with or without its kid; nothing is made', async () => {
+    // A forger between mmgen and the issuer (http on a private network): same claims, its own key.
+    const { privateKey } = await generateKeyPair('RS256');
+    const resign = (keepKid: boolean) => async (idToken: string) => {
+      const { kid } = decodeProtectedHeader(idToken);
+      return new SignJWT(decodeJwt(idToken)).setProtectedHeader({ alg: 'RS256', ...(keepKid && kid ? { kid } : {}) }).sign(privateKey);
+    };
+    const before = await traces('zed@acme.test', 'u-zed');
+    try {
+      for (const keepKid of [true, false]) {
+        idp.tokenEndpoint.rewriteIdToken = resign(keepKid);
+        const forged = await signInAs('u-zed');
+        const text = await forged.text();
+        expect(forged.status, `keepKid ${keepKid}: ${text}`).toBe(401);
+        const body = JSON.parse(text);
+        expect(body.error.code).toBe('invalid_credentials');
+        expect(body.error.message).toMatch(/signature/i);
+        expect(forged.headers.getSetCookie()).toEqual([]);
+        expect(await traces('zed@acme.test', 'u-zed')).toEqual({ ...before, accounts: 0, identities: 0 });
+      }
+    } finally {
+      idp.tokenEndpoint.rewriteIdToken = null;
+    }
+    expect((await api()('GET', '/v1/members', { key: org.live })).body.data.map((m: any) => m.email)).not.toContain('zed@acme.test');
+    // The provider's own signature still signs them in.
+    const genuine = await signInAs('u-zed');
+    expect(genuine.status, await genuine.clone().text()).toBe(302);
+    expect(await traces('zed@acme.test', 'u-zed')).toEqual({ accounts: 1, identities: 1, sessions: before.sessions + 1 });
   });
 
   it('requiring SSO refuses password sign-in but the break-glass owner\'s', async () => {
