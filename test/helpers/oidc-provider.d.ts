@@ -19,6 +19,8 @@ declare module 'oidc-provider' {
     interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
     Grant: { new (opts: { accountId: string; clientId: string }): Grant; find(id: string): Promise<Grant | undefined> };
     proxy: boolean;
+    /** Koa middleware run around the provider's own routes (its documented pre- and post-processing hook). */
+    use(fn: (ctx: { path: string; method: string; status: number; body: unknown }, next: () => Promise<void>) => Promise<void>): this;
   }
   export default Provider;
 }

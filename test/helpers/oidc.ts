@@ -18,10 +18,13 @@ export async function startOidcProvider(client: { clientId: string; clientSecret
   issuer: string;
   people: Map<string, Person>;
   loginAs: { sub: string };
+  /** When set, the token endpoint's id_token is replaced by what this makes of it (a forger between mmgen and the issuer). */
+  tokenEndpoint: { rewriteIdToken: ((idToken: string) => Promise<string>) | null };
   close(): Promise<void>;
 }> {
   const people = new Map<string, Person>();
   const loginAs = { sub: '' };
+  const tokenEndpoint: { rewriteIdToken: ((idToken: string) => Promise<string>) | null } = { rewriteIdToken: null };
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -41,6 +44,14 @@ export async function startOidcProvider(client: { clientId: string; clientSecret
       return p ? { accountId: id, claims: async () => ({ ...p }) } : undefined;
     },
   });
+  provider.use(async (ctx, next) => {
+    await next();
+    const rewrite = tokenEndpoint.rewriteIdToken;
+    const body = ctx.body as { id_token?: unknown } | null;
+    if (rewrite && ctx.method === 'POST' && ctx.path === '/token' && ctx.status === 200 && typeof body?.id_token === 'string') {
+      ctx.body = { ...body, id_token: await rewrite(body.id_token) };
+    }
+  });
   const handle = provider.callback();
   server.on('request', (req, res) => {
     if (!req.url?.startsWith('/interaction/')) return handle(req, res);
@@ -55,7 +66,7 @@ export async function startOidcProvider(client: { clientId: string; clientSecret
       res.end(String(err));
     });
   });
-  return { issuer, people, loginAs, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { issuer, people, loginAs, tokenEndpoint, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 /** Follows redirects as a browser does (each origin its own cookies) until `stopAt`'s origin answers; that response is returned. */

@@ -1,3 +1,4 @@
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { followToOrigin, startOidcProvider } from '../helpers/oidc.js';
 import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
@@ -5,8 +6,9 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
 /**
  * Single sign-on through a real OpenID provider (oidc-provider) on loopback: an organization turns OIDC on, a new
  * person whose email domain joins automatically signs in (code flow with PKCE through openid-client) and lands with
- * the configured role; someone of another domain is refused; a replayed callback is refused; requiring SSO refuses
- * password sessions but the break-glass owner's.
+ * the configured role; someone of another domain, or whose email the provider did not verify, is refused (403: must
+ * be invited); a replayed callback is refused; an ID token re-signed with another key than the provider's is refused;
+ * requiring SSO refuses password sessions but the break-glass owner's.
  */
 describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
   let s: TestServer;
@@ -20,6 +22,8 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     idp = await startOidcProvider({ clientId: 'mmgen', clientSecret: 'loopback secret', redirectUri: `${s.url}/v1/sso/callback` });
     idp.people.set('u-ada', { sub: 'u-ada', email: 'ada@acme.test', email_verified: true, name: 'Ada' });
     idp.people.set('u-eve', { sub: 'u-eve', email: 'eve@elsewhere.test', email_verified: true, name: 'Eve' });
+    idp.people.set('u-mal', { sub: 'u-mal', email: 'mal@acme.test', email_verified: false, name: 'Mal' });
+    idp.people.set('u-zed', { sub: 'u-zed', email: 'zed@acme.test', email_verified: true, name: 'Zed' });
     org = await s.createOrg({ name: 'acme' });
   });
   afterAll(async () => {
@@ -34,6 +38,16 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     const url = new URL(start.body.authorization_url);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     return followToOrigin(url.href, s.url);
+  }
+
+  /** What a refused sign-in must not leave behind: an account or identity for the person, or any session. */
+  async function traces(email: string, sub: string) {
+    const count = async (sql: string, params: unknown[] = []) => (await s.db.query<{ n: number }>(sql, params)).rows[0]!.n;
+    return {
+      accounts: await count('SELECT count(*)::int AS n FROM accounts WHERE email_key = $1', [email]),
+      identities: await count('SELECT count(*)::int AS n FROM account_identities WHERE subject = $1', [sub]),
+      sessions: await count('SELECT count(*)::int AS n FROM sessions'),
+    };
   }
 
   it('an owner configures it; a wrong issuer is refused; the secret is never answered', async () => {
@@ -88,6 +102,49 @@ describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
     expect(replayed.headers.getSetCookie()).toEqual([]);
     const forged = await fetch(`${s.url}/v1/sso/callback?code=abc&state=not-a-flow`, { redirect: 'manual' });
     expect(forged.status).toBe(401);
+  });
+
+  it('an unverified email at an auto-join domain is refused with 403: such a person must be invited', async () => {
+    const before = await traces('mal@acme.test', 'u-mal');
+    const mal = await signInAs('u-mal');
+    const text = await mal.text();
+    expect(mal.status, text).toBe(403);
+    const body = JSON.parse(text);
+    expect(body.error.code).toBe('insufficient_role');
+    expect(body.error.message).toMatch(/invitation/);
+    expect(mal.headers.getSetCookie()).toEqual([]);
+    expect(await traces('mal@acme.test', 'u-mal')).toEqual({ ...before, accounts: 0, identities: 0 });
+    expect((await api()('GET', '/v1/members', { key: org.live })).body.data.map((m: any) => m.email)).not.toContain('mal@acme.test');
+  });
+
+  it('an ID token re-signed with a key that is not the provider\'s is refused, with or without its kid; nothing is made', async () => {
+    // A forger between mmgen and the issuer (http on a private network): same claims, its own key.
+    const { privateKey } = await generateKeyPair('RS256');
+    const resign = (keepKid: boolean) => async (idToken: string) => {
+      const { kid } = decodeProtectedHeader(idToken);
+      return new SignJWT(decodeJwt(idToken)).setProtectedHeader({ alg: 'RS256', ...(keepKid && kid ? { kid } : {}) }).sign(privateKey);
+    };
+    const before = await traces('zed@acme.test', 'u-zed');
+    try {
+      for (const keepKid of [true, false]) {
+        idp.tokenEndpoint.rewriteIdToken = resign(keepKid);
+        const forged = await signInAs('u-zed');
+        const text = await forged.text();
+        expect(forged.status, `keepKid ${keepKid}: ${text}`).toBe(401);
+        const body = JSON.parse(text);
+        expect(body.error.code).toBe('invalid_credentials');
+        expect(body.error.message).toMatch(/signature/i);
+        expect(forged.headers.getSetCookie()).toEqual([]);
+        expect(await traces('zed@acme.test', 'u-zed')).toEqual({ ...before, accounts: 0, identities: 0 });
+      }
+    } finally {
+      idp.tokenEndpoint.rewriteIdToken = null;
+    }
+    expect((await api()('GET', '/v1/members', { key: org.live })).body.data.map((m: any) => m.email)).not.toContain('zed@acme.test');
+    // The provider's own signature still signs them in.
+    const genuine = await signInAs('u-zed');
+    expect(genuine.status, await genuine.clone().text()).toBe(302);
+    expect(await traces('zed@acme.test', 'u-zed')).toEqual({ accounts: 1, identities: 1, sessions: before.sessions + 1 });
   });
 
   it('requiring SSO refuses password sign-in but the break-glass owner\'s', async () => {

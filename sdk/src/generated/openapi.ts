@@ -815,7 +815,7 @@ export interface paths {
         };
         /**
          * The identity provider's redirect back: signs the person in
-         * @description Exchanges the code (checking PKCE, state and nonce), finds or makes the person by the ID token (subject, then verified email), joins them at the configured role when their email domain joins automatically, sets the session cookies and redirects to the dashboard.
+         * @description Exchanges the code (checking PKCE, state, nonce and the ID token's signature against the issuer's JWKS), finds or makes the person by the ID token (subject, then verified email), joins them at the configured role when their email domain joins automatically, sets the session cookies and redirects to the dashboard.
          */
         get: operations["finishSsoSignIn"];
         put?: never;

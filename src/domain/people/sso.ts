@@ -95,11 +95,12 @@ function configurationOf(s: { issuer: string; client_id: string; client_secret: 
   const hit = discovered.get(cacheKey);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.config;
   const url = assertIssuerAllowed(s.issuer, allowPrivateNetwork);
-  const config = oidc.discovery(
-    url, s.client_id, s.client_secret ?? undefined,
-    s.client_secret === null ? oidc.None() : undefined,
-    url.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests], timeout: 10 } : { timeout: 10 },
-  );
+  // openid-client checks the ID token's claims but, for one from the token endpoint, not its signature unless told
+  // to (OIDC Core 3.1.3.7 lets TLS stand in for it): told here, so every sign-in verifies it against the issuer's
+  // JWKS (fetched and cached by the library). TLS alone is not enough: an http issuer on a private network has none,
+  // and a proxy that ends TLS could rewrite the answer.
+  const execute = url.protocol === 'http:' ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks];
+  const config = oidc.discovery(url, s.client_id, s.client_secret ?? undefined, s.client_secret === null ? oidc.None() : undefined, { execute, timeout: 10 });
   discovered.set(cacheKey, { config, at: Date.now() });
   config.catch(() => discovered.delete(cacheKey));
   return config;
@@ -185,6 +186,13 @@ export async function startSsoSignIn(ports: SsoPorts, organizationId: string): P
 }
 
 const refused = (why: string) => new ApiError('invalid_credentials', `Single sign-on failed: ${why}`);
+/** openid-client's message is generic ("invalid response encountered"); the check that failed is its cause's. */
+function reasonOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : null;
+  return cause && cause !== message ? `${message}: ${cause}` : message;
+}
+const notInvited = (why: string) => new ApiError('insufficient_role', `Single sign-on cannot let you in: ${why}. Ask an owner or admin of the organization for an invitation.`);
 
 /**
  * The issuer's redirect back: the code is exchanged (with the PKCE verifier, checking state and nonce), the ID
@@ -212,7 +220,7 @@ export async function finishSsoSignIn(
       claims = { ...info, ...claims, email: info.email, email_verified: info.email_verified, name: info.name };
     }
   } catch (err) {
-    throw refused(`the identity provider's answer was refused (${(err as Error).message}).`);
+    throw refused(`the identity provider's answer was refused (${reasonOf(err)}).`);
   }
   if (!claims) throw refused('no ID token.');
   const email = typeof claims.email === 'string' ? claims.email : null;
@@ -222,7 +230,8 @@ export async function finishSsoSignIn(
     let newAccount = false;
     let joined = false;
     if (!accountId) {
-      if (!email || !verified) throw refused('the identity provider gave no verified email.');
+      // Without a verified email nobody can be found or join automatically: the same answer as any non-member's.
+      if (!email || !verified) throw notInvited('the identity provider did not confirm your email address, and only a confirmed one finds your account or joins automatically');
       // A verified email at the organization's own issuer finds the person's existing account.
       const existing = await findAccountByEmailKey(q, emailKey(email));
       accountId = existing?.id ?? (await insertAccount(q, {
@@ -234,9 +243,7 @@ export async function finishSsoSignIn(
     let member = await findMembership(q, accountId, s.organization_id);
     if (!member) {
       const domain = email?.split('@')[1]?.toLowerCase();
-      if (!verified || !domain || !s.auto_join_domains.includes(domain)) {
-        throw new ApiError('insufficient_role', 'You are not a member of this organization: ask an owner or admin for an invitation.');
-      }
+      if (!verified || !domain || !s.auto_join_domains.includes(domain)) throw notInvited('you are not a member of this organization');
       const id = newId('usr');
       await insertMember(q, { id, organizationId: s.organization_id, accountId, role: s.auto_join_role, name: typeof claims.name === 'string' ? claims.name : null });
       joined = true;
