@@ -28,6 +28,7 @@ export const ERROR_TABLE = {
   model_not_allowed: { status: 403, type: 'permission_error' },
   csrf_token_invalid: { status: 403, type: 'permission_error' },
   session_required: { status: 403, type: 'permission_error' },
+  live_mode_required: { status: 403, type: 'permission_error' },
   sso_required: { status: 403, type: 'permission_error' },
   sign_up_closed: { status: 403, type: 'permission_error' },
   resource_not_found: { status: 404, type: 'invalid_request_error' },

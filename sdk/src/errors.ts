@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'model_not_allowed',
   'csrf_token_invalid',
   'session_required',
+  'live_mode_required',
   'sso_required',
   'sign_up_closed',
   'resource_not_found',

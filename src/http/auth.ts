@@ -19,6 +19,22 @@ const pausedError = () =>
     "The organization is paused: by an owner, by the spending anomaly detector, or by a balance below zero after a refund or dispute (GET /v1/organization gives the reason). An owner can unpause it; a payment that brings the balance back to zero or more lifts a billing pause.",
   );
 
+/**
+ * A write only a live-mode credential may make (AuthSpec.mode), asked of a test-mode one. Checked with role and scope,
+ * for every credential alike, so that no route and no use case has to remember it: a test key never reaches what
+ * live mode runs on (a live owner, an invitation, the organization's settings), not even through a session.
+ */
+function assertMode(auth: AuthSpec, principal: Principal): void {
+  if (auth.mode === undefined || principal.mode === auth.mode) return;
+  const how = principal.sessionId
+    ? 'switch the session to live mode (PATCH /v1/session {"mode": "live"})'
+    : 'use a live key (sk_live_…)';
+  throw new ApiError(
+    'live_mode_required',
+    `This changes the organization for live mode too (people, its settings, single sign-on, the data policy or billing), which test mode never does: ${how}.`,
+  );
+}
+
 export type AuthPorts = Pick<AppDeps, 'db' | 'rateLimiter' | 'config'>;
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
@@ -100,7 +116,7 @@ function presentedKey(request: FastifyRequest): string {
 
 /**
  * The onRequest hook that turns `Authorization: Bearer sk_…` (or `x-api-key: sk_…`) into a principal,
- * in the contract's order of checks: 401 → IP allowlist 403 → role/scope 403
+ * in the contract's order of checks: 401 → IP allowlist 403 → role/scope 403 → live mode 403
  * → paused organization 403 → the key's rate limit 429. Public routes (no
  * `auth` in their definition) skip it.
  */
@@ -138,6 +154,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
     if (auth.scope && !scopeAllows(principal.scopes, auth.scope)) {
       throw new ApiError('insufficient_role', `This key lacks the '${auth.scope}' scope.`);
     }
+    assertMode(auth, principal);
     if (auth.consumesCredits && principal.paused) {
       throw pausedError();
     }
@@ -174,6 +191,7 @@ export function createAuthenticator(deps: AuthPorts): Authenticator {
     if (!roleAllows(principal.role, need)) {
       throw new ApiError('insufficient_role', `This operation needs the '${need}' role; you are '${principal.role}' in this organization.`);
     }
+    assertMode(auth, principal);
     if (auth.consumesCredits && principal.paused) {
       throw pausedError();
     }

@@ -98,6 +98,8 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       if (def.auth.sessionRole) op['x-mmgen-session-role'] = def.auth.sessionRole;
       // Refused with 403 organization_paused while the anomaly detector has paused the organization.
       if (def.auth.consumesCredits) op['x-mmgen-consumes-credits'] = true;
+      // Refused with 403 live_mode_required to a test-mode key or session.
+      if (def.auth.mode) op['x-mmgen-mode'] = def.auth.mode;
     }
     // Same generation, another API's shape: named so that generated clients and readers can tell the two apart.
     if (def.compatible) op['x-mmgen-compatible'] = def.compatible;

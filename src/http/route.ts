@@ -45,6 +45,13 @@ export interface AuthSpec {
    * the dashboard (never above their role), while a developer key still manages no keys.
    */
   sessionRole?: Role;
+  /**
+   * 'live': the write changes what live mode runs on (people, the organization's settings, single sign-on, the data
+   * policy, billing), so only a live-mode credential may make it; a test key, its dashboard session and a person's
+   * session in test mode get 403 live_mode_required (docs/contract-addenda.md, "Test mode and the organization's
+   * writes"). Left out: the operation reads, or writes only its caller's own mode's data or the person's own.
+   */
+  mode?: 'live';
 }
 
 type StaticOf<T> = T extends TSchema ? Static<T> : undefined;

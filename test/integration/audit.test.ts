@@ -166,6 +166,39 @@ describeEachBackend('audit log', (backend) => {
     expect([hidden.status, hidden.body.error.code]).toEqual([404, 'resource_not_found']);
   });
 
+  it("a signed-in person's change is recorded in the mode the session acts in; their own account's in both", async () => {
+    const org = await s.createOrg({ credits: 0 });
+    const inv = await api('POST', '/v1/invitations', { key: org.live, body: { email: `audit-mode-${Date.now()}@example.test`, role: 'owner' } });
+    expect(inv.status, JSON.stringify(inv.body)).toBe(201);
+    const accepted = await api('POST', '/v1/invitations/accept', { body: { token: new URL(inv.body.url as string).hash.replace('#token=', ''), password: 'audit mode password' } });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+    const headers: Record<string, string> = { cookie: accepted.headers.getSetCookie().map((c) => c.split(';')[0]).join('; '), 'x-csrf-token': accepted.body.csrf_token as string };
+    // In live mode: a live key and an invitation, both live-mode business.
+    const liveKey = await api('POST', '/v1/api-keys', { headers, body: { name: 'made live in the dashboard' } });
+    expect(liveKey.status, JSON.stringify(liveKey.body)).toBe(201);
+    const invited = await api('POST', '/v1/invitations', { headers, body: { email: `audit-mode-2-${Date.now()}@example.test`, role: 'owner' } });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+    // In test mode: a test key; the switch itself is the person's own.
+    const switched = await api('PATCH', '/v1/session', { headers, body: { mode: 'test' } });
+    expect(switched.status, JSON.stringify(switched.body)).toBe(200);
+    headers['x-csrf-token'] = switched.body.csrf_token as string;
+    const testKey = await api('POST', '/v1/api-keys', { headers, body: { name: 'made in test mode' } });
+    expect(testKey.status, JSON.stringify(testKey.body)).toBe(201);
+
+    const live = (await events(org.live, '?limit=100')).data;
+    const test = (await events(org.test, '?limit=100')).data;
+    const entry = (list: any[], action: string, target: string) => list.find((e) => e.action === action && e.target.id === target);
+    expect(entry(live, 'api_key.created', liveKey.body.id)).toMatchObject({ mode: 'live', actor: { type: 'member' } });
+    expect(entry(live, 'invitation.created', invited.body.id)).toMatchObject({ mode: 'live', actor: { type: 'member' } });
+    expect(entry(test, 'api_key.created', liveKey.body.id)).toBeUndefined();
+    expect(entry(test, 'invitation.created', invited.body.id)).toBeUndefined();
+    expect(entry(test, 'api_key.created', testKey.body.id)).toMatchObject({ mode: 'test', actor: { type: 'member' } });
+    expect(entry(live, 'api_key.created', testKey.body.id)).toBeUndefined();
+    // The switch is the person's own: both modes read it.
+    expect(live.find((e) => e.action === 'session.switched')).toMatchObject({ mode: null });
+    expect(test.find((e) => e.action === 'session.switched')).toMatchObject({ mode: null });
+  });
+
   it('concurrent writers take turns: the chain never forks', async () => {
     const org = await s.createOrg({ credits: 0 });
     await Promise.all(

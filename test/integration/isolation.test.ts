@@ -389,6 +389,108 @@ describeEachBackend('isolation matrix', (backend) => {
     }, 120_000);
   });
 
+  describe('a test-mode credential makes no write of the live organization', () => {
+    /**
+     * The decision table of docs/contract-addenda.md ("Test mode and the organization's writes"): the writes that
+     * change what live mode runs on (people, the organization's settings, single sign-on, the data policy, billing),
+     * which only a live-mode credential may make. Every other write is of the caller's own mode's data, or the
+     * signed-in person's own.
+     */
+    const LIVE_ONLY = [
+      'PATCH /v1/organization', 'PATCH /v1/organization/data-policy', 'PATCH /v1/organization/moderation',
+      'POST /v1/billing/checkout', 'POST /v1/billing/payment-method', 'PUT /v1/billing/auto-topup',
+      'PATCH /v1/members/{id}', 'DELETE /v1/members/{id}', 'POST /v1/invitations', 'DELETE /v1/invitations/{id}',
+      'PUT /v1/organization/sso', 'DELETE /v1/organization/sso',
+    ].sort();
+
+    it('the document marks exactly the decision table\'s writes x-mmgen-mode: live, and every one documents 403', async () => {
+      const doc = (await api('GET', '/v1/openapi.json')).body;
+      const marked: string[] = [];
+      for (const [path, ops] of Object.entries<any>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(ops)) {
+          if (op['x-mmgen-mode'] === undefined) continue;
+          expect(op['x-mmgen-mode'], `${method} ${path}`).toBe('live');
+          expect(Object.keys(op.responses), `${method} ${path}`).toContain('403');
+          marked.push(`${method.toUpperCase()} ${path}`);
+        }
+      }
+      expect(marked.sort()).toEqual(LIVE_ONLY);
+    });
+
+    it('each refuses a test key, its dashboard session and a person\'s session in test mode with 403 live_mode_required, and nothing changes', async () => {
+      // A second live owner (a person), and an invitation made with the live key: what a test key must not reach.
+      const liveOwner = await sessionOf(a, 'live', 'owner');
+      const liveOwnerId = (await ok(api('GET', '/v1/session', { headers: liveOwner }), 200, 'live owner')).member_id as string;
+      const pending = await ok(api('POST', '/v1/invitations', { key: a.live, body: { email: `pending-${Date.now()}@example.test`, role: 'admin' } }), 201, 'invitation');
+      const testSession = await sessionOf(a, 'test', 'owner');
+      const testKeySession = await keySessionOf(a.test);
+      // Bodies each operation would accept: without the check, these are the changes a test key would make.
+      const bodies: Record<string, unknown> = {
+        'PATCH /v1/organization': { paused: true, monthly_budget_usd: 1, budget_action: 'block' },
+        'PATCH /v1/organization/data-policy': { request_log_days: 1 },
+        'PATCH /v1/organization/moderation': { threshold: 0.01 },
+        'POST /v1/billing/checkout': { amount: 900 },
+        'POST /v1/billing/payment-method': {},
+        'PUT /v1/billing/auto-topup': { enabled: false, threshold_credits: null, amount: null, monthly_cap: null },
+        'PATCH /v1/members/{id}': { role: 'viewer' },
+        'DELETE /v1/members/{id}': undefined,
+        'POST /v1/invitations': { email: `stolen-owner-${Date.now()}@example.test`, role: 'owner' },
+        'DELETE /v1/invitations/{id}': undefined,
+        'PUT /v1/organization/sso': { issuer: 'https://127.0.0.1:9/issuer', client_id: 'stolen', require_sso: true },
+        'DELETE /v1/organization/sso': undefined,
+      };
+      const ids: Record<string, string> = { members: liveOwnerId, invitations: pending.id };
+      const snapshot = async () =>
+        JSON.stringify([
+          (await api('GET', '/v1/members', { key: a.live })).body.data.map((m: any) => ({ ...m, last_signed_in_at: null, spent_usd: null })),
+          (await api('GET', '/v1/invitations', { key: a.live })).body,
+          (await api('GET', '/v1/organization', { key: a.live })).body,
+          // Its settings, not the horizons the clock moves.
+          { ...(await api('GET', '/v1/organization/data-policy', { key: a.live })).body, expiry: null },
+          (await api('GET', '/v1/organization/moderation', { key: a.live })).body,
+          (await api('GET', '/v1/organization/sso', { key: a.live })).status,
+          (await api('GET', '/v1/billing', { key: a.live })).body,
+          (await api('GET', '/v1/api-keys?limit=100', { key: a.live })).body.data.map((k: any) => k.id),
+          (await api('GET', '/v1/audit-events?limit=100', { key: a.live })).body.data.map((e: any) => e.id),
+        ]);
+      const before = await snapshot();
+      const wrong: string[] = [];
+      for (const as of ['test key', 'its dashboard session', "a person's session in test mode"] as const) {
+        const credential = as === 'test key' ? { key: a.test } : { headers: as === 'its dashboard session' ? testKeySession : testSession };
+        for (const op of LIVE_ONLY) {
+          const [method, path] = op.split(' ') as [string, string];
+          const concrete = path.replace('{id}', ids[path.split('/')[2]!]!);
+          const res = await api(method, concrete, { ...credential, body: bodies[op] });
+          if (res.status !== 403 || res.body.error?.code !== 'live_mode_required') wrong.push(`${as}: ${op}: ${res.status} ${JSON.stringify(res.body).slice(0, 150)}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+      expect(JSON.parse(await snapshot())).toEqual(JSON.parse(before));
+      // The live credentials still make them (the refusal is the mode's, not the operation's).
+      expect((await api('DELETE', `/v1/invitations/${pending.id}`, { key: a.live })).status).toBe(200);
+      expect((await api('PATCH', `/v1/members/${liveOwnerId}`, { headers: liveOwner, body: { monthly_budget_usd: 5 } })).status).toBe(200);
+    }, 120_000);
+
+    it('every other write is open to a test key as to a live one: its own mode\'s data, never live_mode_required', async () => {
+      const doc = (await api('GET', '/v1/openapi.json')).body;
+      const wrong: string[] = [];
+      let writes = 0;
+      for (const [path, ops] of Object.entries<any>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(ops)) {
+          if (method === 'get' || op.security.length === 0 || op['x-mmgen-session-only']) continue;
+          if (LIVE_ONLY.includes(`${method.toUpperCase()} ${path}`)) continue;
+          writes++;
+          const res = await api(method.toUpperCase(), path.replace(/\{\w+\}/g, 'x'), { key: a.test, body: {} });
+          if (res.body?.error?.code === 'live_mode_required') wrong.push(`${method} ${path}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+      expect(writes).toBeGreaterThanOrEqual(20);
+      // A test key makes test keys (never live ones: "no key can grant more than it has").
+      expect((await ok(api('POST', '/v1/api-keys', { key: a.test, body: { name: 'test-made', role: 'developer' } }), 201, 'test key')).key).toMatch(/^sk_test_/);
+    });
+  });
+
   describe('no key can grant more than it has', () => {
     async function keyWith(caller: string, body: Record<string, unknown>) {
       return ok(api('POST', '/v1/api-keys', { key: caller, body: { name: 'k', ...body } }), 201, JSON.stringify(body));

@@ -293,7 +293,7 @@ describe('test mode never blocks its own renders (issue 29)', () => {
 
   it('a sweep of models and seeds (the misjudged ones among them) is never blocked, whatever the policy', async () => {
     // The strictest policy there is: any score blocks. Only a classifier's guess could block these; it does not count.
-    expect((await api('PATCH', '/v1/organization/moderation', { key: org.test, body: { action: 'block', threshold: 0 } })).status).toBe(200);
+    expect((await api('PATCH', '/v1/organization/moderation', { key: org.live, body: { action: 'block', threshold: 0 } })).status).toBe(200);
     // Models that take a seed, each at its own default size, over seeds of which some render misjudged pictures; two
     // that take none (a new picture each time) for good measure.
     const requests: Array<{ model: string; seed?: number }> = [];
@@ -314,7 +314,7 @@ describe('test mode never blocks its own renders (issue 29)', () => {
     const video = await waitTerminal(api, org.test, (await api('POST', '/v1/videos', { key: org.test, body: { model: 'wan-2.2', prompt: 'waves', duration_s: 1 } })).body.id);
     expect(video.status).toBe('succeeded');
     expect(video.outputs.map((o: { moderation_status: string }) => o.moderation_status)).toEqual(['approved', 'approved']);
-    expect((await api('PATCH', '/v1/organization/moderation', { key: org.test, body: { threshold: 0.8 } })).status).toBe(200);
+    expect((await api('PATCH', '/v1/organization/moderation', { key: org.live, body: { threshold: 0.8 } })).status).toBe(200);
   }, 180_000);
 
   it('the caller\'s own pixels are not synthetic: the same render uploaded and upscaled is judged by the classifier', async () => {

@@ -75,7 +75,7 @@ describeEachBackend('buying credits through Stripe', (backend) => {
     const org = await a.createOrg();
     expect((await api('POST', '/v1/billing/checkout', { key: org.live, body: { amount: 10 } })).body.error).toMatchObject({ code: 'parameter_invalid', param: 'amount' });
     expect((await api('POST', '/v1/billing/checkout', { key: org.live, body: { amount: 10_000_000 } })).body.error).toMatchObject({ code: 'parameter_invalid' });
-    expect((await api('POST', '/v1/billing/checkout', { key: org.test, body: { amount: 1000 } })).status).toBe(403);
+    expect((await api('POST', '/v1/billing/checkout', { key: org.test, body: { amount: 1000 } })).body.error).toMatchObject({ code: 'live_mode_required' });
     expect((await api('POST', '/v1/billing/checkout', { key: org.live, body: { amount: 1000, return_url: 'https://evil.example/x' } })).body.error.param).toBe('return_url');
   });
 

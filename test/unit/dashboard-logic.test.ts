@@ -130,6 +130,7 @@ describe('permissions from the OpenAPI document', () => {
       },
       '/v1/sessions': { get: { operationId: 'listSessions', 'x-mmgen-role': 'viewer', 'x-mmgen-session-only': true, 'x-mmgen-key-session': true } },
       '/v1/passkeys': { get: { operationId: 'listPasskeys', 'x-mmgen-role': 'viewer', 'x-mmgen-session-only': true } },
+      '/v1/invitations': { post: { operationId: 'createInvitation', 'x-mmgen-role': 'admin', 'x-mmgen-scope': 'members:manage', 'x-mmgen-mode': 'live' } },
     },
   } as OpenApiDoc);
   const key = (role: ApiKey['role'], scopes: string[]): Caller => ({ kind: 'key', id: 'key_1', name: 'k', mode: 'test', role, scopes });
@@ -156,6 +157,13 @@ describe('permissions from the OpenAPI document', () => {
     expect(permission(spec.op('createImage'), key('admin', ['images:write']), true).reason).toMatch(/paused/);
     expect(permission(spec.op('listModels'), key('viewer', ['usage:read']), true)).toEqual({ ok: true });
     expect(permission(spec.op('nope'), key('owner', []), false).ok).toBe(false);
+  });
+  it('an operation that changes the organization (x-mmgen-mode: live) is for a live-mode caller only, after role and scope', () => {
+    expect(permission(spec.op('createInvitation'), person('admin'), false)).toEqual({ ok: true });
+    expect(permission(spec.op('createInvitation'), { ...person('admin'), mode: 'test' }, false).reason).toBe('Changes the organization: switch to live mode.');
+    expect(permission(spec.op('createInvitation'), key('owner', []), false).reason).toBe('Changes the organization: only a live key may; this is a test key.');
+    expect(permission(spec.op('createInvitation'), { ...key('owner', []), mode: 'live' }, false)).toEqual({ ok: true });
+    expect(permission(spec.op('createInvitation'), key('developer', []), false).reason).toBe('Needs the admin role; this key is a developer.');
   });
 });
 

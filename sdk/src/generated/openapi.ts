@@ -1668,7 +1668,7 @@ export interface components {
                 /** @description invalid_request_error, authentication_error, billing_error, permission_error, idempotency_error, rate_limit_error, upstream_error or api_error */
                 type: string;
                 /** @enum {string} */
-                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "second_factor_required" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "sso_required" | "sign_up_closed" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "passkey_required" | "model_unavailable" | "invitation_invalid" | "sign_up_invalid" | "file_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
+                code: "invalid_json" | "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "model_modality_mismatch" | "content_policy_violation" | "missing_authorization" | "invalid_authorization" | "invalid_api_key" | "invalid_credentials" | "session_expired" | "second_factor_required" | "insufficient_credits" | "budget_exceeded" | "ip_not_allowed" | "insufficient_role" | "organization_paused" | "plan_limit_exceeded" | "feature_not_available" | "signature_invalid" | "model_not_allowed" | "csrf_token_invalid" | "session_required" | "live_mode_required" | "sso_required" | "sign_up_closed" | "resource_not_found" | "route_not_found" | "model_not_found" | "generation_not_cancelable" | "generation_not_retryable" | "generation_canceled" | "idempotency_key_in_use" | "upload_already_completed" | "moderation_pending" | "last_owner" | "email_taken" | "passkey_required" | "model_unavailable" | "invitation_invalid" | "sign_up_invalid" | "file_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "content_blocked" | "internal_error" | "upstream_error" | "provider_unavailable" | "service_unavailable";
                 message: string;
                 param?: string;
                 request_id?: string;
@@ -1799,7 +1799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1938,7 +1938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2052,7 +2052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2169,7 +2169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2291,7 +2291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2413,7 +2413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2508,7 +2508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2594,7 +2594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2686,7 +2686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2773,7 +2773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2861,7 +2861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2981,7 +2981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3076,7 +3076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3190,7 +3190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3297,7 +3297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3360,7 +3360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3471,7 +3471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3594,7 +3594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3704,7 +3704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,7 +3798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3880,7 +3880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4017,7 +4017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4173,7 +4173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4533,7 +4533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4689,7 +4689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4788,7 +4788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4900,7 +4900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4973,7 +4973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5087,7 +5087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5171,7 +5171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5255,7 +5255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5388,7 +5388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5507,7 +5507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5600,7 +5600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5700,7 +5700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5975,7 +5975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6079,7 +6079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6191,7 +6191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6282,7 +6282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6806,7 +6806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6947,7 +6947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7102,7 +7102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7212,7 +7212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7317,7 +7317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7405,7 +7405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7575,7 +7575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7735,7 +7735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7977,7 +7977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8200,7 +8200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8432,7 +8432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8662,7 +8662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8887,7 +8887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9102,7 +9102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9315,7 +9315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9529,7 +9529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9722,7 +9722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9955,7 +9955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10259,7 +10259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10498,7 +10498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10729,7 +10729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10916,7 +10916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11059,7 +11059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11192,7 +11192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11361,7 +11361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11471,7 +11471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11649,7 +11649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11851,7 +11851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11948,7 +11948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12096,7 +12096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12207,7 +12207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12298,7 +12298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12385,7 +12385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12483,7 +12483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12580,7 +12580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12662,7 +12662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12778,7 +12778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12905,7 +12905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13012,7 +13012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13114,7 +13114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13233,7 +13233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13382,7 +13382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13466,7 +13466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13574,7 +13574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13683,7 +13683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13787,7 +13787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13885,7 +13885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, sso_required, sign_up_closed */
+            /** @description Forbidden: ip_not_allowed, insufficient_role, organization_paused, plan_limit_exceeded, feature_not_available, signature_invalid, model_not_allowed, csrf_token_invalid, session_required, live_mode_required, sso_required, sign_up_closed */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -69,11 +69,6 @@ function ownReturnUrl(publicUrl: string, url: string | undefined): string | unde
   return url;
 }
 
-function liveOnly(mode: string): void {
-  // Test-mode keys never move the wallet (contract §4): they cannot pay into it either.
-  if (mode !== 'live') throw new ApiError('feature_not_available', 'Credits are bought with a live key; test-mode keys never move the wallet.');
-}
-
 export const getBillingRoute = defineRoute({
   method: 'GET',
   path: '/v1/billing',
@@ -94,16 +89,16 @@ export const createCheckoutRoute = defineRoute({
   description:
     "Owner or admin keys (live). `amount` is in the operator's currency's smallest unit, within its minimum and maximum (GET /v1/billing). The answer's `url` is Stripe's hosted page; the credits land when Stripe reports the payment paid, once.",
   tag: 'Billing',
-  auth: { role: 'admin' },
+  auth: { role: 'admin', mode: 'live' },
   errors: [403],
   schema: {
     body: Type.Object({ amount: Type.Integer({ minimum: 1, description: "In the currency's smallest unit (cents)." }), return_url: Type.Optional(ReturnUrl) }, { additionalProperties: false }),
     response: { 201: CheckoutSession },
   },
-  handler: async ({ principal, body, deps }) => {
-    liveOnly(principal.mode);
-    return { status: 201, body: await startCheckout(deps, principal.organizationId, body.amount, ownReturnUrl(deps.config.publicUrl, body.return_url)) };
-  },
+  handler: async ({ principal, body, deps }) => ({
+    status: 201,
+    body: await startCheckout(deps, principal.organizationId, body.amount, ownReturnUrl(deps.config.publicUrl, body.return_url)),
+  }),
 });
 
 export const getCheckoutRoute = defineRoute({
@@ -145,16 +140,16 @@ export const createPaymentMethodRoute = defineRoute({
   summary: 'Save a card for automatic top-ups (Stripe Checkout in setup mode)',
   description: "Owner keys (live). The answer's `url` is Stripe's hosted page where the owner saves a card; it replaces any card saved before.",
   tag: 'Billing',
-  auth: { role: 'owner' },
+  auth: { role: 'owner', mode: 'live' },
   errors: [403],
   schema: {
     body: Type.Object({ return_url: Type.Optional(ReturnUrl) }, { additionalProperties: false }),
     response: { 201: CheckoutSession },
   },
-  handler: async ({ principal, body, deps }) => {
-    liveOnly(principal.mode);
-    return { status: 201, body: await startCardSetup(deps, principal.organizationId, ownReturnUrl(deps.config.publicUrl, body.return_url)) };
-  },
+  handler: async ({ principal, body, deps }) => ({
+    status: 201,
+    body: await startCardSetup(deps, principal.organizationId, ownReturnUrl(deps.config.publicUrl, body.return_url)),
+  }),
 });
 
 export const updateAutoTopupRoute = defineRoute({
@@ -165,11 +160,10 @@ export const updateAutoTopupRoute = defineRoute({
   description:
     'When available credits fall below `threshold_credits`, `amount` is paid with the saved card, one payment at a time, never more than `monthly_cap` a month. It stops after the operator\'s number of failures in a row, at once for a card that needs the owner\'s authentication, and while the organization is paused; `billing.auto_topup_failed` tells of each failure. Turning it on again clears the failures.',
   tag: 'Billing',
-  auth: { role: 'owner' },
+  auth: { role: 'owner', mode: 'live' },
   errors: [403],
   schema: { body: Type.Object(AutoTopup.properties, { additionalProperties: false }), response: { 200: Billing } },
   handler: async ({ principal, body, deps, request }) => {
-    liveOnly(principal.mode);
     await setAutoTopup(deps, principal.organizationId, body, requestOrigin(principal, request));
     return { status: 200, body: await getBilling(deps, principal.organizationId) };
   },

@@ -86,7 +86,7 @@ export const updateDataPolicy = defineRoute({
     'Fields left out keep their value; `generation_days` and `file_days` take null to keep forever. A shorter `request_log_days` also removes the rows already older than it; ' +
     'prompts and files past a new `generation_days` or `file_days` are removed at the next retention run (hourly). A change reaches every node within 5 seconds.',
   tag: 'Organization',
-  auth: { role: 'owner' },
+  auth: { role: 'owner', mode: 'live' },
   schema: {
     body: Type.Object(
       {

@@ -33,7 +33,7 @@ export const updateModerationPolicyRoute = defineRoute({
   summary: "Change the organization's moderation policy (owner keys only)",
   description: 'Fields left out keep their value. Takes effect on every node within two seconds.',
   tag: 'Organization',
-  auth: { role: 'owner' },
+  auth: { role: 'owner', mode: 'live' },
   schema: {
     body: Type.Object(
       {

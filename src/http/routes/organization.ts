@@ -65,7 +65,7 @@ export const updateOrganization = defineRoute({
   description:
     "Setting `paused: false` lifts a pause set by the spending anomaly detector; the queued generations that waited then start. `monthly_budget_usd` and `budget_action` set the organization's budget, which counts the spend of all its keys (contract §7).",
   tag: 'Organization',
-  auth: { role: 'owner' },
+  auth: { role: 'owner', mode: 'live' },
   schema: {
     body: Type.Object(
       { paused: Type.Optional(Type.Boolean()), monthly_budget_usd: Type.Optional(Budget), budget_action: Type.Optional(BudgetAction) },

@@ -350,7 +350,7 @@ export const updateMemberRoute = defineRoute({
     "Fields left out keep their value. Up to the caller's own role, of a member whose role is not above the caller's. The member's keys act with at most the new role from their next request, on every node. The last owner cannot be demoted (409 `last_owner`). " +
     "`monthly_budget_usd` and `budget_action` set the member's budget, which counts the live spend of all of their keys (their dashboard sessions' generations included) this calendar month, as keys' budgets do (contract §7): `block` refuses a request that would pass it with 402 `budget_exceeded`, from the member's keys' next request on every node.",
   tag: 'People',
-  auth: { role: 'admin', scope: 'members:manage' },
+  auth: { role: 'admin', scope: 'members:manage', mode: 'live' },
   schema: {
     params: IdParams,
     body: Type.Object(
@@ -374,7 +374,7 @@ export const removeMemberRoute = defineRoute({
   description:
     "The member's keys answer 401 and their sessions in this organization end from their next request, on every node. The last owner cannot be removed (409 `last_owner`). Their generations, usage and ledger entries stay.",
   tag: 'People',
-  auth: { role: 'admin', scope: 'members:manage' },
+  auth: { role: 'admin', scope: 'members:manage', mode: 'live' },
   schema: {
     params: IdParams,
     response: {
@@ -415,7 +415,7 @@ export const createInvitationRoute = defineRoute({
   description:
     "At a role up to the caller's own. The invitation is mailed over SMTP when the operator configured it (MMGEN_SMTP_URL); its link is returned either way, once, to copy.",
   tag: 'People',
-  auth: { role: 'admin', scope: 'members:manage' },
+  auth: { role: 'admin', scope: 'members:manage', mode: 'live' },
   schema: {
     body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), role: RoleField }, { additionalProperties: false }),
     response: { 201: CreatedInvitation },
@@ -452,7 +452,7 @@ export const revokeInvitationRoute = defineRoute({
   summary: 'Revoke an invitation',
   description: 'Its link no longer works.',
   tag: 'People',
-  auth: { role: 'admin', scope: 'members:manage' },
+  auth: { role: 'admin', scope: 'members:manage', mode: 'live' },
   schema: { params: IdParams, response: { 200: Deleted('invitation') } },
   handler: async ({ principal, params, deps, request }) => ({ status: 200, body: await revokeInvitation(deps.db, principal, params.id, requestOrigin(principal, request)) }),
 });

@@ -52,7 +52,7 @@ export const putSso = defineRoute({
   description:
     "Authorization code flow with PKCE, for any issuer that publishes discovery (read now: a wrong issuer is a 400 here). Omitted client_secret keeps the stored one; null makes a public client. require_sso needs a break-glass owner, who alone may still sign in with a password.",
   tag: 'People',
-  auth: { role: 'owner', scope: 'members:manage' },
+  auth: { role: 'owner', scope: 'members:manage', mode: 'live' },
   schema: {
     body: Type.Object(
       {
@@ -81,7 +81,7 @@ export const deleteSso = defineRoute({
   summary: 'Turn single sign-on off',
   description: 'Members sign in with their passwords (or passkeys) again; accounts made through SSO keep their memberships. 404 when none is configured.',
   tag: 'People',
-  auth: { role: 'owner', scope: 'members:manage' },
+  auth: { role: 'owner', scope: 'members:manage', mode: 'live' },
   schema: { response: { 200: Type.Object({ object: Type.Literal('sso_settings'), deleted: Type.Literal(true) }) } },
   errors: [404],
   handler: async ({ principal, deps, request }) => ({ status: 200, body: await removeSsoSettings(deps.db, principal, requestOrigin(principal, request)) }),

@@ -10,7 +10,7 @@ export async function readApiSpec(): Promise<ApiSpec> {
   return new ApiSpec((await r.json()) as OpenApiDoc);
 }
 
-/** What /v1/openapi.json says one operation needs (x-mmgen-role, x-mmgen-scope, x-mmgen-consumes-credits). */
+/** What /v1/openapi.json says one operation needs (x-mmgen-role, x-mmgen-scope, x-mmgen-consumes-credits, x-mmgen-mode). */
 export interface Operation {
   operationId: string;
   method: string;
@@ -24,6 +24,8 @@ export interface Operation {
   /** With sessionOnly: a session opened with an API key may call it too (x-mmgen-key-session): its own session, its list. */
   keySession: boolean;
   consumesCredits: boolean;
+  /** Only a live-mode caller may call it (x-mmgen-mode: live): it changes the organization, which test mode never does. */
+  liveOnly: boolean;
   requestSchema?: JsonSchema;
 }
 
@@ -50,6 +52,7 @@ interface RawOperation {
   'x-mmgen-session-only'?: boolean;
   'x-mmgen-key-session'?: boolean;
   'x-mmgen-consumes-credits'?: boolean;
+  'x-mmgen-mode'?: Mode;
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
 }
 
@@ -76,6 +79,7 @@ export class ApiSpec {
           consumesCredits: raw['x-mmgen-consumes-credits'] === true,
           sessionOnly: raw['x-mmgen-session-only'] === true,
           keySession: raw['x-mmgen-key-session'] === true,
+          liveOnly: raw['x-mmgen-mode'] === 'live',
           ...(raw['x-mmgen-session-role'] ? { sessionRole: raw['x-mmgen-session-role'] } : {}),
           ...(raw['x-mmgen-role'] ? { role: raw['x-mmgen-role'] } : {}),
           ...(raw['x-mmgen-scope'] ? { scope: raw['x-mmgen-scope'] } : {}),
@@ -136,7 +140,7 @@ export interface Caller {
 
 const article = (role: Role) => (role === 'admin' || role === 'owner' ? 'an' : 'a');
 
-/** Whether the caller may call an operation: its role (a session's own where the server declares one), its scopes, and a paused organization. */
+/** Whether the caller may call an operation: its role (a session's own where the server declares one), its scopes, its mode, and a paused organization. */
 export function permission(op: Operation | undefined, caller: Caller, paused: boolean): Permission {
   if (!op) return { ok: false, reason: 'This server does not offer this operation.' };
   if (op.sessionOnly && caller.kind !== 'session' && !(op.keySession && caller.viaSession)) return { ok: false, reason: 'Only for a person signed in with an account, not an API key.' };
@@ -147,6 +151,9 @@ export function permission(op: Operation | undefined, caller: Caller, paused: bo
   }
   if (op.scope && caller.scopes.length > 0 && !caller.scopes.includes(op.scope)) {
     return { ok: false, reason: `Needs the ${op.scope} scope, which this key lacks.` };
+  }
+  if (op.liveOnly && caller.mode !== 'live') {
+    return { ok: false, reason: caller.kind === 'session' ? 'Changes the organization: switch to live mode.' : 'Changes the organization: only a live key may; this is a test key.' };
   }
   if (op.consumesCredits && paused) {
     return { ok: false, reason: 'The organization is paused by the spending anomaly detector.' };
