@@ -5,6 +5,11 @@ import type { DataPolicyRow } from '../store/data-policies.js';
 
 /** What one response's capture keeps at most; past it the body is cut and marked. */
 const MAX_CAPTURED_BYTES = 1024 * 1024;
+/**
+ * How deep a captured body is kept; below, a value is `[TOO DEEP]`. The document is serialized with JSON.stringify,
+ * which recurses: a body nested 100,000 levels deep would overflow the stack. No real request nests this deep.
+ */
+const MAX_CAPTURED_DEPTH = 256;
 
 /** Request headers worth keeping in `metadata` and `full` captures (never a credential: those are redacted anyway). */
 const KEPT_HEADERS = ['content-type', 'content-length', 'user-agent', 'idempotency-key', 'accept', 'anthropic-version', 'openai-organization'];
@@ -102,13 +107,13 @@ export function capturedDocument(request: FastifyRequest, reply: FastifyReply, c
   const doc: Record<string, unknown> = {
     request_id: request.id,
     route: `${request.method} ${request.routeOptions.url ?? ''}`,
-    request: { headers: r.value(headers), ...(capture.mode === 'full' ? { body: request.body === undefined ? null : r.value(request.body) } : {}) },
+    request: { headers: r.value(headers), ...(capture.mode === 'full' ? { body: request.body === undefined ? null : r.value(request.body, MAX_CAPTURED_DEPTH) } : {}) },
     response: {
       status: reply.statusCode,
       content_type: typeof responseType === 'string' ? responseType : null,
       bytes: capture.mode === 'full' ? capture.bytes : Number(reply.getHeader('content-length') ?? 0),
       ...(capture.mode === 'full'
-        ? { body: r.body(Buffer.concat(capture.chunks), typeof responseType === 'string' ? responseType : undefined), truncated: capture.truncated }
+        ? { body: r.body(Buffer.concat(capture.chunks), typeof responseType === 'string' ? responseType : undefined, MAX_CAPTURED_DEPTH), truncated: capture.truncated }
         : {}),
     },
   };

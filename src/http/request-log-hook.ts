@@ -63,8 +63,16 @@ export function recordRequest(deps: Pick<AppDeps, 'requestLog' | 'catalog' | 'cl
     payload = payloadKey(request.id);
     const key = payload;
     // After the response, in a later turn: redacting and storing a body never delays a reply.
+    // A capture that cannot be made is lost, never the process: this runs outside any request's error handling.
     setImmediate(() => {
-      deps.blobs.put(key, capturedDocument(request, reply, capture), 'application/json').catch((err: unknown) => deps.log.warn({ err, key }, 'could not store a captured payload'));
+      let doc: Buffer;
+      try {
+        doc = capturedDocument(request, reply, capture);
+      } catch (err) {
+        deps.log.warn({ err, key }, 'could not make a captured payload');
+        return;
+      }
+      deps.blobs.put(key, doc, 'application/json').catch((err: unknown) => deps.log.warn({ err, key }, 'could not store a captured payload'));
     });
   }
   deps.requestLog.record({

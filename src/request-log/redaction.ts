@@ -1,6 +1,8 @@
 import safeRegex from 'safe-regex2';
 
 export const REDACTED = '[REDACTED]';
+/** What replaces a value nested deeper than a walk keeps. */
+export const TOO_DEEP = '[TOO DEEP]';
 
 /**
  * Field names whose values are never kept, wherever they appear (any depth, any case): credentials by name.
@@ -44,6 +46,9 @@ export interface RedactionRules {
   patterns: readonly string[];
 }
 
+/** Marks, on the walk's stack, a value under a credential's name: replaced as it is, the organization's patterns unapplied. */
+const SECRET_FIELD = Symbol('secret field');
+
 /** A compiled set of rules: the organization's and the ones always applied. */
 export class Redactor {
   private readonly fields: ReadonlySet<string>;
@@ -60,21 +65,62 @@ export class Redactor {
     return out;
   }
 
-  /** A JSON value with every rule applied (a new value; the input is not changed). */
-  value(v: unknown, path = ''): unknown {
-    if (path !== '' && this.fields.has(path)) return REDACTED;
-    if (typeof v === 'string') return this.text(v);
-    // A file's bytes (an upload, a multipart part) are not kept: only their size.
-    if (v instanceof Uint8Array) return { bytes: v.length };
-    if (Array.isArray(v)) return v.map((x) => this.value(x, `${path}[*]`));
-    if (v !== null && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) {
-        out[this.text(k)] = SECRET_FIELDS.has(k.toLowerCase()) ? REDACTED : this.value(x, path === '' ? k : `${path}.${k}`);
+  /**
+   * A JSON value with every rule applied (a new value; the input is not changed). Walked with a stack of its own, not
+   * by recursion: a body nested 100,000 levels deep is walked like any other (the call stack would overflow). Below
+   * `maxDepth` levels a value is replaced by TOO_DEEP, so that what is kept can be serialized (JSON.stringify
+   * recurses); the default keeps every level.
+   */
+  value(v: unknown, maxDepth = Infinity): unknown {
+    // Paths are tracked only while a field rule could still match one: past the longest rule, a path only grows, and
+    // hashing ever longer paths would make a deep walk quadratic.
+    const longest = Math.max(0, ...[...this.fields].map((f) => f.length));
+    const holder: Record<string, unknown> = {};
+    // Pending values, four slots each: the value, its path (null once no rule can match), where its result goes
+    // (an object or array, and the key or index there), and its depth.
+    const stack: unknown[] = [v, '', holder, 'v', 0];
+    while (stack.length > 0) {
+      const depth = stack.pop() as number;
+      const key = stack.pop() as string | number;
+      const target = stack.pop() as Record<string | number, unknown>;
+      const path = stack.pop() as string | null;
+      const x = stack.pop();
+      if (x === SECRET_FIELD || (path !== null && path !== '' && this.fields.has(path))) {
+        target[key] = REDACTED;
+      } else if (typeof x === 'string') {
+        target[key] = this.text(x);
+      } else if (x instanceof Uint8Array) {
+        // A file's bytes (an upload, a multipart part) are not kept: only their size.
+        target[key] = { bytes: x.length };
+      } else if (x === null || typeof x !== 'object') {
+        target[key] = x;
+      } else if (depth >= maxDepth) {
+        target[key] = TOO_DEEP;
+      } else if (Array.isArray(x)) {
+        const out: unknown[] = new Array<unknown>(x.length);
+        target[key] = out;
+        const below = path === null || path.length + 3 > longest ? null : `${path}[*]`;
+        // Pushed last to first, so taken first to last: results are assigned in the order of a recursive walk.
+        for (let i = x.length - 1; i >= 0; i--) stack.push(x[i], below, out, i, depth + 1);
+      } else {
+        const out: Record<string, unknown> = {};
+        target[key] = out;
+        const entries = Object.entries(x);
+        const keys = entries.map(([k]) => this.text(k));
+        // Keys are created in their order now; a later duplicate (two keys redacted alike) still wins, as assigned last.
+        for (const k of keys) out[k] = undefined;
+        for (let i = entries.length - 1; i >= 0; i--) {
+          const [k, item] = entries[i]!;
+          if (SECRET_FIELDS.has(k.toLowerCase())) {
+            stack.push(SECRET_FIELD, null, out, keys[i]!, depth + 1);
+            continue;
+          }
+          const below = path === null ? null : path === '' ? k : path.length + 1 + k.length > longest ? null : `${path}.${k}`;
+          stack.push(item, below, out, keys[i]!, depth + 1);
+        }
       }
-      return out;
     }
-    return v;
+    return holder.v;
   }
 
   /**
@@ -82,12 +128,12 @@ export class Redactor {
    * line that is JSON, as a JSON value; the rest as text); other text by pattern. Bytes that are not text are not
    * kept, only their size.
    */
-  body(bytes: Buffer, contentType: string | undefined): unknown {
+  body(bytes: Buffer, contentType: string | undefined, maxDepth = Infinity): unknown {
     const type = (contentType ?? '').toLowerCase();
     if (type.includes('json')) {
       const text = bytes.toString('utf8');
       try {
-        return this.value(JSON.parse(text));
+        return this.value(JSON.parse(text), maxDepth);
       } catch {
         return this.text(text);
       }
@@ -101,7 +147,7 @@ export class Redactor {
           if (!line.startsWith('data:')) return this.text(line);
           const data = line.slice(5).trim();
           try {
-            return { data: this.value(JSON.parse(data)) };
+            return { data: this.value(JSON.parse(data), maxDepth) };
           } catch {
             return this.text(line);
           }

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { payloadKey } from '../../src/http/payload-capture.js';
+import { until } from '../helpers/processes.js';
+import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+
+/**
+ * What capture keeps of hostile or secret-bearing exchanges (issue 42): a body nested 100,000 levels deep, an
+ * organization's pattern that a backtracking engine would run for ever, an invitation's link and a webhook's secret.
+ */
+describeEachBackend('payload capture: hostile bodies and secrets in answers', (backend) => {
+  let s: TestServer;
+  let api: ReturnType<typeof client>;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_REQUEST_LOG_BATCH_MS: '5', MMGEN_RETENTION_INTERVAL_MS: '86400000' });
+    api = client(s.url);
+    org = await s.createOrg({ credits: 1_000_000 });
+    const set = await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { capture: 'full' } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+  });
+  afterAll(async () => s?.close());
+
+  const imageModel = () => s.runtime.deps.catalog.list({ modality: 'image' })[0]!.slug;
+
+  /** The captured document of a request, once stored (it is made after the response, in a later turn). */
+  async function captured(requestId: string): Promise<string> {
+    const blob = await until(`the payload of ${requestId}`, () => s.runtime.deps.blobs.get(payloadKey(requestId)), 30_000, 20);
+    return blob.bytes.toString('utf8');
+  }
+
+  async function post(path: string, body: string): Promise<{ status: number; requestId: string; text: string }> {
+    const res = await fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${org.live}`, 'content-type': 'application/json' }, body });
+    return { status: res.status, requestId: res.headers.get('x-request-id')!, text: await res.text() };
+  }
+
+  it('captures a body nested 100,000 levels deep, cut with a marker, and the server goes on answering', async () => {
+    const depth = 100_000;
+    const body = `{"model":${JSON.stringify(imageModel())},"prompt":"a deep one","metadata":{"x":${'['.repeat(depth)}1${']'.repeat(depth)}}}`;
+    const res = await post('/v1/images', body);
+    expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
+    const doc = JSON.parse(await captured(res.requestId)) as { request: { body: { prompt: string } } };
+    expect(doc.request.body.prompt).toBe('a deep one');
+    expect(JSON.stringify(doc)).toContain('[TOO DEEP]');
+    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+  });
+});
