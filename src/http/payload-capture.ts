@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { Redactor } from '../request-log/redaction.js';
+import { redactorOf, type Redactor } from '../request-log/redaction.js';
 import type { DataPolicyRow } from '../store/data-policies.js';
 
 /** What one response's capture keeps at most; past it the body is cut and marked. */
@@ -64,7 +64,7 @@ function start(request: FastifyRequest, reply: FastifyReply, policy: DataPolicyR
   if (policy.capture === 'off') return;
   const capture: Capture = {
     mode: policy.capture,
-    redactor: new Redactor({ fields: policy.redact_fields, patterns: policy.redact_patterns }),
+    redactor: redactorOf(policy),
     chunks: [],
     bytes: 0,
     truncated: false,

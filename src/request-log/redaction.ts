@@ -1,4 +1,4 @@
-import safeRegex from 'safe-regex2';
+import { RE2JS, RE2JSException } from 're2js';
 
 export const REDACTED = '[REDACTED]';
 /** What replaces a value nested deeper than a walk keeps. */
@@ -12,7 +12,14 @@ const SECRET_FIELDS = new Set([
   'secret', 'client_secret', 'token', 'access_token', 'refresh_token', 'id_token', 'private_key', 'signature',
 ]);
 
-/** Credentials by shape, wherever they appear in text: mmgen's keys, the providers', cloud keys, bearer tokens, PEM keys. */
+/** What a stored pattern that RE2 cannot compile stands for: any text. */
+const EVERYTHING = '[\\s\\S]+';
+
+/**
+ * Credentials by shape, wherever they appear in text: mmgen's keys, the providers', cloud keys, bearer tokens, PEM keys.
+ * Run with the engine's RegExp, not RE2: they are ours and fixed, written not to backtrack (unlike an organization's
+ * patterns, see compilePattern), and the URL one needs a lookbehind, which RE2 lacks.
+ */
 const SECRET_PATTERNS: readonly RegExp[] = [
   /sk_(?:live|test)_[0-9A-Za-z]{20,200}/g,
   /sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g,
@@ -27,16 +34,26 @@ export const MAX_RULES = 20;
 export const MAX_PATTERN_LENGTH = 200;
 const FIELD_PATH = /^[A-Za-z0-9_-]+(\[\*\])?(\.[A-Za-z0-9_-]+(\[\*\])?)*$/;
 
-/** Why a field path or pattern is refused, or null. Patterns must be safe from catastrophic backtracking (safe-regex2). */
+/**
+ * An organization's pattern, compiled by RE2 (re2js, a JavaScript port): linear time in the text, whatever the
+ * pattern. A backtracking engine (RegExp) runs `(\w|\d)*!` for ever on a line of digits, on the event loop of every
+ * tenant; heuristics such as safe-regex2 let it through. RE2 has no backreferences and no lookaround.
+ */
+function compilePattern(rule: string): RE2JS {
+  return RE2JS.compile(rule);
+}
+
+/** Why a field path or pattern is refused, or null. Patterns are RE2 syntax (compilePattern). */
 export function ruleProblem(kind: 'field' | 'pattern', rule: string): string | null {
   if (rule.length === 0 || rule.length > MAX_PATTERN_LENGTH) return `must be 1 to ${MAX_PATTERN_LENGTH} characters`;
   if (kind === 'field') return FIELD_PATH.test(rule) ? null : 'must be a field path such as `prompt` or `messages[*].content`';
   try {
-    new RegExp(rule, 'g');
-  } catch {
-    return 'is not a valid regular expression';
+    compilePattern(rule);
+    return null;
+  } catch (err) {
+    const why = err instanceof RE2JSException ? err.message : String(err);
+    return `is not an RE2 regular expression (RE2 has no backreferences such as \\1 and no lookaround such as (?=, (?!, (?<=): ${why}`;
   }
-  return safeRegex(rule) ? null : 'could backtrack catastrophically; simplify it';
 }
 
 export interface RedactionRules {
@@ -52,16 +69,27 @@ const SECRET_FIELD = Symbol('secret field');
 /** A compiled set of rules: the organization's and the ones always applied. */
 export class Redactor {
   private readonly fields: ReadonlySet<string>;
-  private readonly patterns: readonly RegExp[];
+  private readonly patterns: readonly RE2JS[];
 
   constructor(rules: RedactionRules) {
     this.fields = new Set(rules.fields);
-    this.patterns = [...SECRET_PATTERNS, ...rules.patterns.map((p) => new RegExp(p, 'g'))];
+    this.patterns = rules.patterns.map((p) => {
+      try {
+        return compilePattern(p);
+      } catch {
+        // A pattern kept from before RE2 (docs/contract-addenda.md, "Payload capture and redaction"): failing closed,
+        // every text is redacted rather than kept with what the organization meant to hide.
+        return compilePattern(EVERYTHING);
+      }
+    });
   }
 
   text(s: string): string {
     let out = s;
-    for (const p of this.patterns) out = out.replace(p, REDACTED);
+    // Ours, fixed and linear (see SECRET_PATTERNS): the engine's own. The organization's: RE2.
+    for (const p of SECRET_PATTERNS) out = out.replace(p, REDACTED);
+    // The replacement has no `$`, which would name a group.
+    for (const p of this.patterns) out = p.matcher(out).replaceAll(REDACTED);
     return out;
   }
 
@@ -156,4 +184,13 @@ export class Redactor {
     if (type.startsWith('text/')) return this.text(bytes.toString('utf8'));
     return { bytes: bytes.length, content_type: contentType ?? null };
   }
+}
+
+const redactors = new WeakMap<object, Redactor>();
+
+/** The Redactor of a data policy, compiled once per policy object (the policy cache hands out the same one until it changes). */
+export function redactorOf(policy: { redact_fields: readonly string[]; redact_patterns: readonly string[] }): Redactor {
+  let r = redactors.get(policy);
+  if (!r) redactors.set(policy, (r = new Redactor({ fields: policy.redact_fields, patterns: policy.redact_patterns })));
+  return r;
 }
