@@ -1,4 +1,5 @@
 import { RE2JS, RE2JSException } from 're2js';
+import { redactSecretShapes } from '../secret-shapes.js';
 
 export const REDACTED = '[REDACTED]';
 /** What replaces a value nested deeper than a walk keeps. */
@@ -14,21 +15,6 @@ const SECRET_FIELDS = new Set([
 
 /** What a stored pattern that RE2 cannot compile stands for: any text. */
 const EVERYTHING = '[\\s\\S]+';
-
-/**
- * Credentials by shape, wherever they appear in text: mmgen's keys, the providers', cloud keys, bearer tokens, PEM keys.
- * Run with the engine's RegExp, not RE2: they are ours and fixed, written not to backtrack (unlike an organization's
- * patterns, see compilePattern), and the URL one needs a lookbehind, which RE2 lacks.
- */
-const SECRET_PATTERNS: readonly RegExp[] = [
-  /sk_(?:live|test)_[0-9A-Za-z]{20,200}/g,
-  /sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g,
-  /r8_[A-Za-z0-9]{20,}/g,
-  /(?:AKIA|ASIA)[0-9A-Z]{16}/g,
-  /\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/gi,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-  /(?<=[?&](?:signature|X-Amz-Signature|X-Amz-Credential|token)=)[^&\s"]+/g,
-];
 
 export const MAX_RULES = 20;
 export const MAX_PATTERN_LENGTH = 200;
@@ -85,9 +71,8 @@ export class Redactor {
   }
 
   text(s: string): string {
-    let out = s;
-    // Ours, fixed and linear (see SECRET_PATTERNS): the engine's own. The organization's: RE2.
-    for (const p of SECRET_PATTERNS) out = out.replace(p, REDACTED);
+    // Ours (secret-shapes.ts), with the engine's RegExp; the organization's with RE2.
+    let out = redactSecretShapes(s, REDACTED);
     // The replacement has no `$`, which would name a group.
     for (const p of this.patterns) out = p.matcher(out).replaceAll(REDACTED);
     return out;

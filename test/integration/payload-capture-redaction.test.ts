@@ -13,7 +13,7 @@ describeEachBackend('payload capture: hostile bodies and secrets in answers', (b
   let org: TestOrg;
 
   beforeAll(async () => {
-    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_REQUEST_LOG_BATCH_MS: '5', MMGEN_RETENTION_INTERVAL_MS: '86400000' });
+    s = await startTestServer(backend, { MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_REQUEST_LOG_BATCH_MS: '5', MMGEN_RETENTION_INTERVAL_MS: '86400000', MMGEN_ALLOW_PRIVATE_NETWORK: '1' });
     api = client(s.url);
     org = await s.createOrg({ credits: 1_000_000 });
     const set = await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { capture: 'full' } });
@@ -29,8 +29,8 @@ describeEachBackend('payload capture: hostile bodies and secrets in answers', (b
     return blob.bytes.toString('utf8');
   }
 
-  async function post(path: string, body: string): Promise<{ status: number; requestId: string; text: string }> {
-    const res = await fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${org.live}`, 'content-type': 'application/json' }, body });
+  async function post(path: string, body: string, key = org.live): Promise<{ status: number; requestId: string; text: string }> {
+    const res = await fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
     return { status: res.status, requestId: res.headers.get('x-request-id')!, text: await res.text() };
   }
 
@@ -59,5 +59,24 @@ describeEachBackend('payload capture: hostile bodies and secrets in answers', (b
     } finally {
       await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { redact_patterns: [] } });
     }
+  });
+
+  it("keeps no invitation token: the link's #token= is redacted in the captured answer", async () => {
+    const res = await post('/v1/invitations', JSON.stringify({ email: 'new@capture.test', role: 'developer' }));
+    expect(res.status, res.text.slice(0, 300)).toBe(201);
+    const token = /#token=([^"&\s]+)/.exec(res.text)?.[1];
+    expect(token, res.text).toBeTruthy();
+    const doc = await captured(res.requestId);
+    expect(doc).not.toContain(token!);
+    expect(doc).toContain('accept-invitation#token=[REDACTED]');
+  });
+
+  it("keeps no webhook signing secret (whsec_), returned once by the endpoint's creation", async () => {
+    // A test-mode key: only test-mode webhooks may use plain http (loopback only in tests).
+    const res = await post('/v1/webhooks', JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['*'] }), org.test);
+    expect(res.status, res.text.slice(0, 300)).toBeLessThan(300);
+    const secret = /whsec_[0-9A-Za-z]+/.exec(res.text)?.[0];
+    expect(secret, res.text).toBeTruthy();
+    expect(await captured(res.requestId)).not.toContain(secret!.slice(6));
   });
 });

@@ -102,3 +102,13 @@ describe("an organization's patterns: RE2, linear in the text", () => {
     expect(r.value({ prompt: ['anything at all', 3] })).toEqual({ [REDACTED]: [REDACTED, 3] });
   });
 });
+
+describe('secret shapes in captured text (one list with the log and the audit)', () => {
+  it('redacts a webhook signing secret and a token in a URL fragment, not only in the query', () => {
+    const r = new Redactor({ fields: [], patterns: [] });
+    const hook = `whsec_${'b2'.repeat(20)}`;
+    expect(r.value({ note: `signed with ${hook}` })).toEqual({ note: `signed with ${REDACTED}` });
+    expect(r.text('https://x.test/dashboard/accept-invitation#token=AbC_12-xyz')).toBe(`https://x.test/dashboard/accept-invitation#token=${REDACTED}`);
+    expect(r.text('https://x.test/a?token=q1&b=2')).toBe(`https://x.test/a?token=${REDACTED}&b=2`);
+  });
+});
