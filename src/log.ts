@@ -1,3 +1,4 @@
+import { redactSecretShapes } from './secret-shapes.js';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 
 /**
@@ -31,18 +32,9 @@ const REDACT_PATHS = [
   '*.secretAccessKey',
 ];
 
-const SCRUBS: Array<[RegExp, string]> = [
-  [/\bsk_(live|test)_[0-9A-Za-z]{8,}/g, 'sk_$1_[redacted]'],
-  [/\bwhsec_[0-9A-Za-z]{8,}/g, 'whsec_[redacted]'],
-  [/\b(Bearer)\s+[^\s"',]+/gi, '$1 [redacted]'],
-  // mmgen-signed URLs (signature=), S3 presigned URLs (X-Amz-Signature, X-Amz-Credential, X-Amz-Security-Token).
-  [/([?&](?:signature|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&\s"']+/gi, '$1[redacted]'],
-];
-
+/** Every string logged loses its secret shapes (secret-shapes.ts: the one list the audit and payload capture use too). */
 export function scrubSecrets(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of SCRUBS) out = out.replace(pattern, replacement);
-  return out;
+  return redactSecretShapes(text, '[redacted]');
 }
 
 function scrubValue(value: unknown, depth: number): unknown {

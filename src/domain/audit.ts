@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { holdsSecretShape } from '../secret-shapes.js';
 import canonicalize from 'canonicalize';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -91,8 +92,6 @@ export const SECRET_FIELD_NAMES: readonly string[] = ['key', 'secret', 'password
 export const SECRET_NAME_PARTS: readonly string[] = ['secret', 'password', 'passwd', 'passphrase', 'credential', 'apikey', 'sessionid', 'privatekey', 'sha256'];
 /** Names ending so are secrets too (`access_token`, `csrf_token`), but not counts of tokens (`max_tokens`). */
 export const SECRET_NAME_ENDINGS: readonly string[] = ['token', 'hash'];
-/** Values that are secrets whatever their field is called: an API key's or webhook's secret (not a 12-character prefix). */
-export const SECRET_VALUE_PATTERNS: readonly RegExp[] = [/^sk_(live|test)_[A-Za-z0-9]{20,}$/, /^whsec_[A-Za-z0-9]{20,}$/];
 
 function secretName(name: string): boolean {
   const n = name.toLowerCase().replace(/[_-]/g, '');
@@ -107,7 +106,7 @@ export function redact(value: unknown): unknown {
   if (value === undefined) return null;
   const json: unknown = JSON.parse(JSON.stringify(value) ?? 'null');
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return SECRET_VALUE_PATTERNS.some((p) => p.test(v)) ? REDACTED : v.replace(/\u0000/g, '');
+    if (typeof v === 'string') return holdsSecretShape(v) ? REDACTED : v.replace(/\u0000/g, '');
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object') {
       // A yes/no under a secret's name (`has_client_secret`) says whether one is set, never what it is: kept.

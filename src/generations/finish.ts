@@ -17,7 +17,7 @@ import type { AttemptEnd, GenerationRow, OutputRow } from './views.js';
 import { materializeOutputs, OutputError, type OutputPorts } from './outputs.js';
 import { demandOf, upstreamRequest, type UpstreamRequestPorts } from './upstream-request.js';
 import type { DataPolicyCache } from '../request-log/policies.js';
-import { Redactor } from '../request-log/redaction.js';
+import { redactorOf } from '../request-log/redaction.js';
 
 /**
  * Ending an attempt with what is already known (a failure, a cancel, outputs already stored): the finishing
@@ -35,8 +35,6 @@ export interface FinishPorts {
   tracing: Tracing;
 }
 
-const redactors = new WeakMap<object, Redactor>();
-
 /**
  * An organization that redacts (rules of its own in its data policy) keeps its generations' requests redacted once
  * they end, as it keeps its captured payloads (docs/contract-addenda.md, "Redaction"): the prompt, the request's
@@ -48,8 +46,7 @@ async function redactedEnd(deps: Pick<FinishPorts, 'dataPolicies'>, g: Generatio
   // Every finish asks: the cached policy is read without a promise, the database only when it is not fresh.
   const policy = deps.dataPolicies.peek(g.organization_id) ?? (await deps.dataPolicies.get(g.organization_id));
   if (policy.redact_fields.length === 0 && policy.redact_patterns.length === 0) return end;
-  let r = redactors.get(policy);
-  if (!r) redactors.set(policy, (r = new Redactor({ fields: policy.redact_fields, patterns: policy.redact_patterns })));
+  const r = redactorOf(policy);
   const result = end.result as GenerationRow['result'];
   const content = result?.message?.content;
   return {

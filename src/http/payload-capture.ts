@@ -1,10 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import { Redactor } from '../request-log/redaction.js';
+import { redactorOf, type Redactor } from '../request-log/redaction.js';
 import type { DataPolicyRow } from '../store/data-policies.js';
 
 /** What one response's capture keeps at most; past it the body is cut and marked. */
 const MAX_CAPTURED_BYTES = 1024 * 1024;
+/**
+ * How deep a captured body is kept; below, a value is `[TOO DEEP]`. The document is serialized with JSON.stringify,
+ * which recurses: a body nested 100,000 levels deep would overflow the stack. No real request nests this deep.
+ */
+const MAX_CAPTURED_DEPTH = 256;
 
 /** Request headers worth keeping in `metadata` and `full` captures (never a credential: those are redacted anyway). */
 const KEPT_HEADERS = ['content-type', 'content-length', 'user-agent', 'idempotency-key', 'accept', 'anthropic-version', 'openai-organization'];
@@ -59,7 +64,7 @@ function start(request: FastifyRequest, reply: FastifyReply, policy: DataPolicyR
   if (policy.capture === 'off') return;
   const capture: Capture = {
     mode: policy.capture,
-    redactor: new Redactor({ fields: policy.redact_fields, patterns: policy.redact_patterns }),
+    redactor: redactorOf(policy),
     chunks: [],
     bytes: 0,
     truncated: false,
@@ -102,13 +107,13 @@ export function capturedDocument(request: FastifyRequest, reply: FastifyReply, c
   const doc: Record<string, unknown> = {
     request_id: request.id,
     route: `${request.method} ${request.routeOptions.url ?? ''}`,
-    request: { headers: r.value(headers), ...(capture.mode === 'full' ? { body: request.body === undefined ? null : r.value(request.body) } : {}) },
+    request: { headers: r.value(headers), ...(capture.mode === 'full' ? { body: request.body === undefined ? null : r.value(request.body, MAX_CAPTURED_DEPTH) } : {}) },
     response: {
       status: reply.statusCode,
       content_type: typeof responseType === 'string' ? responseType : null,
       bytes: capture.mode === 'full' ? capture.bytes : Number(reply.getHeader('content-length') ?? 0),
       ...(capture.mode === 'full'
-        ? { body: r.body(Buffer.concat(capture.chunks), typeof responseType === 'string' ? responseType : undefined), truncated: capture.truncated }
+        ? { body: r.body(Buffer.concat(capture.chunks), typeof responseType === 'string' ? responseType : undefined, MAX_CAPTURED_DEPTH), truncated: capture.truncated }
         : {}),
     },
   };

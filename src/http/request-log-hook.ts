@@ -63,8 +63,7 @@ export function recordRequest(deps: Pick<AppDeps, 'requestLog' | 'catalog' | 'cl
     payload = payloadKey(request.id);
     const key = payload;
     // After the response, in a later turn: redacting and storing a body never delays a reply.
-    // This turn runs outside any request's error handling: a document that cannot be made (a value too deep to
-    // serialize) must cost the capture, never the process.
+    // A capture that cannot be made is lost, never the process: this runs outside any request's error handling.
     setImmediate(() => {
       let doc: Buffer;
       try {

@@ -52,7 +52,7 @@ describeEachBackend('payload capture and redaction', (backend) => {
     const policy = (await api('GET', '/v1/organization/data-policy', { key: org.live })).body;
     expect(policy).toMatchObject({ object: 'data_policy', capture: 'off', redact_fields: [], redact_patterns: [], request_log_days: 30 });
     expect(policy.expiry.request_log.written_today_expires_on).toBe(new Date(clock.now() + 30 * DAY_MS).toISOString().slice(0, 10));
-    const bad = await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { redact_patterns: ['(a+)+$'] } });
+    const bad = await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { redact_patterns: ['(a)\\1'] } });
     expect([bad.status, bad.body.error.param]).toEqual([400, 'redact_patterns[0]']);
     const badField = await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { redact_fields: ['a..b'] } });
     expect([badField.status, badField.body.error.param]).toEqual([400, 'redact_fields[0]']);

@@ -46,9 +46,9 @@ describe('structured logs', () => {
     expect((lines[1]!.webhook as { secret: string }).secret).toBe('[redacted]');
     expect(lines[2]!.url).toBe('/files/out_1.png?expires=1700000000&signature=[redacted]');
     expect(lines[3]!.url).toContain('X-Amz-SignedHeaders=host');
-    expect(lines[4]!.msg).toBe('key sk_live_[redacted] seen');
+    expect(lines[4]!.msg).toBe('key [redacted] seen');
     const err = lines[5]!.err as { message: string; stack: string; type: string };
-    expect(err).toMatchObject({ type: 'Error', message: 'upstream refused sk_live_[redacted]' });
-    expect(err.stack).toContain('upstream refused sk_live_[redacted]');
+    expect(err).toMatchObject({ type: 'Error', message: 'upstream refused [redacted]' });
+    expect(err.stack).toContain('upstream refused [redacted]');
   });
 });
