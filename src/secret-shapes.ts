@@ -14,7 +14,11 @@ export const SECRET_SHAPES: readonly RegExp[] = [
   /r8_[A-Za-z0-9]{20,}/g,
   /(?:AKIA|ASIA)[0-9A-Z]{16}/g,
   /\bBearer\s+[A-Za-z0-9._~+/-]{8,}=*/gi,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  // From BEGIN to the next run of five dashes (its END, kept in the match, or another BEGIN), single dashes allowed
+  // (a legacy key's Proc-Type and DEK-Info headers). A lazy `[\s\S]*?` up to END was quadratic on a body that
+  // repeats BEGIN with no END: each BEGIN scanned to the end of the text. This way each character is scanned once,
+  // and a BEGIN without its END is redacted up to where it stops (fail closed).
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[^-]|-(?!----))*(?:-----END [A-Z ]*PRIVATE KEY-----)?/g,
   /(?<=[?&#](?:signature|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|token)=)[^&#\s"']+/gi,
 ];
 

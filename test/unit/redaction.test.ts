@@ -112,3 +112,18 @@ describe('secret shapes in captured text (one list with the log and the audit)',
     expect(r.text('https://x.test/a?token=q1&b=2')).toBe(`https://x.test/a?token=${REDACTED}&b=2`);
   });
 });
+
+describe('PEM private keys', () => {
+  const pem = (body: string) => `-----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END RSA PRIVATE KEY-----`;
+  it('are redacted whole, with legacy headers, and a BEGIN without END up to where it stops', () => {
+    const r = new Redactor({ fields: [], patterns: [] });
+    expect(r.text(`key: ${pem('MIIEow+IBAAK/CAQEA=\nAbc')} done`)).toBe(`key: ${REDACTED} done`);
+    expect(r.text(`k ${pem('Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0F\n\nMIIE')}`)).toBe(`k ${REDACTED}`);
+    expect(r.text('-----BEGIN PRIVATE KEY-----\nMIIEsecret and the rest')).toBe(REDACTED);
+  });
+  it('cost one pass over a body that repeats BEGIN with no END (the lazy pattern was quadratic: minutes here)', () => {
+    const hostile = '-----BEGIN PRIVATE KEY-----x'.repeat(30_000);
+    const out = new Redactor({ fields: [], patterns: [] }).text(hostile);
+    expect(out).toBe(REDACTED.repeat(30_000));
+  });
+});
