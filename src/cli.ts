@@ -69,36 +69,6 @@ function syncReport(r: SyncReport, taken: string[]): string {
   return lines.join('\n');
 }
 
-const USAGE = `mmgen — multi-modality generation service
-
-Operator commands:
-  mmgen serve [--port N] [--host H] [--no-worker]
-                                         the API (PORT, default 8080) and a generation worker
-  mmgen worker                           a generation worker only (PostgreSQL: run any number)
-  mmgen migrate                          apply database migrations
-  mmgen org create --name N --plan free|pro|studio|team [--enterprise] [--credits C] [--json]
-  mmgen org set-plan --org ID --plan P [--enterprise | --no-enterprise] [--json]
-  mmgen org unpause --org ID [--json]
-  mmgen wallet topup --org ID --credits C [--reference R] [--json]
-  mmgen audit verify [--json]            walks each organization's audit chain (and the installation's); reports
-                                         the first entry changed or deleted in the database; exits 1 if any
-  mmgen models list [--modality M] [--include-delisted] [--json]
-  mmgen providers check [--near-days N] [--json]
-                                         each routed model's recorded schema against the one its provider
-                                         publishes (Replicate, fal), and its shutdown date; exits 1 on a finding
-  mmgen catalog sync [--new-since DATE] [--apply --only ID,… [--add FILE]] [--json]
-                                         the providers' live model lists and schemas against the catalog's records:
-                                         new, gone, changed schemas, published deprecations; --apply takes the named
-                                         ones into the running catalog (every node, no restart, audited); a new
-                                         model's definition comes from --add FILE; exits 1 while a finding is left
-  mmgen catalog sync --write-records --only ID,… | --drafts DIR [--only ID,…]
-                                         for the maintainers who ship the defaults: the record files instead
-                                         (src/providers/<name>/models/), read at the next start; draft records
-${CATALOG_USAGE}
-
-Environment: DATABASE_URL (PostgreSQL; default: embedded PGlite in MMGEN_DATA_DIR=./data), PORT,
-MMGEN_PUBLIC_URL, MMGEN_SIMULATE_PROVIDERS, LOG_LEVEL. See README.md for the full table.`;
-
 class UsageError extends Error {}
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
@@ -217,6 +187,214 @@ async function workerOnly(config: Config): Promise<void> {
   stopOnFatal(runtime.deps.log, stop);
 }
 
+async function migrateCommand(config: Config): Promise<void> {
+  // openRuntime applies the migrations; running again reports that nothing is left.
+  const runtime = await openRuntime(config, silentLogger());
+  await migrate(runtime.deps.db);
+  await runtime.close();
+  process.stdout.write('Migrations are up to date.\n');
+}
+
+async function orgCommand(config: Config, sub: string | undefined, rest: string[]): Promise<void> {
+  if (sub === 'create') {
+    const v = parse(rest, { name: { type: 'string' }, plan: { type: 'string' }, enterprise: { type: 'boolean' }, credits: { type: 'string' } });
+    const result = (await admin(config, {
+      name: 'org.create',
+      args: { actor: actor(), name: str(v.name) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise: v.enterprise === true, credits: v.credits === undefined ? 0 : intArg(v.credits, 'credits') },
+    })) as { organization: { id: string; name: string }; keys: { live: string; test: string } };
+    return print(result, v.json === true, () =>
+      `Created ${result.organization.id} (${result.organization.name}).\n  live key: ${result.keys.live}\n  test key: ${result.keys.test}\nThe keys are shown only this once.`);
+  }
+  if (sub === 'set-plan') {
+    const v = parse(rest, { org: { type: 'string' }, plan: { type: 'string' }, enterprise: { type: 'boolean' }, 'no-enterprise': { type: 'boolean' } });
+    const enterprise = v.enterprise === true ? true : v['no-enterprise'] === true ? false : undefined;
+    const result = await admin(config, { name: 'org.set-plan', args: { actor: actor(), org: str(v.org) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise } });
+    return print(result, v.json === true, () => `Plan set: ${JSON.stringify(result)}`);
+  }
+  if (sub === 'unpause') {
+    const v = parse(rest, { org: { type: 'string' } });
+    const result = await admin(config, { name: 'org.unpause', args: { actor: actor(), org: str(v.org) ?? '' } });
+    return print(result, v.json === true, () => `Unpaused ${str(v.org)}.`);
+  }
+  throw new UsageError(`unknown command: org ${sub ?? ''}`);
+}
+
+async function walletCommand(config: Config, sub: string | undefined, rest: string[]): Promise<void> {
+  if (sub !== 'topup') throw new UsageError(`unknown command: wallet ${sub ?? ''}`);
+  const v = parse(rest, { org: { type: 'string' }, credits: { type: 'string' }, reference: { type: 'string' } });
+  const result = (await admin(config, {
+    name: 'wallet.topup',
+    args: { actor: actor(), org: str(v.org) ?? '', credits: intArg(v.credits, 'credits'), reference: str(v.reference) },
+  })) as { balance_credits: number; available_credits: number };
+  return print(result, v.json === true, () => `Balance: ${result.balance_credits} credits (${result.available_credits} available).`);
+}
+
+async function auditCommand(config: Config, sub: string | undefined, rest: string[]): Promise<void> {
+  if (sub !== 'verify') throw new UsageError(`unknown command: audit ${sub ?? ''}`);
+  const v = parse(rest, {});
+  const reports = (await admin(config, { name: 'audit.verify', args: {} })) as ChainReport[];
+  print(reports, v.json === true, () => auditReport(reports));
+  if (reports.some((r) => !r.ok)) process.exitCode = 1;
+}
+
+async function modelsCommand(config: Config, sub: string | undefined, rest: string[]): Promise<void> {
+  if (sub !== 'list') throw new UsageError(`unknown command: models ${sub ?? ''}`);
+  const v = parse(rest, { modality: { type: 'string' }, 'include-delisted': { type: 'boolean' } });
+  const result = (await admin(config, {
+    name: 'models.list',
+    args: { modality: str(v.modality) as Modality | undefined, includeDelisted: v['include-delisted'] === true },
+  })) as ModelView[];
+  return print(result, v.json === true, () => modelTable(result));
+}
+
+async function providersCommand(config: Config, sub: string | undefined, rest: string[]): Promise<void> {
+  if (sub !== 'check') throw new UsageError(`unknown command: providers ${sub ?? ''}`);
+  const v = parse(rest, { 'near-days': { type: 'string' } });
+  const report = await checkProviders({
+    models: new Catalog().models,
+    credentials: config.providers,
+    today: new Date().toISOString().slice(0, 10),
+    nearDays: v['near-days'] === undefined ? 30 : intArg(v['near-days'], 'near-days'),
+  });
+  print(report, v.json === true, () => providersReport(report));
+  if (report.findings.length > 0) process.exitCode = 1;
+}
+
+/** `mmgen catalog sync`'s options, checked: nothing is taken unless named. */
+interface SyncOptions {
+  newSince: string | undefined;
+  only: string[] | undefined;
+  drafts: string | undefined;
+  apply: boolean;
+  writeRecords: boolean;
+  add: string | boolean | undefined;
+  json: boolean;
+}
+
+function syncOptions(rest: string[]): SyncOptions {
+  const v = parse(rest, {
+    'new-since': { type: 'string' }, apply: { type: 'boolean' }, only: { type: 'string' }, add: { type: 'string' },
+    'write-records': { type: 'boolean' }, drafts: { type: 'string' },
+  });
+  const newSince = str(v['new-since']);
+  if (newSince !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(newSince)) throw new UsageError('--new-since must be a date, YYYY-MM-DD');
+  const only = str(v.only)?.split(',').map((id) => id.trim()).filter(Boolean);
+  const drafts = str(v.drafts);
+  const apply = v.apply === true;
+  const writeRecords = v['write-records'] === true;
+  // Nothing is taken unless named: --apply and --write-records take exactly the findings --only lists.
+  if (apply && writeRecords) throw new UsageError('--apply (the running catalog) and --write-records (the record files) are two different targets: choose one');
+  if (apply && !only?.length) throw new UsageError('--apply needs --only ID,… naming the findings to take (ids as reported)');
+  if (writeRecords && !only?.length) throw new UsageError('--write-records needs --only ID,… naming the findings to write (ids as reported)');
+  if (only && !apply && !writeRecords && drafts === undefined) throw new UsageError('--only needs --apply, --write-records or --drafts');
+  if (v.add !== undefined && !apply) throw new UsageError('--add FILE defines the new models --apply takes: it needs --apply');
+  return { newSince, only, drafts, apply, writeRecords, add: v.add, json: v.json === true };
+}
+
+type SyncOutput = { out: SyncReport & { applied: unknown[]; drafts?: string[] }; lines: string[] };
+
+/** The repository's record files, for the maintainers who ship them: read and written here, no database. */
+async function syncRecordFiles(config: Config, o: SyncOptions, today: string): Promise<SyncOutput> {
+  const report = await syncCatalog({ models: new Catalog().models, credentials: config.providers, today, ...(o.newSince ? { newSince: o.newSince } : {}) });
+  let approved: ReturnType<typeof approvedFindings> = [];
+  try {
+    if (o.only) approved = approvedFindings(report, o.only, { drafts: o.drafts !== undefined });
+  } catch (err) {
+    if (err instanceof ApprovalError) throw new UsageError(err.message);
+    throw err;
+  }
+  const applied = o.writeRecords ? applyFindings(approved) : [];
+  const written = o.drafts === undefined ? [] : await writeDrafts(o.only ? approved : report.findings, o.drafts, { credentials: config.providers, today });
+  return {
+    out: { ...report, applied, drafts: written },
+    lines: [...applied.map((w: Written) => `wrote ${w.field} of ${w.file} (${w.id})`), ...written.map((d) => `wrote draft ${d}`)],
+  };
+}
+
+/** The running catalog: compared with the records it serves, changed through the admin use case, audited. */
+async function syncRunningCatalog(config: Config, o: SyncOptions): Promise<SyncOutput> {
+  const add = o.add === undefined ? undefined : jsonFile(o.add);
+  const body = { ...(o.newSince ? { new_since: o.newSince } : {}), ...(o.apply ? { apply: o.only } : {}), ...(add === undefined ? {} : { add: Array.isArray(add) ? add : [add] }) };
+  const result = (await admin(config, { name: 'catalog.sync', args: { actor: actor(), body } })) as SyncResult;
+  return { out: result, lines: result.applied.map((a) => `took ${a.id}: ${a.changed.join(', ')} of ${a.target}, in the running catalog`) };
+}
+
+async function catalogCommand(config: Config, sub: string | undefined, rest: string[]): Promise<void> {
+  // The operator's catalog changes (cli-catalog.ts); `catalog sync` is the providers' side.
+  if (sub !== 'sync') {
+    const parsed = parseCatalogCommand(present(sub, rest));
+    const result = await admin(config, parsed.command);
+    return print(result, parsed.json, () => parsed.human(result));
+  }
+  const o = syncOptions(rest);
+  const today = config.catalogDate ?? new Date().toISOString().slice(0, 10);
+  const { out, lines } = o.writeRecords || o.drafts !== undefined ? await syncRecordFiles(config, o, today) : await syncRunningCatalog(config, o);
+  print(out, o.json, () => syncReport(out, lines));
+  const taken = new Set((out.applied as Array<{ id: string }>).map((w) => w.id));
+  if (out.findings.some((f) => !taken.has(f.id))) process.exitCode = 1;
+}
+
+/** The words after the command, as given. */
+const present = (sub: string | undefined, rest: string[]): string[] => [sub, ...rest].filter((a): a is string => a !== undefined);
+
+/** An operator command: its lines of the usage text, and what it does with the words after its name. */
+interface OperatorCommand {
+  help: string;
+  run(config: Config, sub: string | undefined, rest: string[]): Promise<void>;
+}
+
+/** The operator commands, in the order the usage text lists them. */
+const COMMANDS = new Map<string, OperatorCommand>([
+  ['serve', {
+    help: `  mmgen serve [--port N] [--host H] [--no-worker]
+                                         the API (PORT, default 8080) and a generation worker`,
+    run: (config, sub, rest) => serve(config, present(sub, rest)),
+  }],
+  ['worker', { help: '  mmgen worker                           a generation worker only (PostgreSQL: run any number)', run: (config) => workerOnly(config) }],
+  ['migrate', { help: '  mmgen migrate                          apply database migrations', run: (config) => migrateCommand(config) }],
+  ['org', {
+    help: `  mmgen org create --name N --plan free|pro|studio|team [--enterprise] [--credits C] [--json]
+  mmgen org set-plan --org ID --plan P [--enterprise | --no-enterprise] [--json]
+  mmgen org unpause --org ID [--json]`,
+    run: orgCommand,
+  }],
+  ['wallet', { help: '  mmgen wallet topup --org ID --credits C [--reference R] [--json]', run: walletCommand }],
+  ['audit', {
+    help: `  mmgen audit verify [--json]            walks each organization's audit chain (and the installation's); reports
+                                         the first entry changed or deleted in the database; exits 1 if any`,
+    run: auditCommand,
+  }],
+  ['models', { help: '  mmgen models list [--modality M] [--include-delisted] [--json]', run: modelsCommand }],
+  ['providers', {
+    help: `  mmgen providers check [--near-days N] [--json]
+                                         each routed model's recorded schema against the one its provider
+                                         publishes (Replicate, fal), and its shutdown date; exits 1 on a finding`,
+    run: providersCommand,
+  }],
+  ['catalog', {
+    help: `  mmgen catalog sync [--new-since DATE] [--apply --only ID,… [--add FILE]] [--json]
+                                         the providers' live model lists and schemas against the catalog's records:
+                                         new, gone, changed schemas, published deprecations; --apply takes the named
+                                         ones into the running catalog (every node, no restart, audited); a new
+                                         model's definition comes from --add FILE; exits 1 while a finding is left
+  mmgen catalog sync --write-records --only ID,… | --drafts DIR [--only ID,…]
+                                         for the maintainers who ship the defaults: the record files instead
+                                         (src/providers/<name>/models/), read at the next start; draft records
+${CATALOG_USAGE}`,
+    run: catalogCommand,
+  }],
+]);
+
+const USAGE = `mmgen — multi-modality generation service
+
+Operator commands:
+${[...COMMANDS.values()].map((c) => c.help).join('\n')}
+
+Environment: DATABASE_URL (PostgreSQL; default: embedded PGlite in MMGEN_DATA_DIR=./data), PORT,
+MMGEN_PUBLIC_URL, MMGEN_SIMULATE_PROVIDERS, LOG_LEVEL. See README.md for the full table.`;
+
+const HELP = new Set(['help', '--help', '-h']);
+
 export async function main(argv: string[]): Promise<void> {
   // User commands talk to an mmgen over its API: they need no server configuration.
   if (isUserCommand(argv)) {
@@ -225,144 +403,13 @@ export async function main(argv: string[]): Promise<void> {
   }
   const [cmd, sub, ...rest] = argv;
   const config = loadConfig();
-  // The operator's catalog changes (cli-catalog.ts); `catalog sync` is the providers' side, below.
-  if (cmd === 'catalog' && sub !== 'sync') {
-    const parsed = parseCatalogCommand([sub, ...rest].filter((a): a is string => a !== undefined));
-    const result = await admin(config, parsed.command);
-    return print(result, parsed.json, () => parsed.human(result));
+  if (cmd === undefined || HELP.has(cmd)) {
+    process.stdout.write(`${USAGE}\n\n${USER_USAGE}\n`);
+    return;
   }
-  switch (cmd) {
-    case 'serve':
-      return serve(config, [sub, ...rest].filter((a): a is string => a !== undefined));
-    case 'worker':
-      return workerOnly(config);
-    case 'migrate': {
-      // openRuntime applies the migrations; running again reports that nothing is left.
-      const runtime = await openRuntime(config, silentLogger());
-      await migrate(runtime.deps.db);
-      await runtime.close();
-      process.stdout.write('Migrations are up to date.\n');
-      return;
-    }
-    case 'org': {
-      if (sub === 'create') {
-        const v = parse(rest, { name: { type: 'string' }, plan: { type: 'string' }, enterprise: { type: 'boolean' }, credits: { type: 'string' } });
-        const result = (await admin(config, {
-          name: 'org.create',
-          args: { actor: actor(), name: str(v.name) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise: v.enterprise === true, credits: v.credits === undefined ? 0 : intArg(v.credits, 'credits') },
-        })) as { organization: { id: string; name: string }; keys: { live: string; test: string } };
-        return print(result, v.json === true, () =>
-          `Created ${result.organization.id} (${result.organization.name}).\n  live key: ${result.keys.live}\n  test key: ${result.keys.test}\nThe keys are shown only this once.`);
-      }
-      if (sub === 'set-plan') {
-        const v = parse(rest, { org: { type: 'string' }, plan: { type: 'string' }, enterprise: { type: 'boolean' }, 'no-enterprise': { type: 'boolean' } });
-        const enterprise = v.enterprise === true ? true : v['no-enterprise'] === true ? false : undefined;
-        const result = await admin(config, { name: 'org.set-plan', args: { actor: actor(), org: str(v.org) ?? '', plan: (str(v.plan) ?? '') as Plan, enterprise } });
-        return print(result, v.json === true, () => `Plan set: ${JSON.stringify(result)}`);
-      }
-      if (sub === 'unpause') {
-        const v = parse(rest, { org: { type: 'string' } });
-        const result = await admin(config, { name: 'org.unpause', args: { actor: actor(), org: str(v.org) ?? '' } });
-        return print(result, v.json === true, () => `Unpaused ${str(v.org)}.`);
-      }
-      throw new UsageError(`unknown command: org ${sub ?? ''}`);
-    }
-    case 'wallet': {
-      if (sub !== 'topup') throw new UsageError(`unknown command: wallet ${sub ?? ''}`);
-      const v = parse(rest, { org: { type: 'string' }, credits: { type: 'string' }, reference: { type: 'string' } });
-      const result = (await admin(config, {
-        name: 'wallet.topup',
-        args: { actor: actor(), org: str(v.org) ?? '', credits: intArg(v.credits, 'credits'), reference: str(v.reference) },
-      })) as { balance_credits: number; available_credits: number };
-      return print(result, v.json === true, () => `Balance: ${result.balance_credits} credits (${result.available_credits} available).`);
-    }
-    case 'audit': {
-      if (sub !== 'verify') throw new UsageError(`unknown command: audit ${sub ?? ''}`);
-      const v = parse(rest, {});
-      const reports = (await admin(config, { name: 'audit.verify', args: {} })) as ChainReport[];
-      print(reports, v.json === true, () => auditReport(reports));
-      if (reports.some((r) => !r.ok)) process.exitCode = 1;
-      return;
-    }
-    case 'models': {
-      if (sub !== 'list') throw new UsageError(`unknown command: models ${sub ?? ''}`);
-      const v = parse(rest, { modality: { type: 'string' }, 'include-delisted': { type: 'boolean' } });
-      const result = (await admin(config, {
-        name: 'models.list',
-        args: { modality: str(v.modality) as Modality | undefined, includeDelisted: v['include-delisted'] === true },
-      })) as ModelView[];
-      return print(result, v.json === true, () => modelTable(result));
-    }
-    case 'providers': {
-      if (sub !== 'check') throw new UsageError(`unknown command: providers ${sub ?? ''}`);
-      const v = parse(rest, { 'near-days': { type: 'string' } });
-      const report = await checkProviders({
-        models: new Catalog().models,
-        credentials: config.providers,
-        today: new Date().toISOString().slice(0, 10),
-        nearDays: v['near-days'] === undefined ? 30 : intArg(v['near-days'], 'near-days'),
-      });
-      print(report, v.json === true, () => providersReport(report));
-      if (report.findings.length > 0) process.exitCode = 1;
-      return;
-    }
-    case 'catalog': {
-      if (sub !== 'sync') throw new UsageError(`unknown command: catalog ${sub ?? ''}`);
-      const v = parse(rest, {
-        'new-since': { type: 'string' }, apply: { type: 'boolean' }, only: { type: 'string' }, add: { type: 'string' },
-        'write-records': { type: 'boolean' }, drafts: { type: 'string' },
-      });
-      const newSince = str(v['new-since']);
-      if (newSince !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(newSince)) throw new UsageError('--new-since must be a date, YYYY-MM-DD');
-      const only = str(v.only)?.split(',').map((id) => id.trim()).filter(Boolean);
-      const drafts = str(v.drafts);
-      const apply = v.apply === true;
-      const writeRecords = v['write-records'] === true;
-      // Nothing is taken unless named: --apply and --write-records take exactly the findings --only lists.
-      if (apply && writeRecords) throw new UsageError('--apply (the running catalog) and --write-records (the record files) are two different targets: choose one');
-      if (apply && !only?.length) throw new UsageError('--apply needs --only ID,… naming the findings to take (ids as reported)');
-      if (writeRecords && !only?.length) throw new UsageError('--write-records needs --only ID,… naming the findings to write (ids as reported)');
-      if (only && !apply && !writeRecords && drafts === undefined) throw new UsageError('--only needs --apply, --write-records or --drafts');
-      if (v.add !== undefined && !apply) throw new UsageError('--add FILE defines the new models --apply takes: it needs --apply');
-      const today = config.catalogDate ?? new Date().toISOString().slice(0, 10);
-      let out: SyncReport & { applied: unknown[]; drafts?: string[] };
-      let lines: string[];
-      if (writeRecords || drafts !== undefined) {
-        // The repository's record files, for the maintainers who ship them: read and written here, no database.
-        const report = await syncCatalog({ models: new Catalog().models, credentials: config.providers, today, ...(newSince ? { newSince } : {}) });
-        let approved: ReturnType<typeof approvedFindings> = [];
-        try {
-          if (only) approved = approvedFindings(report, only, { drafts: drafts !== undefined });
-        } catch (err) {
-          if (err instanceof ApprovalError) throw new UsageError(err.message);
-          throw err;
-        }
-        const applied = writeRecords ? applyFindings(approved) : [];
-        const written = drafts === undefined ? [] : await writeDrafts(only ? approved : report.findings, drafts, { credentials: config.providers, today });
-        out = { ...report, applied, drafts: written };
-        lines = [...applied.map((w: Written) => `wrote ${w.field} of ${w.file} (${w.id})`), ...written.map((d) => `wrote draft ${d}`)];
-      } else {
-        // The running catalog: compared with the records it serves, changed through the admin use case, audited.
-        const add = v.add === undefined ? undefined : jsonFile(v.add);
-        const body = { ...(newSince ? { new_since: newSince } : {}), ...(apply ? { apply: only } : {}), ...(add === undefined ? {} : { add: Array.isArray(add) ? add : [add] }) };
-        const result = (await admin(config, { name: 'catalog.sync', args: { actor: actor(), body } })) as SyncResult;
-        out = result;
-        lines = result.applied.map((a) => `took ${a.id}: ${a.changed.join(', ')} of ${a.target}, in the running catalog`);
-      }
-      print(out, v.json === true, () => syncReport(out, lines));
-      const taken = new Set((out.applied as Array<{ id: string }>).map((w) => w.id));
-      if (out.findings.some((f) => !taken.has(f.id))) process.exitCode = 1;
-      return;
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(`${USAGE}\n\n${USER_USAGE}\n`);
-      return;
-    default:
-      throw new UsageError(`unknown command: ${cmd}`);
-  }
+  const command = COMMANDS.get(cmd);
+  if (!command) throw new UsageError(`unknown command: ${cmd}`);
+  return command.run(config, sub, rest);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -216,6 +216,8 @@ export interface MetricsExportConfig {
 /** Stripe, as the operator configured it (MMGEN_STRIPE_…); amounts are in the currency's smallest unit (cents). */
 export interface StripeConfig {
   secretKey: string;
+  /** The key's mode (sk_live_/rk_live_: live): it reads only that mode's objects, so only that mode's events are mmgen's. */
+  livemode: boolean;
   webhookSecret: string;
   /** Where the stripe library sends its calls; undefined: api.stripe.com. Tests point it at a loopback fake. */
   api: { host: string; port: number; protocol: 'http' | 'https' } | undefined;
@@ -410,6 +412,7 @@ function stripeConfig(env: Env): StripeConfig | undefined {
   if (maxAmount < minAmount) throw new ConfigError('MMGEN_STRIPE_MAX_AMOUNT must not be below MMGEN_STRIPE_MIN_AMOUNT');
   return {
     secretKey,
+    livemode: /^(sk|rk)_live_/.test(secretKey),
     webhookSecret,
     api,
     currency,

@@ -183,12 +183,41 @@ export async function receiveStripeEvent(p: StripePorts, raw: Buffer, signature:
   } catch (err) {
     throw new ApiError('signature_invalid', `The Stripe signature does not verify: ${(err as Error).message}`);
   }
+  const foreign = foreignEvent(s.c, event);
+  if (foreign) {
+    // Acknowledged (2xx), never read: a refusal would only make Stripe send it again for days, and no answer of
+    // ours makes it this account's. Logged, since it means an endpoint or secret wired to the wrong account or mode.
+    p.log.warn({ stripeEvent: event.id, type: event.type, livemode: event.livemode, account: event.account }, `stripe event ignored: ${foreign}`);
+    return { id: event.id, type: event.type, outcome: `ignored: ${foreign}` };
+  }
   const object = (event.data as { object: { id?: string } }).object;
   const id = typeof object.id === 'string' ? object.id : '';
   // Stripe unreachable or refusing: 502, so that Stripe sends the event again later.
-  const outcome = await callStripe('answer a read of the event\'s object', () => applyEvent(p, s, event.type, id));
+  const outcome = await callStripe('answer a read of the event\'s object', async () => {
+    try {
+      return await applyEvent(p, s, event.type, id);
+    } catch (err) {
+      // Stripe answered, and the object is not this account's (or mode's): sending the event again changes nothing.
+      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404 && err.code === 'resource_missing') {
+        p.log.warn({ stripeEvent: event.id, type: event.type, err: err.message }, 'stripe event ignored: its object is not in this account');
+        return 'ignored: not in this account';
+      }
+      throw err;
+    }
+  });
   p.log.info({ stripeEvent: event.id, type: event.type, outcome }, 'stripe event');
   return { id: event.id, type: event.type, outcome };
+}
+
+/**
+ * Why an event is not this configuration's, from its envelope alone: one of the other mode than the key's (a key
+ * reads only its own mode's objects), or one from a connected account (`account` is set only on those; mmgen does
+ * not use Connect). Undefined: it may be ours, and its object is read.
+ */
+function foreignEvent(c: StripeConfig, event: Stripe.Event): string | undefined {
+  if (event.livemode !== c.livemode) return `${event.livemode ? 'live' : 'test'}-mode event, ${c.livemode ? 'live' : 'test'}-mode key`;
+  if (event.account) return `event of the connected account ${event.account}`;
+  return undefined;
 }
 
 async function applyEvent(p: StripePorts, s: Ready, type: string, id: string): Promise<string> {

@@ -17,6 +17,10 @@ import { FakeServer, bearer, type FakeRequest, type Reply } from './base.js';
  * Cards follow Stripe's test numbers: 4242424242424242 pays; 4000000000000002 is declined (card_declined);
  * 4000002760003184 pays on the hosted page (the customer authenticates there) but needs authentication off-session
  * (authentication_required, the PaymentIntent left requires_payment_method).
+ *
+ * A key reads only its own account's objects of its own mode (test or live): another account's object, or one of
+ * the other mode, is answered 404 resource_missing as one that never existed (`paymentElsewhere` makes such objects,
+ * whose events still reach an endpoint wired to that account or mode).
  */
 
 type Obj = Record<string, unknown>;
@@ -180,6 +184,11 @@ export class FakeStripe extends FakeServer {
   readonly disputes = new Map<string, Obj>();
   /** The off-session payments confirmed so far, in order, with the moment each was confirmed (for in-flight checks). */
   readonly offSessionConfirms: { id: string; at: number; customer: string; amount: number }[] = [];
+  /** The account the key belongs to, and the key's mode (sk_live_…: live): it reads only that account's objects of that mode. */
+  readonly account = `acct_${randomBytes(8).toString('hex')}`;
+  readonly livemode: boolean;
+  /** The objects of other accounts (id → account); every other object is the key's account's. */
+  private readonly accountOf = new Map<string, string>();
   private readonly idempotency = new Map<string, { fingerprint: string; reply: Promise<Reply> }>();
   private readonly pendingDeliveries = new Set<Promise<unknown>>();
   private seq = 0;
@@ -187,6 +196,7 @@ export class FakeStripe extends FakeServer {
   constructor(key = `sk_test_${randomBytes(12).toString('hex')}`, webhookSecret = `whsec_${randomBytes(16).toString('hex')}`) {
     super(key);
     this.webhookSecret = webhookSecret;
+    this.livemode = /^(sk|rk)_live_/.test(key);
   }
 
   private id(prefix: string): string {
@@ -278,7 +288,7 @@ export class FakeStripe extends FakeServer {
     if (method === 'POST' && path === '/v1/refunds') return this.createRefund(p);
     if (method === 'GET' && path === '/v1/refunds') {
       check(p, SHAPES['refund.list']!, '');
-      const data = [...this.refunds.values()].filter((r) => (!p.charge || r.charge === p.charge) && (!p.payment_intent || r.payment_intent === p.payment_intent));
+      const data = [...this.refunds.values()].filter((r) => this.isReadable(r) && (!p.charge || r.charge === p.charge) && (!p.payment_intent || r.payment_intent === p.payment_intent));
       return { object: 'list', url: '/v1/refunds', has_more: false, data };
     }
     if (method === 'GET' && (m = path.match(/^\/v1\/refunds\/([^/]+)$/))) return this.get(this.refunds, 'refund', m[1]!, p);
@@ -288,9 +298,29 @@ export class FakeStripe extends FakeServer {
 
   private get(map: Map<string, Obj>, what: string, id: string, p: Params): Obj {
     check(p, SHAPES.retrieve!, '');
-    const o = map.get(id);
-    if (!o) throw noSuch(what, id);
-    return this.expand(o, (p.expand as string[] | undefined) ?? []);
+    return this.expand(this.readable(map.get(id), what, id), (p.expand as string[] | undefined) ?? []);
+  }
+
+  /** The object if this key may read it; otherwise Stripe's 404, which says no more than that it does not exist here. */
+  private readable(o: Obj | undefined, what: string, id: string, param = 'id'): Obj {
+    if (!o || (this.accountOf.get(id) ?? this.account) !== this.account) throw noSuch(what, id, param);
+    if (typeof o.livemode === 'boolean' && o.livemode !== this.livemode) {
+      const [mode, keyMode] = o.livemode ? ['live', 'test'] : ['test', 'live'];
+      throw new StripeError(404, {
+        type: 'invalid_request_error', code: 'resource_missing', param,
+        message: `No such ${what}: '${id}'; a similar object exists in ${mode} mode, but a ${keyMode} mode key was used to make this request.`,
+      });
+    }
+    return o;
+  }
+
+  private isReadable(o: Obj): boolean {
+    try {
+      this.readable(o, '', String(o.id));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** `expand[]`: each named id field replaced by its object (one level, as mmgen asks). */
@@ -313,7 +343,7 @@ export class FakeStripe extends FakeServer {
   private byId(id: string): Obj | undefined {
     for (const map of [this.customers, this.sessions, this.paymentIntents, this.setupIntents, this.charges, this.refunds, this.disputes]) {
       const o = map.get(id);
-      if (o) return o;
+      if (o) return this.isReadable(o) ? o : undefined;
     }
     const pm = this.paymentMethods.get(id);
     return pm ? this.publicPm(pm) : undefined;
@@ -326,7 +356,7 @@ export class FakeStripe extends FakeServer {
 
   private createCustomer(p: Params): Obj {
     check(p, SHAPES['customer.create']!, '');
-    const c = { id: this.id('cus'), object: 'customer', created: this.now(), livemode: false, name: p.name ?? null, email: p.email ?? null, description: p.description ?? null, metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null } };
+    const c = { id: this.id('cus'), object: 'customer', created: this.now(), livemode: this.livemode, name: p.name ?? null, email: p.email ?? null, description: p.description ?? null, metadata: p.metadata ?? {}, invoice_settings: { default_payment_method: null } };
     this.customers.set(c.id, c);
     return c;
   }
@@ -334,7 +364,7 @@ export class FakeStripe extends FakeServer {
   private customerOf(p: Params, param = 'customer'): string | null {
     if (p.customer === undefined) return null;
     const id = String(p.customer);
-    if (!this.customers.has(id)) throw noSuch('customer', id, param);
+    this.readable(this.customers.get(id), 'customer', id, param);
     return id;
   }
 
@@ -376,7 +406,7 @@ export class FakeStripe extends FakeServer {
     }
     const id = this.id('cs');
     const s: Obj = {
-      id, object: 'checkout.session', livemode: false, created: this.now(), expires_at: this.now() + 86_400, mode, status: 'open', payment_status: mode === 'setup' ? 'no_payment_required' : 'unpaid',
+      id, object: 'checkout.session', livemode: this.livemode, created: this.now(), expires_at: this.now() + 86_400, mode, status: 'open', payment_status: mode === 'setup' ? 'no_payment_required' : 'unpaid',
       amount_total: amount, amount_subtotal: amount, currency, customer, client_reference_id: p.client_reference_id ?? null, metadata: p.metadata ?? {},
       success_url: p.success_url, cancel_url: p.cancel_url ?? null, url: `${this.url}/pay/${id}`, payment_intent: null, setup_intent: null,
       payment_intent_data: p.payment_intent_data ?? null, setup_intent_data: p.setup_intent_data ?? null,
@@ -402,7 +432,7 @@ export class FakeStripe extends FakeServer {
     const confirm = bool(p, 'confirm');
     if (p.off_session !== undefined && !confirm) throw invalidParam('off_session', 'You may only specify `off_session` when `confirm` is true.');
     const pi: Obj = {
-      id: this.id('pi'), object: 'payment_intent', livemode: false, created: this.now(), amount, amount_received: 0, currency, customer,
+      id: this.id('pi'), object: 'payment_intent', livemode: this.livemode, created: this.now(), amount, amount_received: 0, currency, customer,
       payment_method: pmId, status: pmId ? 'requires_confirmation' : 'requires_payment_method', metadata: p.metadata ?? {}, description: p.description ?? null,
       latest_charge: null, last_payment_error: null, next_action: null, client_secret: `${randomBytes(8).toString('hex')}_secret`,
     };
@@ -433,7 +463,7 @@ export class FakeStripe extends FakeServer {
     const customer = this.customerOf(p);
     const t = (pi: Obj) => pi.created as number;
     let all = [...this.paymentIntents.values()]
-      .filter((pi) => (!customer || pi.customer === customer)
+      .filter((pi) => this.isReadable(pi) && (!customer || pi.customer === customer)
         && (range.gt === undefined || t(pi) > range.gt) && (range.gte === undefined || t(pi) >= range.gte)
         && (range.lt === undefined || t(pi) < range.lt) && (range.lte === undefined || t(pi) <= range.lte))
       .reverse();
@@ -449,8 +479,7 @@ export class FakeStripe extends FakeServer {
 
   private confirmPaymentIntent(id: string, p: Params): Obj {
     check(p, SHAPES['payment_intent.confirm']!, '');
-    const pi = this.paymentIntents.get(id);
-    if (!pi) throw noSuch('payment_intent', id);
+    const pi = this.readable(this.paymentIntents.get(id), 'payment_intent', id);
     if (p.payment_method !== undefined) pi.payment_method = String(p.payment_method);
     if (pi.status === 'succeeded') {
       throw new StripeError(400, { type: 'invalid_request_error', code: 'payment_intent_unexpected_state', message: 'This PaymentIntent\'s status is succeeded, so it cannot be confirmed.', param: undefined });
@@ -485,7 +514,7 @@ export class FakeStripe extends FakeServer {
   private makeCharge(pi: Obj, paid: boolean): Obj {
     const id = this.id('ch');
     const c: Obj = {
-      id, object: 'charge', livemode: false, created: this.now(), amount: pi.amount, amount_captured: paid ? pi.amount : 0, amount_refunded: 0, currency: pi.currency,
+      id, object: 'charge', livemode: this.livemode, created: this.now(), amount: pi.amount, amount_captured: paid ? pi.amount : 0, amount_refunded: 0, currency: pi.currency,
       customer: pi.customer, payment_intent: pi.id, payment_method: pi.payment_method, paid, captured: paid, status: paid ? 'succeeded' : 'failed',
       refunded: false, disputed: false, metadata: pi.metadata, receipt_url: paid ? `${this.url}/receipts/${id}` : null,
     };
@@ -496,10 +525,9 @@ export class FakeStripe extends FakeServer {
   private createRefund(p: Params): Obj {
     check(p, SHAPES['refund.create']!, '');
     let charge: Obj | undefined;
-    if (p.charge !== undefined) charge = this.charges.get(String(p.charge));
+    if (p.charge !== undefined) charge = this.readable(this.charges.get(String(p.charge)), 'charge', String(p.charge), 'charge');
     else if (p.payment_intent !== undefined) {
-      const pi = this.paymentIntents.get(String(p.payment_intent));
-      if (!pi) throw noSuch('payment_intent', String(p.payment_intent), 'payment_intent');
+      const pi = this.readable(this.paymentIntents.get(String(p.payment_intent)), 'payment_intent', String(p.payment_intent), 'payment_intent');
       charge = pi.latest_charge ? this.charges.get(pi.latest_charge as string) : undefined;
     } else throw missingParam('charge');
     if (!charge || !charge.paid) throw noSuch('charge', String(p.charge ?? p.payment_intent), 'charge');
@@ -522,7 +550,7 @@ export class FakeStripe extends FakeServer {
     const charge = this.charges.get(chargeId);
     if (!charge) throw new Error(`no charge ${chargeId}`);
     charge.disputed = true;
-    const d: Obj = { id: this.id('dp'), object: 'dispute', amount: amount ?? charge.amount, currency: charge.currency, charge: chargeId, payment_intent: charge.payment_intent, status: 'needs_response', reason: 'fraudulent', created: this.now(), livemode: false };
+    const d: Obj = { id: this.id('dp'), object: 'dispute', amount: amount ?? charge.amount, currency: charge.currency, charge: chargeId, payment_intent: charge.payment_intent, status: 'needs_response', reason: 'fraudulent', created: this.now(), livemode: this.livemode };
     this.disputes.set(d.id as string, d);
     this.emit('charge.dispute.created', d);
     return d;
@@ -572,10 +600,10 @@ export class FakeStripe extends FakeServer {
       customer = this.createCustomer({}).id as string;
       s.customer = customer;
     }
-    const pm = { id: this.id('pm'), object: 'payment_method', type: 'card', customer, created: this.now(), livemode: false, card_number: card };
+    const pm = { id: this.id('pm'), object: 'payment_method', type: 'card', customer, created: this.now(), livemode: this.livemode, card_number: card };
     this.paymentMethods.set(pm.id, pm);
     if (s.mode === 'setup') {
-      const si: Obj = { id: this.id('seti'), object: 'setup_intent', status: 'succeeded', customer, payment_method: pm.id, usage: 'off_session', metadata: (s.setup_intent_data as Obj | null)?.metadata ?? {}, created: this.now(), livemode: false };
+      const si: Obj = { id: this.id('seti'), object: 'setup_intent', status: 'succeeded', customer, payment_method: pm.id, usage: 'off_session', metadata: (s.setup_intent_data as Obj | null)?.metadata ?? {}, created: this.now(), livemode: this.livemode };
       this.setupIntents.set(si.id as string, si);
       s.setup_intent = si.id;
       s.status = 'complete';
@@ -586,7 +614,7 @@ export class FakeStripe extends FakeServer {
     if (card === CARD_DECLINED) return { error: 'Your card was declined.' };
     const pid = (s.payment_intent_data as Obj | null) ?? {};
     const pi: Obj = {
-      id: this.id('pi'), object: 'payment_intent', livemode: false, created: this.now(), amount: s.amount_total, amount_received: 0, currency: s.currency, customer,
+      id: this.id('pi'), object: 'payment_intent', livemode: this.livemode, created: this.now(), amount: s.amount_total, amount_received: 0, currency: s.currency, customer,
       payment_method: pm.id, status: 'requires_confirmation', metadata: pid.metadata ?? {}, description: pid.description ?? null, latest_charge: null, last_payment_error: null, next_action: null,
     };
     this.paymentIntents.set(pi.id as string, pi);
@@ -609,10 +637,32 @@ export class FakeStripe extends FakeServer {
     return visible;
   }
 
-  /** Makes an event of the object as it is now, keeps it, and (autoDeliver) sends it to every endpoint. */
-  emit(type: string, object: Obj): Obj {
+  /**
+   * A paid PaymentIntent and its charge that this key cannot read: another account's (`account`), or of the key's
+   * other mode (`livemode`). Their events (`emit`) still reach an endpoint wired to that account or mode.
+   */
+  paymentElsewhere(opts: { account?: string; livemode?: boolean; amount?: number; currency?: string; metadata?: Record<string, string> }): { paymentIntent: Obj; charge: Obj } {
+    const amount = opts.amount ?? 1000;
+    const livemode = opts.livemode ?? this.livemode;
+    const pi: Obj = {
+      id: this.id('pi'), object: 'payment_intent', livemode, created: this.now(), amount, amount_received: amount, currency: opts.currency ?? 'usd', customer: null,
+      payment_method: null, status: 'succeeded', metadata: opts.metadata ?? {}, description: null, latest_charge: null, last_payment_error: null, next_action: null,
+    };
+    const charge = this.makeCharge(pi, true);
+    charge.livemode = livemode;
+    pi.latest_charge = charge.id;
+    this.paymentIntents.set(pi.id as string, pi);
+    for (const o of [pi, charge]) this.accountOf.set(o.id as string, opts.account ?? this.account);
+    return { paymentIntent: pi, charge };
+  }
+
+  /**
+   * Makes an event of the object as it is now (in the object's mode), keeps it, and (autoDeliver) sends it to every
+   * endpoint. `account`: the event comes from that connected account, as Stripe sends them to a Connect endpoint.
+   */
+  emit(type: string, object: Obj, opts: { account?: string } = {}): Obj {
     const event: Obj = {
-      id: this.id('evt'), object: 'event', api_version: STRIPE_API_VERSION, created: this.now(), livemode: false, pending_webhooks: this.endpoints.length,
+      id: this.id('evt'), object: 'event', api_version: STRIPE_API_VERSION, created: this.now(), livemode: object.livemode ?? this.livemode, ...(opts.account ? { account: opts.account } : {}), pending_webhooks: this.endpoints.length,
       request: { id: null, idempotency_key: null }, type, data: { object: structuredClone(object) },
     };
     this.events.push(event);

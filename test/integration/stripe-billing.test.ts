@@ -125,6 +125,47 @@ describeEachBackend('buying credits through Stripe', (backend) => {
     await expectWalletMatchesLedger(a.db, org.id);
   });
 
+  it("another mode's or account's events are acknowledged, credit nothing and are not retried; the genuine payment then credits once", async () => {
+    const org = await a.createOrg();
+    fake.autoDeliver = false;
+    try {
+      const started = await api('POST', '/v1/billing/checkout', { key: org.live, body: { amount: 1000 } });
+      // Each names this organization's pending payment, as a copy of its metadata would.
+      const metadata = { mmgen_payment_id: started.body.payment_id as string, organization_id: org.id };
+      const live = fake.paymentElsewhere({ livemode: true, metadata });
+      const connected = fake.paymentElsewhere({ account: 'acct_connected0001', metadata });
+      const unmarked = fake.paymentElsewhere({ account: 'acct_otherplatform', metadata });
+      const read = (o: Record<string, unknown>) => fake.calls('GET', new RegExp(`/${String(o.id)}$`)).length;
+
+      // Known foreign from the envelope (live mode under a test key; a connected account's): acknowledged unread.
+      const marked = [
+        fake.emit('payment_intent.succeeded', live.paymentIntent), fake.emit('charge.refunded', live.charge),
+        fake.emit('payment_intent.succeeded', connected.paymentIntent, { account: 'acct_connected0001' }),
+        fake.emit('charge.refunded', connected.charge, { account: 'acct_connected0001' }),
+      ];
+      for (const e of marked) expect(await Promise.all([fake.deliver(e, hook(a)), fake.deliver(e, hook(b))])).toEqual([200, 200]);
+      for (const o of [live.paymentIntent, live.charge, connected.paymentIntent, connected.charge]) expect(read(o)).toBe(0);
+
+      // Not marked, but Stripe says the object is not in this account (404 resource_missing): acknowledged too.
+      expect(await fake.deliver(fake.emit('payment_intent.succeeded', unmarked.paymentIntent), hook(a))).toBe(200);
+      expect(await fake.deliver(fake.emit('charge.refunded', unmarked.charge), hook(b))).toBe(200);
+      expect(read(unmarked.paymentIntent) + read(unmarked.charge)).toBeGreaterThan(0);
+      expect(await balance(org)).toBe(0);
+      expect((await api('GET', '/v1/billing/payments', { key: org.live })).body.data[0]).toMatchObject({ status: 'pending', credits: 0 });
+
+      // The genuine payment credits once, whatever foreign events come before or after it.
+      fake.completeSession(started.body.id as string);
+      const genuine = fake.eventsOf('checkout.session.completed').find((e) => (e.data as { object: { id: string } }).object.id === started.body.id)!;
+      expect(await fake.deliver(genuine, hook(a))).toBe(200);
+      for (const e of marked) expect(await fake.deliver(e, hook(b))).toBe(200);
+      expect(await balance(org)).toBe(10_000);
+      expect((await ledgerRows(org)).filter((r) => r.kind === 'topup')).toHaveLength(1);
+      await expectWalletMatchesLedger(a.db, org.id);
+    } finally {
+      fake.autoDeliver = true;
+    }
+  });
+
   it('an event whose object the API says is unpaid credits nothing, however the event describes it', async () => {
     const org = await a.createOrg();
     const r = await api('POST', '/v1/billing/checkout', { key: org.live, body: { amount: 2000 } });

@@ -68,6 +68,30 @@ describe('the Stripe fake refuses what Stripe refuses', () => {
     expect(await refusal(stripe.paymentIntents.retrieve('pi_nope'))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
   });
 
+  it("another account's objects and the other mode's: 404 resource_missing, never listed, confirmed or refunded", async () => {
+    const home = await stripe.paymentIntents.create({ amount: 1000, currency: 'usd', customer });
+    const other = fake.paymentElsewhere({ account: 'acct_someoneelse' });
+    const live = fake.paymentElsewhere({ livemode: true });
+    for (const { paymentIntent, charge } of [other, live]) {
+      expect(await refusal(stripe.paymentIntents.retrieve(paymentIntent.id as string))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+      expect(await refusal(stripe.charges.retrieve(charge.id as string))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+      expect(await refusal(stripe.refunds.create({ charge: charge.id as string }))).toMatchObject({ statusCode: 404, code: 'resource_missing', param: 'charge' });
+      expect(await refusal(stripe.paymentIntents.confirm(paymentIntent.id as string))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+    }
+    // Stripe's message for the other mode says so; for another account it says no more than "no such".
+    expect((await refusal(stripe.paymentIntents.retrieve(live.paymentIntent.id as string))).message).toMatch(/a similar object exists in live mode, but a test mode key was used/);
+    expect((await refusal(stripe.paymentIntents.retrieve(other.paymentIntent.id as string))).message).toBe(`No such payment_intent: '${String(other.paymentIntent.id)}'`);
+    const listed: string[] = [];
+    for await (const pi of stripe.paymentIntents.list({ limit: 100 })) listed.push(pi.id);
+    expect(listed).not.toContain(other.paymentIntent.id);
+    expect(listed).not.toContain(live.paymentIntent.id);
+    expect(listed).toContain(home.id);
+    // Their events still go out, in their mode, naming a connected account when asked.
+    expect(fake.emit('payment_intent.succeeded', live.paymentIntent)).toMatchObject({ livemode: true });
+    expect(fake.emit('payment_intent.succeeded', other.paymentIntent, { account: 'acct_someoneelse' })).toMatchObject({ livemode: false, account: 'acct_someoneelse' });
+    expect(fake.emit('payment_intent.created', fake.paymentIntents.get(home.id)!)).not.toHaveProperty('account');
+  });
+
   it('a declined card off-session: 402 card_error with the PaymentIntent, left requires_payment_method', async () => {
     const setup = await stripe.checkout.sessions.create({ mode: 'setup', currency: 'usd', customer, success_url: 'http://x/' });
     fake.completeSession(setup.id, CARD_DECLINED);
