@@ -131,6 +131,11 @@ function imageForOutput(model: CatalogModel, selector: TierSelector): { image: {
   return { image: { width: side, height: side }, fields: scale === 2 ? {} : { scale } };
 }
 
+/** Whether a tier's price is the default variant's: the same unit price and the same credits for its example. */
+function samePrice(tier: PublishedTier, base: PublishedTier | undefined): boolean {
+  return base !== undefined && tier.credits === base.credits && tier.unit_cost_usd === base.unit_cost_usd;
+}
+
 function computePublished(model: CatalogModel, serving: Serving): PublishedPricing {
   const { source, estimate } = priceSourceOf(model);
   const { fields: content, image: needsImage } = contentOf(model);
@@ -158,9 +163,9 @@ function computePublished(model: CatalogModel, serving: Serving): PublishedPrici
     const priced = priceRequest(model, demand, serving);
     const tier = published(model, when, content, image, priced,
       selector.output_megapixels_at_most === undefined ? {} : { output_megapixels_at_most: selector.output_megapixels_at_most });
-    const base = tiers[0];
-    // A tier of a route that does not price requests here changes nothing: it is the default's price.
-    if (base && selector.output_megapixels_at_most === undefined && tier.credits === base.credits && tier.unit_cost_usd === base.unit_cost_usd) continue;
+    // Published only where its price differs from the default's: a tier of a route that does not price requests here,
+    // or one whose price is the default's (Topaz's first output-size tier, which every request up to 24 MP is in).
+    if (samePrice(tier, tiers[0])) continue;
     tiers.push(tier);
   }
   return { version: priceVersion(model), source, estimate, tiers };
