@@ -59,7 +59,7 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'image',
     routes: [{ provider: 'openai', upstream: 'gpt-image-2' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
-    unit_cost_usd: '0.032', // estimate (its record's price_source): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.047
+    unit_cost_usd: '0.06', // estimate (its record's price_source: 2,000 output tokens at $30 / 1M): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.05
     status: 'active',
     aliases: ['gpt-image-2-2026-04-21'],
   },
@@ -69,7 +69,7 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'image',
     routes: [{ provider: 'openai', upstream: 'gpt-image-2.6-sunburst' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
-    unit_cost_usd: '0.032', // estimate (its record's price_source): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.047
+    unit_cost_usd: '0.06', // estimate (its record's price_source: 2,000 output tokens at $30 / 1M): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.05
     status: 'active',
   },
   {
