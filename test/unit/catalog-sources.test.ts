@@ -56,4 +56,13 @@ describe('catalog sources', () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it('serves each ElevenLabs music model by an id ElevenLabs\' own SDK lists, at a pinned commit', () => {
+    // A music model id is a fact no price page states: music_v2_5 was once sourced only to an npm release not in reach.
+    const unsourced = active
+      .flatMap((m) => m.routes.filter((r) => r.provider === 'elevenlabs' && m.modality === 'music'))
+      .filter((r) => !upstreamModel(r.provider, r.upstream)!.sources.some((s) => /^github elevenlabs\/[\w.-]+ @ [0-9a-f]{40}\b/.test(s) && s.includes(`"${r.upstream}"`)))
+      .map((r) => r.upstream);
+    expect(unsourced).toEqual([]);
+  });
 });
