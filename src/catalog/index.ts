@@ -39,6 +39,12 @@ export function speaksFirst(model: CatalogModel, params: Record<string, unknown>
 export const CATALOG_FIRST_LISTED = '2026-11-21';
 const CATALOG_FIRST_LISTED_S = Date.parse(`${CATALOG_FIRST_LISTED}T00:00:00Z`) / 1000;
 
+/** A model delisted by its upstreams' shutdown, as it was served before it. */
+function servedBefore(m: CatalogModel): CatalogModel {
+  const { retired_on: _retired, ...rest } = m;
+  return { ...rest, status: 'active' };
+}
+
 /** A model id is derived from its slug, so it is the same on every installation. */
 export function modelId(slug: string): string {
   const digest = createHash('sha256').update(`mmgen-model:${slug}`).digest();
@@ -151,8 +157,11 @@ export class Catalog {
     return day;
   }
 
-  private onDate(m: CatalogModel, date: string): CatalogModel {
-    if (!this.lifecycle || m.status === 'delisted') return m;
+  private onDate(shipped: CatalogModel, date: string): CatalogModel {
+    if (!this.lifecycle) return shipped;
+    // A model delisted by its upstreams' shutdown was served before that day (a catalog pinned to an earlier date).
+    const m = shipped.status === 'delisted' && shipped.retired_on !== undefined && date < shipped.retired_on ? servedBefore(shipped) : shipped;
+    if (m.status === 'delisted') return m;
     const { routes, lastShutdown } = this.lifecycle.liveRoutes(m, date);
     if (routes.length === m.routes.length) return m;
     const [first, ...rest] = routes;

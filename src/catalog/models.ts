@@ -23,7 +23,11 @@
  * (`POST /v1/models/{owner}/{name}/predictions`), endpoint ids for fal.
  *
  * `delisted` models were real and have since been retired or deprecated
- * upstream; they stay in the catalog so that requests get 410, not 404.
+ * upstream; they stay in the catalog so that requests get 410, not 404. A
+ * model delisted because every upstream it was routed to shut down says when
+ * (`retired_on`, the last of its routes' recorded shutdown dates);
+ * test/unit/catalog-sources.test.ts holds the statuses to the records' dates
+ * on the day it runs.
  */
 import type { CatalogModel } from './types.js';
 
@@ -46,7 +50,8 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'openai', upstream: 'gpt-image-1-mini' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
     unit_cost_usd: '0.011', // medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 are $0.015 (the record's price tiers)
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-12-01', // OpenAI shut it down (its record's lifecycle); successor: gpt-image-2.6-sunburst
   },
   {
     slug: 'gpt-image-2',
@@ -54,7 +59,7 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'image',
     routes: [{ provider: 'openai', upstream: 'gpt-image-2' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
-    unit_cost_usd: '0.032', // estimate (its record's price_source): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.047
+    unit_cost_usd: '0.06', // estimate (its record's price_source: 2,000 output tokens at $30 / 1M): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.05
     status: 'active',
     aliases: ['gpt-image-2-2026-04-21'],
   },
@@ -64,7 +69,7 @@ export const CATALOG: readonly CatalogModel[] = [
     modality: 'image',
     routes: [{ provider: 'openai', upstream: 'gpt-image-2.6-sunburst' }],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing', 'text-rendering'],
-    unit_cost_usd: '0.032', // estimate (its record's price_source): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.047
+    unit_cost_usd: '0.06', // estimate (its record's price_source: 2,000 output tokens at $30 / 1M): medium quality (pinned), 1024×1024; 1536×1024 and 1024×1536 ≈ $0.05
     status: 'active',
   },
   {
@@ -149,7 +154,8 @@ export const CATALOG: readonly CatalogModel[] = [
     ],
     capabilities: ['text-to-image', 'text-rendering'],
     unit_cost_usd: '0.04',
-    status: 'delisted', // Google shut the imagen-4.0 models down on 2026-08-17 (the records' lifecycle); successor: nano-banana-2
+    status: 'delisted',
+    retired_on: '2026-08-17', // Google shut the imagen-4.0 models down (the records' lifecycle); successor: nano-banana-2
   },
   {
     slug: 'nano-banana',
@@ -161,7 +167,8 @@ export const CATALOG: readonly CatalogModel[] = [
     ],
     capabilities: ['text-to-image', 'image-to-image', 'image-editing'],
     unit_cost_usd: '0.039',
-    status: 'delisted', // Google shut gemini-2.5-flash-image down on 2026-10-02 (the records' lifecycle); successor: nano-banana-2
+    status: 'delisted',
+    retired_on: '2026-10-02', // Google shut gemini-2.5-flash-image down (the records' lifecycle); successor: nano-banana-2
   },
   {
     slug: 'seedream-4',
@@ -322,7 +329,8 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'fal', upstream: 'fal-ai/sora-2/text-to-video' }],
     capabilities: ['text-to-video', 'native-audio'],
     unit_cost_usd: '0.1', // 720p
-    status: 'delisted', // OpenAI shut Sora 2 down on 2026-09-24, and fal's route is gone (the record's lifecycle); no successor named
+    status: 'delisted',
+    retired_on: '2026-09-24', // OpenAI shut Sora 2 down, and fal's route is gone (the record's lifecycle); no successor named
   },
   {
     slug: 'kling-v3',
@@ -765,7 +773,8 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'anthropic', upstream: 'claude-sonnet-4-5-20250929' }],
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000015', // $15 / 1M
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-11-30', // Anthropic shut it down (its record's lifecycle)
     aliases: ['claude-sonnet-4-5', 'claude-sonnet-4-5-20250929'],
   },
   {

@@ -47,7 +47,7 @@ export const UNIT_DESCRIPTION_BY_MODALITY: Record<Modality, string> = {
   music: 'One second of generated audio, at the duration asked for (a route priced per output: one track).',
   avatar: 'One second of generated video; a text is spoken first by the voice model, whose price is added.',
   voice: '1,000 characters of input text, prorated by the characters sent.',
-  chat: 'One output token, reserved at max_tokens and charged as produced; input tokens are not billed.',
+  chat: 'One output token, reserved at max_tokens and charged as produced; input tokens are not billed, but a long prompt may raise the output price (`tiers`, `input_tokens_over`).',
   '3d': 'One generated mesh.',
   upscale: 'One upscaled output image (two at scale 4).',
 };

@@ -249,7 +249,8 @@ export async function finishSucceeded(
  */
 export function chargeOf(deps: Pick<FinishWithPorts, 'catalog'>, g: GenerationRow, kept: OutputRow[], status: UpstreamStatus): number {
   const model = deps.catalog.find(g.model)!;
-  return actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, demandOf(g));
+  // A price by prompt length is charged on the prompt's tokens as the provider counted them.
+  return actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, { ...demandOf(g), inputTokens: status.usage?.input_tokens });
 }
 
 async function deleteBlobs(deps: BlobCleanupPorts, outputs: OutputRow[]): Promise<void> {

@@ -28,7 +28,13 @@ export const PublishedTierSchema = Type.Object(
       Type.Null(),
     ]),
     output_megapixels_at_most: Type.Optional(Type.Number({ description: 'A tier for outputs of at most this many megapixels (2^20 pixels): the input image × scale.' })),
-    example: Type.Object({}, { additionalProperties: true, description: 'The request priced (an input image of `input_image` besides): send it to POST /v1/quotes.' }),
+    input_tokens_over: Type.Optional(
+      Type.Integer({
+        description:
+          "A long-context tier: requests whose prompt is more than this many input tokens (the provider's count when charged; reserved when the messages' UTF-8 bytes, plus 8 per message, are more).",
+      }),
+    ),
+    example: Type.Object({}, { additionalProperties: true, description: 'The request priced (an input image of `input_image` besides; with `input_tokens_over`, a prompt longer than that): send it to POST /v1/quotes.' }),
     unit_cost_usd: Type.Number({ description: 'US dollars per unit (per output with per_output; per started megapixel with per_megapixel), margin included.' }),
     per_output: Type.Boolean({ description: 'Priced per output (a track, an image), whatever its length.' }),
     per_megapixel: Type.Boolean({ description: 'Priced per started megapixel of the image: the price grows with width × height.' }),
@@ -105,7 +111,7 @@ function published(
   content: Record<string, unknown>,
   image: { width: number; height: number } | null,
   priced: PricedRequest,
-  extra: { output_megapixels_at_most?: number } = {},
+  extra: { output_megapixels_at_most?: number; input_tokens_over?: number } = {},
 ): PublishedTier {
   return {
     when,
@@ -131,6 +137,11 @@ function imageForOutput(model: CatalogModel, selector: TierSelector): { image: {
   return { image: { width: side, height: side }, fields: scale === 2 ? {} : { scale } };
 }
 
+/** Whether a tier's price is the default variant's: the same unit price and the same credits for its example. */
+function samePrice(tier: PublishedTier, base: PublishedTier | undefined): boolean {
+  return base !== undefined && tier.credits === base.credits && tier.unit_cost_usd === base.unit_cost_usd;
+}
+
 function computePublished(model: CatalogModel, serving: Serving): PublishedPricing {
   const { source, estimate } = priceSourceOf(model);
   const { fields: content, image: needsImage } = contentOf(model);
@@ -149,18 +160,22 @@ function computePublished(model: CatalogModel, serving: Serving): PublishedPrici
       image = sized.image;
       when = { ...when, ...sized.fields };
     }
-    const key = JSON.stringify([when, image, selector.output_megapixels_at_most ?? null]);
+    const key = JSON.stringify([when, image, selector.output_megapixels_at_most ?? null, selector.input_tokens_over ?? null]);
     if (seen.has(key)) continue;
-    const demand = demandOf(model, { model: model.slug, ...content, ...when }, image);
+    const accepted = demandOf(model, { model: model.slug, ...content, ...when }, image);
+    // A tier by prompt length is priced for a prompt just over its bound (the example stays short: its prompt stands for one that long).
+    const demand = accepted && selector.input_tokens_over !== undefined ? { ...accepted, inputTokens: selector.input_tokens_over + 1 } : accepted;
     // Published only if that request is priced by the tier on its route (a value read back that the route sends otherwise is not).
     if (!demand || routePrice(model, selector.route, demand).tier !== selector.tier) continue;
     seen.add(key);
     const priced = priceRequest(model, demand, serving);
-    const tier = published(model, when, content, image, priced,
-      selector.output_megapixels_at_most === undefined ? {} : { output_megapixels_at_most: selector.output_megapixels_at_most });
-    const base = tiers[0];
-    // A tier of a route that does not price requests here changes nothing: it is the default's price.
-    if (base && selector.output_megapixels_at_most === undefined && tier.credits === base.credits && tier.unit_cost_usd === base.unit_cost_usd) continue;
+    const tier = published(model, when, content, image, priced, {
+      ...(selector.output_megapixels_at_most === undefined ? {} : { output_megapixels_at_most: selector.output_megapixels_at_most }),
+      ...(selector.input_tokens_over === undefined ? {} : { input_tokens_over: selector.input_tokens_over }),
+    });
+    // Published only where its price differs from the default's: a tier of a route that does not price requests here,
+    // or one whose price is the default's (Topaz's first output-size tier, which every request up to 24 MP is in).
+    if (samePrice(tier, tiers[0])) continue;
     tiers.push(tier);
   }
   return { version: priceVersion(model), source, estimate, tiers };

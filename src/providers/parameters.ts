@@ -352,6 +352,11 @@ export function avatarRouteDemand(model: CatalogModel, demand: RouteDemand): Rou
 export interface RouteDemand {
   /** The request's fields as accepted (the model's and the modality's defaults filled in). */
   params: Record<string, unknown>;
+  /**
+   * The prompt's input tokens as the provider counted them (a finished chat's usage), for a price by prompt length;
+   * absent: the most its messages can be (route-price.ts), which the reservation is made on.
+   */
+  inputTokens?: number | undefined;
   /** The fields the client sent itself; null when not known (a generation accepted before this was kept). */
   sent: ReadonlySet<string> | null;
   /** Whether the request carries an input image. */

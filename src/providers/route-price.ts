@@ -55,6 +55,27 @@ function megapixels(size: { width?: unknown; height?: unknown } | undefined): nu
   return typeof size?.width === 'number' && typeof size.height === 'number' ? (size.width * size.height) / MEGAPIXEL : undefined;
 }
 
+/** Tokens a message's role and framing may add to its text, on any provider's tokenizer (an upper bound). */
+const TOKENS_PER_MESSAGE = 8;
+
+/**
+ * The prompt's input tokens for a price by prompt length: the provider's count once it reported one, else the most
+ * the messages can be. Byte-level tokenizers (OpenAI's, Anthropic's) make at most one token of each UTF-8 byte, so
+ * the bytes and a few tokens of framing per message bound it: a reservation made on it covers the charge. The
+ * messages are walked once, without recursion (a chat request's messages are a flat list of strings).
+ */
+function promptTokens(demand: RouteDemand): number {
+  if (demand.inputTokens !== undefined) return demand.inputTokens;
+  const messages = demand.params.messages;
+  if (!Array.isArray(messages)) return 0;
+  let tokens = 0;
+  for (const m of messages as unknown[]) {
+    const content = typeof m === 'object' && m !== null ? (m as { content?: unknown }).content : undefined;
+    tokens += TOKENS_PER_MESSAGE + (typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : 0);
+  }
+  return tokens;
+}
+
 function at(body: Record<string, unknown>, path: string): unknown {
   let v: unknown = body;
   for (const key of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
@@ -74,7 +95,8 @@ export function routePrice(model: CatalogModel, route: ModelRoute, demand: Route
   const tierIndex = (price.tiers ?? []).findIndex(
     (t) =>
       Object.entries(t.when ?? {}).every(([field, values]) => values.includes(at(body, field))) &&
-      (t.output_megapixels_at_most === undefined || (outputMegapixels !== undefined && outputMegapixels <= t.output_megapixels_at_most)),
+      (t.output_megapixels_at_most === undefined || (outputMegapixels !== undefined && outputMegapixels <= t.output_megapixels_at_most)) &&
+      (t.input_tokens_over === undefined || promptTokens(routeDemand) > t.input_tokens_over),
   );
   const tier = tierIndex >= 0 ? price.tiers![tierIndex] : undefined;
   let unit_multiplier = 1;
@@ -141,6 +163,8 @@ export interface TierSelector {
   fields: Record<string, unknown>;
   image: boolean | null;
   output_megapixels_at_most?: number;
+  /** A tier by prompt length: requests whose prompt is more than this many input tokens. */
+  input_tokens_over?: number;
 }
 
 /** Every tier of every route of the model, each value of its `when` as the request fields that send it. */
@@ -155,6 +179,7 @@ export function tierSelectors(model: CatalogModel): TierSelector[] {
           out.push({
             route, upstream: record.upstream, tier: index, fields, image,
             ...(tier.output_megapixels_at_most === undefined ? {} : { output_megapixels_at_most: tier.output_megapixels_at_most }),
+            ...(tier.input_tokens_over === undefined ? {} : { input_tokens_over: tier.input_tokens_over }),
           });
         }
       });

@@ -53,6 +53,10 @@ const Price = Type.Object(
             // And the output image is at most this many megapixels (fal's Topaz: $0.08 up to 24 MP, ...); a tier
             // with it matches only when the input image's size is known.
             output_megapixels_at_most: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+            // And the prompt is more than this many input tokens (a long-context price: Claude Haiku 5.5 over 100,000,
+            // OpenAI's GPT-6 models over 272,000, on every token of the request). Reserved on a bound of the prompt's
+            // tokens, charged on the count the provider reports (providers/route-price.ts).
+            input_tokens_over: Type.Optional(Type.Integer({ minimum: 0 })),
             unit_cost_usd: Usd,
           },
           { additionalProperties: false },

@@ -73,6 +73,7 @@ export function describePrices(model: Model): string {
       ...Object.entries(t.when).map(([k, v]) => `${k}=${show(v)}`),
       ...(t.input_image ? [`input image ${t.input_image.width}x${t.input_image.height}`] : []),
       ...(t.output_megapixels_at_most === undefined ? [] : [`output <= ${t.output_megapixels_at_most} MP`]),
+      ...(t.input_tokens_over === undefined ? [] : [`prompt > ${t.input_tokens_over} tokens`]),
     ].join(' ') || 'default';
   const rows = p.tiers.map((t) => [condition(t), String(t.credits), t.provider]);
   const source = p.source ?? (p.estimate ? 'an estimate' : 'not recorded');

@@ -28,12 +28,15 @@ describe('the catalog on a date', () => {
     expect(() => catalog.resolve('gpt-image-1', 'image')).toThrow(/delisted .*shut it down on 2026-10-23/);
     expect(catalog.find('gpt-image-1')!.status).toBe('delisted');
     expect(catalog.view(catalog.find('gpt-image-1')!).status).toBe('delisted');
+    // Shipped delisted (its shutdown, 2026-12-01, has passed), but served on a date before it.
     expect(catalog.resolve('gpt-image-1-mini', 'image').slug).toBe('gpt-image-1-mini');
-    // Without a lifecycle (the catalog as shipped): the 14 delisted of release 1.1.1, and the seven shut down or gone
-    // upstream since and delisted in the shipped data (gpt-image-1, claude-sonnet-4, claude-opus-4.1, imagen-4,
-    // nano-banana, sora-2, tripo-v2.5).
-    expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(21);
+    expect(new Catalog(CATALOG, recordedLifecycle('2026-12-01')).find('gpt-image-1-mini')).toMatchObject({ status: 'delisted', retired_on: '2026-12-01' });
+    // Without a lifecycle (the catalog as shipped): the 14 delisted of release 1.1.1, and the nine shut down or gone
+    // upstream since and delisted in the shipped data (gpt-image-1, gpt-image-1-mini, claude-sonnet-4,
+    // claude-sonnet-4.5, claude-opus-4.1, imagen-4, nano-banana, sora-2, tripo-v2.5).
+    expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(23);
     expect(new Catalog().find('gpt-image-1')!.status).toBe('delisted');
+    expect(new Catalog().find('gpt-image-1-mini')).toMatchObject({ status: 'delisted', retired_on: '2026-12-01' });
   });
 
   it('follows the clock: a shutdown takes effect on its date in a running process', () => {

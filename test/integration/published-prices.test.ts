@@ -23,6 +23,13 @@ interface ModelEntry {
   pricing: { unit_cost_usd: number; unit: string; unit_description: string; source: string | null; estimate: boolean; version: string; tiers: PublishedTier[] };
 }
 
+/** User messages of `bytes` bytes in all, each within the chat content's 200,000-character cap. */
+function longPrompt(bytes: number): Array<{ role: 'user'; content: string }> {
+  const out: Array<{ role: 'user'; content: string }> = [];
+  for (let left = bytes; left > 0; left -= 200_000) out.push({ role: 'user', content: 'a'.repeat(Math.min(left, 200_000)) });
+  return out;
+}
+
 describeEachBackend('published prices = quote = reservation, for every active model and tier', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
@@ -87,6 +94,8 @@ describeEachBackend('published prices = quote = reservation, for every active mo
         const label = `${m.slug} ${JSON.stringify(t.when)}${t.input_image ? ` image ${t.input_image.width}×${t.input_image.height}` : ''}`;
         const body: Record<string, unknown> = { ...t.example, ...t.when, model: m.slug };
         if (t.input_image) body.image_url = await imageOf(t.input_image);
+        // A long-context tier's example stands for a prompt longer than its bound: sent with one (messages of a long word).
+        if (t.input_tokens_over !== undefined) body.messages = [...(body.messages as unknown[]), ...longPrompt(t.input_tokens_over + 1)];
         const q = await api('POST', '/v1/quotes', { key: org.live, body });
         expect(q.status, `${label}: ${JSON.stringify(q.body)}`).toBe(200);
         expect(q.body.credits, `quote of ${label}`).toBe(t.credits);

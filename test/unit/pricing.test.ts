@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
 import { costInCredits } from '../../src/billing/credits.js';
 import { actualCredits, priceCredits, requestedUnits } from '../../src/billing/pricing.js';
 import { Catalog, type CatalogModel, type Modality } from '../../src/catalog/index.js';
@@ -181,13 +182,14 @@ describe('the reservation covers the charge of every route a request may reach',
 });
 
 describe('prices by tier and by route', () => {
-  const model = (slug: string) => models.find((m) => m.slug === slug)!;
+  // Any shipped model: the prices of one delisted since (gpt-image-1-mini) are still the pricing's to get right.
+  const model = (slug: string) => new Catalog().find(slug)!;
   const demand = (params: Record<string, unknown>): RouteDemand => ({ params, sent: null, image: false });
   const charge = (slug: string, params: Record<string, unknown>, provider: string) =>
     actualCredits(model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, producedAsAsked(model(slug), params), demand(params));
 
   it('gpt-image-1-mini and gpt-image-2: square at the catalog price, 1536×1024 and 1024×1536 at their size tier', () => {
-    for (const [slug, upstream] of [['gpt-image-1-mini', '0.015'], ['gpt-image-2', '0.047']] as const) {
+    for (const [slug, upstream] of [['gpt-image-1-mini', '0.015'], ['gpt-image-2', '0.05']] as const) {
       const record = upstreamModel('openai', slug)!;
       expect(record.set.quality, 'the quality the catalog price is for').toBe('medium');
       const square = { prompt: 'p', width: 1024, height: 1024, num_outputs: 2 };
@@ -196,6 +198,17 @@ describe('prices by tier and by route', () => {
       expect(priceCredits(model(slug), 'live', demand(wide))).toBe(costInCredits(upstream, 2));
       expect(priceCredits(model(slug), 'live', demand({ ...square, height: 1536 }))).toBe(costInCredits(upstream, 2));
       expect(record.price?.tiers?.[0]?.unit_cost_usd).toBe(upstream);
+    }
+  });
+
+  it('gpt-image-2 and gpt-image-2.6-sunburst: a medium image at OpenAI’s $30 per 1M output tokens, 2,000 tokens square and 1,667 at 1536×1024 or 1024×1536 (fal’s table)', () => {
+    const perToken = new Decimal(30).div(1_000_000);
+    for (const slug of ['gpt-image-2', 'gpt-image-2.6-sunburst']) {
+      const square = { prompt: 'p', width: 1024, height: 1024, num_outputs: 1 };
+      expect(priceCredits(model(slug), 'live', demand(square)), slug).toBe(costInCredits(perToken.mul(2000).toFixed(), 1)); // $0.06
+      for (const size of [{ width: 1536, height: 1024 }, { width: 1024, height: 1536 }]) {
+        expect(priceCredits(model(slug), 'live', demand({ ...square, ...size })), `${slug} ${size.width}×${size.height}`).toBe(costInCredits(perToken.mul(1667).toFixed(2), 1)); // $0.05
+      }
     }
   });
 

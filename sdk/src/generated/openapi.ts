@@ -1744,7 +1744,9 @@ export interface operations {
                                     } | null;
                                     /** @description A tier for outputs of at most this many megapixels (2^20 pixels): the input image × scale. */
                                     output_megapixels_at_most?: number;
-                                    /** @description The request priced (an input image of `input_image` besides): send it to POST /v1/quotes. */
+                                    /** @description A long-context tier: requests whose prompt is more than this many input tokens (the provider's count when charged; reserved when the messages' UTF-8 bytes, plus 8 per message, are more). */
+                                    input_tokens_over?: number;
+                                    /** @description The request priced (an input image of `input_image` besides; with `input_tokens_over`, a prompt longer than that): send it to POST /v1/quotes. */
                                     example: {
                                         [key: string]: unknown;
                                     };
@@ -1885,7 +1887,9 @@ export interface operations {
                                 } | null;
                                 /** @description A tier for outputs of at most this many megapixels (2^20 pixels): the input image × scale. */
                                 output_megapixels_at_most?: number;
-                                /** @description The request priced (an input image of `input_image` besides): send it to POST /v1/quotes. */
+                                /** @description A long-context tier: requests whose prompt is more than this many input tokens (the provider's count when charged; reserved when the messages' UTF-8 bytes, plus 8 per message, are more). */
+                                input_tokens_over?: number;
+                                /** @description The request priced (an input image of `input_image` besides; with `input_tokens_over`, a prompt longer than that): send it to POST /v1/quotes. */
                                 example: {
                                     [key: string]: unknown;
                                 };

@@ -8,6 +8,7 @@ export function tierCondition(t: Tier): string {
   const parts = Object.entries(t.when).map(([field, value]) => `${field} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   if (t.input_image) parts.push(`input image ${t.input_image.width}×${t.input_image.height}`);
   if (t.output_megapixels_at_most !== undefined) parts.push(`output ≤ ${t.output_megapixels_at_most} MP`);
+  if (t.input_tokens_over !== undefined) parts.push(`prompt over ${t.input_tokens_over.toLocaleString('en-US')} tokens`);
   return parts.length > 0 ? parts.join(', ') : 'Default';
 }
 
