@@ -14,6 +14,11 @@ import { client, startTestServer, type TestOrg } from '../helpers/server.js';
  * strings. Every answer must be one of the operation's documented statuses,
  * never a 5xx or a hang, and every error must be the contract's envelope.
  *
+ * Every operation is fuzzed twice over, its attempts dealt in turn to an
+ * organization that captures payloads at `full` (each body is redacted and
+ * stored after the answer, outside the request's error handling) and to one
+ * that captures nothing: a crash there stopped the node (issue 42).
+ *
  * Values come from fast-check with a fixed seed, so a failure reproduces.
  * PGlite only: what is fuzzed here is the HTTP layer and validation, which
  * do not depend on the backend (the isolation matrix runs on both).
@@ -100,14 +105,18 @@ const localPath = (url: string) => {
   return { path: u.pathname, expires: u.searchParams.get('expires')!, signature: u.searchParams.get('signature')! };
 };
 
-/** A fresh organization with one of everything, in test mode, so each operation is fuzzed against real resources. */
-async function fixture(): Promise<Fixture> {
+/**
+ * A fresh organization with one of everything, in test mode, so each operation is fuzzed against real resources;
+ * capturing payloads at `full` or not at all.
+ */
+async function fixture(capture: 'off' | 'full'): Promise<Fixture> {
   const org = await s.createOrg({ enterprise: true, credits: 1_000_000 });
   const key = org.test;
   const ok = <T = any>(res: { status: number; body: T }, what: string): T => {
     if (res.status >= 300) throw new Error(`fixture ${what}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
+  if (capture === 'full') ok(await api('PATCH', '/v1/organization/data-policy', { key: org.live, body: { capture: 'full' } }), 'data policy');
   const uploaded = ok(await api('POST', '/v1/uploads', { key, body: { content_type: 'image/png', size_bytes: png.length } }), 'upload');
   const put = localPath(uploaded.upload_url);
   const putRes = await fetch(`${s.url}${put.path}?expires=${put.expires}&signature=${put.signature}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
@@ -231,6 +240,8 @@ const oddJson: fc.Arbitrary<string> = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => JSON.stringify(x)),
   fc.integer({ min: 100, max: 20_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
   fc.integer({ min: 100, max: 20_000 }).map((depth) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
+  fc.integer({ min: 900, max: 5_000 }).map((n) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`),
+  fc.integer({ min: 9_000, max: 50_000 }).map((n) => `[${Array.from({ length: n }, () => '0').join(',')}]`),
   fc.array(oddString, { maxLength: 5 }).map((xs) => JSON.stringify(xs)),
   fc.dictionary(oddString, oddString, { maxKeys: 4 }).map((o) => JSON.stringify(o)),
   fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
@@ -240,6 +251,8 @@ const oddJson: fc.Arbitrary<string> = fc.oneof(
 const ALWAYS_JSON = [
   'null', 'true', '-1', '1e400', '""', '"\\u0000"', '"a\\ud800"', '"\\udc00"', '[]', '{}', JSON.stringify('x'.repeat(70_000)),
   '['.repeat(5000) + ']'.repeat(5000), '{"a":'.repeat(5000) + '1' + '}'.repeat(5000), '{"a":{"b":{"c":["\\u0000"]}}}', '{"\\u0000":1}',
+  // Wider than any object or array a body may hold (src/json-shape.ts), and prototype keys below the top.
+  `{${Array.from({ length: 1_001 }, (_, i) => `"k${i}":1`).join(',')}}`, `[${'0,'.repeat(10_000)}0]`, '{"__proto__":{"admin":true}}', '[{"constructor":{"prototype":{}}}]',
 ];
 const ALWAYS_STRINGS = ['', ' ', '\u0000', 'a\u0000b', 'x'.repeat(300), 'x'.repeat(5000), '\u{1F600}', 'null', '-1', '1e400', '[]'];
 
@@ -321,6 +334,8 @@ function attemptsFor(op: Operation, f: Fixture): Attempt[] {
       ['empty', ''], ['spaces', '   '], ['null', 'null'], ['array', '[]'], ['string', '"x"'], ['number', '1e400'], ['open brace', '{'],
       ['close brace', '}'], ['missing value', '{"a":}'], ['BOM', `\ufeff${text}`], ['trailing garbage', `${text}xyz`], ['two documents', `${text}${text}`],
       ['deep array', '['.repeat(100_000) + ']'.repeat(100_000)], ['deep object', '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000)],
+      [`100,000 levels in ${Object.keys(body)[0]}`, objectText(body, { key: Object.keys(body)[0]!, text: '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000) })],
+      ['100,000 members', `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":1`).join(',')}}`],
       ['just under 1 MiB', `{"x":"${'a'.repeat(1024 * 1024 - 10)}"}`],
       ['10 MiB', Buffer.alloc(10 * 1024 * 1024, 0x20)], ['UTF-16', Buffer.from(text, 'utf16le')],
       ['invalid UTF-8', Buffer.concat([Buffer.from(text.slice(0, -1) + ',"nmae":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')])],
@@ -471,14 +486,18 @@ describe('fuzzing every operation of /v1/openapi.json [pglite]', () => {
     expect(operations.map((o) => o.operationId)).toEqual(expect.arrayContaining(['createImage', 'createWebhook', 'putUpload', 'streamGenerationEvents']));
   });
 
-  let shared: Fixture | undefined;
+  let shared: [Fixture, Fixture] | undefined;
   for (const op of operations) {
     it(`${op.method} ${op.path} (${op.operationId})`, { timeout: 240_000 }, async () => {
-      // Reads share one organization; anything that may change state gets its own.
-      const f = op.method === 'GET' ? (shared ??= await fixture()) : await fixture();
+      // Reads share two organizations; anything that may change state gets its own two.
+      const [capturing, plain] = op.method === 'GET' ? (shared ??= [await fixture('full'), await fixture('off')]) : [await fixture('full'), await fixture('off')];
+      // The same kinds of attempt, dealt in turn to the capturing organization and the other.
+      const forCapturing = attemptsFor(op, capturing);
+      const forPlain = attemptsFor(op, plain);
+      const attempts = forCapturing.map((a, i) => (i % 2 === 0 ? a : (forPlain[i] ?? a)));
       const problems: string[] = [];
       let sent = 0;
-      for (const attempt of attemptsFor(op, f)) {
+      for (const attempt of attempts) {
         sent++;
         let res: RawResponse;
         try {
