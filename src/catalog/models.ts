@@ -697,7 +697,8 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'openai', upstream: 'gpt-5' }],
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.00001', // $10 / 1M
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-12-11', // OpenAI shuts it down (its record's lifecycle); served until that day (Catalog.onDate)
     aliases: ['gpt-5-2025-08-07'],
   },
   {
@@ -707,7 +708,8 @@ export const CATALOG: readonly CatalogModel[] = [
     routes: [{ provider: 'openai', upstream: 'gpt-5-mini' }],
     capabilities: ['chat', 'streaming', 'vision', 'tools', 'reasoning'],
     unit_cost_usd: '0.000002', // $2 / 1M
-    status: 'active',
+    status: 'delisted',
+    retired_on: '2026-12-11', // OpenAI shuts it down (its record's lifecycle); served until that day (Catalog.onDate)
     aliases: ['gpt-5-mini-2025-08-07'],
   },
   {

@@ -31,10 +31,13 @@ describe('the catalog on a date', () => {
     // Shipped delisted (its shutdown, 2026-12-01, has passed), but served on a date before it.
     expect(catalog.resolve('gpt-image-1-mini', 'image').slug).toBe('gpt-image-1-mini');
     expect(new Catalog(CATALOG, recordedLifecycle('2026-12-01')).find('gpt-image-1-mini')).toMatchObject({ status: 'delisted', retired_on: '2026-12-01' });
-    // Without a lifecycle (the catalog as shipped): the 14 delisted of release 1.1.1, and the nine shut down or gone
+    // Without a lifecycle (the catalog as shipped): the 14 delisted of release 1.1.1, the nine shut down or gone
     // upstream since and delisted in the shipped data (gpt-image-1, gpt-image-1-mini, claude-sonnet-4,
-    // claude-sonnet-4.5, claude-opus-4.1, imagen-4, nano-banana, sora-2, tripo-v2.5).
-    expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(23);
+    // claude-sonnet-4.5, claude-opus-4.1, imagen-4, nano-banana, sora-2, tripo-v2.5), and gpt-5 and gpt-5-mini,
+    // shipped delisted ahead of their 2026-12-11 shutdown.
+    expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(25);
+    expect(catalog.resolve('gpt-5', 'chat').slug).toBe('gpt-5');
+    expect(new Catalog(CATALOG, recordedLifecycle('2026-12-11')).find('gpt-5')).toMatchObject({ status: 'delisted', retired_on: '2026-12-11' });
     expect(new Catalog().find('gpt-image-1')!.status).toBe('delisted');
     expect(new Catalog().find('gpt-image-1-mini')).toMatchObject({ status: 'delisted', retired_on: '2026-12-01' });
   });

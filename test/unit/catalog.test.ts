@@ -29,10 +29,11 @@ describe('catalog', () => {
     }
   });
 
-  it('has exactly 23 delisted models, spread over several modalities', () => {
+  it('has exactly 25 delisted models, spread over several modalities', () => {
     // 14 delisted in release 1.1.1; gpt-image-1, gpt-image-1-mini, claude-sonnet-4, claude-sonnet-4.5, claude-opus-4.1,
-    // imagen-4, nano-banana and sora-2 (shut down upstream since) and tripo-v2.5 (its endpoint gone from fal's list).
-    expect(delisted).toHaveLength(23);
+    // imagen-4, nano-banana and sora-2 (shut down upstream since), tripo-v2.5 (its endpoint gone from fal's list), and
+    // gpt-5 and gpt-5-mini (shipped delisted ahead of their 2026-12-11 shutdown, served until then).
+    expect(delisted).toHaveLength(25);
     expect(new Set(delisted.map((m) => m.modality)).size).toBeGreaterThanOrEqual(4);
   });
 
