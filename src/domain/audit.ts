@@ -16,6 +16,7 @@ import {
 } from '../store/audit.js';
 import { inTransaction, type Queryable } from '../store/db.js';
 import type { Mode, Principal } from './access.js';
+import { JSON_LIMITS } from '../json-shape.js';
 
 /**
  * Audit glossary (docs/contract-addenda.md, "The audit log")
@@ -98,23 +99,35 @@ function secretName(name: string): boolean {
   return SECRET_FIELD_NAMES.includes(n) || SECRET_NAME_PARTS.some((part) => n.includes(part)) || SECRET_NAME_ENDINGS.some((end) => n.endsWith(end));
 }
 
+/** Twice a body's depth: a view wraps what a client sent in a few levels of its own. */
+const MAX_AUDIT_DEPTH = JSON_LIMITS.depth * 2;
+const TOO_DEEP = '[too deep]';
+
 /**
  * A value as JSON (what the column stores and the hash covers: dates become strings, undefined fields go) with
  * every secret replaced by REDACTED, by its field's name or by its shape.
  */
 export function redact(value: unknown): unknown {
   if (value === undefined) return null;
-  const json: unknown = JSON.parse(JSON.stringify(value) ?? 'null');
-  const walk = (v: unknown): unknown => {
+  let json: unknown;
+  try {
+    json = JSON.parse(JSON.stringify(value) ?? 'null');
+  } catch (err) {
+    // JSON.stringify recurses natively: a value too deep for it is not kept, and the entry is still written.
+    if (err instanceof RangeError) return TOO_DEEP;
+    throw err;
+  }
+  // Entries hold views mmgen builds of its own rows, whose client-sent parts kept the body's depth limit; the bound
+  // makes that an invariant of this walk rather than of every caller (what lies deeper is not kept).
+  const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return holdsSecretShape(v) ? REDACTED : v.replace(/\u0000/g, '');
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') {
-      // A yes/no under a secret's name (`has_client_secret`) says whether one is set, never what it is: kept.
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, secretName(k) && x !== null && typeof x !== 'boolean' ? REDACTED : walk(x)]));
-    }
-    return v;
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= MAX_AUDIT_DEPTH) return TOO_DEEP;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    // A yes/no under a secret's name (`has_client_secret`) says whether one is set, never what it is: kept.
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, secretName(k) && x !== null && typeof x !== 'boolean' ? REDACTED : walk(x, depth + 1)]));
   };
-  return walk(json);
+  return walk(json, 0);
 }
 
 /** The fields an entry's hash covers, all but `hash` itself. */

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { JSON_LIMITS } from '../json-shape.js';
 
 /**
  * The JSON Schemas a record carries (`input`, `edits_input`, `path_and_query`) are held to the meta-schema of the
@@ -24,11 +25,12 @@ const DRAFTS: ReadonlyArray<{ name: string; ids: readonly string[]; ajv: Ajv | A
 const DEFAULT_DRAFT = DRAFTS[0]!;
 
 /**
- * Deeper than any written or published input schema, and deeper than a request body may nest (32, input-guard.ts):
- * the meta-schema check and the compile recurse once per level, so the level is bounded here, by an iterative walk,
- * whatever the schema came from (a body, a provider's document, a stored row).
+ * As deep as a request body may nest (src/json-shape.ts), since a record travels in one (POST /v1/admin/models), and
+ * a provider's published schema is kept to the same depth (schema-references.ts): the meta-schema check and the
+ * compile recurse once per level, so the level is bounded here, by an iterative walk, whatever the schema came from
+ * (a body, a provider's document, a stored row).
  */
-export const MAX_SCHEMA_DEPTH = 64;
+export const MAX_SCHEMA_DEPTH = JSON_LIMITS.depth;
 
 function draftOf(schema: object): (typeof DRAFTS)[number] | undefined {
   const declared = (schema as { $schema?: unknown }).$schema;

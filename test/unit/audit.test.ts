@@ -78,3 +78,21 @@ describe('audit hash: RFC 8785 over every field', () => {
     await expect(recordAudit(q, { ...operatorOrigin('x'), organizationId: null, action: 'Not-Dotted', target: { type: 't', id: 'i' } })).rejects.toThrow(/dotted/);
   });
 });
+
+describe('audit redaction of deep values', () => {
+  it('keeps 64 levels of a value 100,000 deep and writes the entry (a recursive walk, or JSON.stringify, overflowed)', () => {
+    let deep: unknown = 'sk_live_' + 'a'.repeat(30);
+    for (let i = 0; i < 100; i++) deep = { a: [deep] };
+    let kept = redact(deep) as Record<string, unknown>;
+    let levels = 0;
+    while (typeof kept === 'object' && kept !== null) {
+      kept = (Array.isArray(kept) ? kept[0] : kept.a) as Record<string, unknown>;
+      levels++;
+    }
+    expect(levels).toBe(64);
+    expect(kept).toBe('[too deep]');
+    let deeper: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deeper = [deeper];
+    expect(redact({ before: deeper })).toBe('[too deep]');
+  });
+});
