@@ -69,6 +69,8 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, unknown>;
   security: unknown[];
+  /** 'live': only a live-mode credential may make this write (a test key gets 403 live_mode_required). */
+  'x-mmgen-mode'?: string;
 }
 
 const doc = (await (await fetch(`${s.url}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
@@ -492,8 +494,10 @@ describe('fuzzing every operation of /v1/openapi.json [pglite]', () => {
       // Reads share two organizations; anything that may change state gets its own two.
       const [capturing, plain] = op.method === 'GET' ? (shared ??= [await fixture('full'), await fixture('off')]) : [await fixture('full'), await fixture('off')];
       // The same kinds of attempt, dealt in turn to the capturing organization and the other.
-      const forCapturing = attemptsFor(op, capturing);
-      const forPlain = attemptsFor(op, plain);
+      // A live-only write is fuzzed with the live key: with the test key every attempt would stop at 403.
+      const keyed = (f: Fixture): Fixture => (op['x-mmgen-mode'] === 'live' ? { ...f, key: f.org.live } : f);
+      const forCapturing = attemptsFor(op, keyed(capturing));
+      const forPlain = attemptsFor(op, keyed(plain));
       const attempts = forCapturing.map((a, i) => (i % 2 === 0 ? a : (forPlain[i] ?? a)));
       const problems: string[] = [];
       let sent = 0;
