@@ -60,20 +60,16 @@ const TOKENS_PER_MESSAGE = 8;
 
 /**
  * The prompt's input tokens for a price by prompt length: the provider's count once it reported one, else the most
- * the messages can be. Byte-level tokenizers (OpenAI's, Anthropic's) make at most one token of each UTF-8 byte, so
- * the bytes and a few tokens of framing per message bound it: a reservation made on it covers the charge. The
- * messages are walked once, without recursion (a chat request's messages are a flat list of strings).
+ * the request can be. Byte-level tokenizers (OpenAI's, Anthropic's) make at most one token of each UTF-8 byte, so
+ * the bytes of everything the request sends (messages with text parts, a system prompt, tool definitions: its whole
+ * JSON, which only adds) and a few tokens of framing per message bound it: a reservation made on it covers the
+ * charge. Counting only string contents let a long prompt sent as parts reserve, and be capped at, the short price.
  */
 function promptTokens(demand: RouteDemand): number {
   if (demand.inputTokens !== undefined) return demand.inputTokens;
   const messages = demand.params.messages;
-  if (!Array.isArray(messages)) return 0;
-  let tokens = 0;
-  for (const m of messages as unknown[]) {
-    const content = typeof m === 'object' && m !== null ? (m as { content?: unknown }).content : undefined;
-    tokens += TOKENS_PER_MESSAGE + (typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : 0);
-  }
-  return tokens;
+  const count = Array.isArray(messages) ? messages.length : 0;
+  return TOKENS_PER_MESSAGE * count + Buffer.byteLength(JSON.stringify(demand.params) ?? '', 'utf8');
 }
 
 function at(body: Record<string, unknown>, path: string): unknown {
