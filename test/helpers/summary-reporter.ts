@@ -1,28 +1,55 @@
 import type { Reporter, TestModule } from 'vitest/node';
 
+/** How many of the slowest files and tests the summary lists: MMGEN_TEST_PROFILE (npm run test:profile sets 30). */
+const SHOWN = Number(process.env.MMGEN_TEST_PROFILE ?? 10) || 10;
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
+
 /**
- * Prints one plain closing line, "tests: N passed, N failed, N skipped", that
- * CI reads whatever the test runner (vitest's own summary is not read there).
+ * Prints where the time went (the slowest files, with their collect time, and the slowest tests), why tests were
+ * skipped when a service was missing, and then one plain closing line, "tests: N passed, N failed, N skipped", that
+ * CI reads whatever the test runner (vitest's own summary is not read there). The closing line stays last.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    const files: Array<{ name: string; ms: number; collectMs: number; tests: number }> = [];
+    const tests: Array<{ name: string; ms: number }> = [];
     for (const mod of testModules) {
       let failedHere = 0;
+      let count = 0;
       for (const test of mod.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
         else if (state === 'failed') failedHere++;
         else skipped++;
+        count++;
+        const ms = test.diagnostic()?.duration;
+        if (ms !== undefined) tests.push({ name: `${mod.relativeModuleId} > ${test.fullName}`, ms });
       }
       failed += failedHere;
       // A file that failed with no failed test (it did not load, or a beforeAll threw and its tests were
       // skipped) is a failure too: counted once, so that this line never says 0 failed for a red run.
       if (mod.state() === 'failed' && failedHere === 0) failed++;
+      const d = mod.diagnostic();
+      files.push({ name: mod.relativeModuleId, ms: d.collectDuration + d.duration, collectMs: d.collectDuration, tests: count });
     }
     failed += unhandledErrors.length;
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    const out: string[] = [];
+    if (files.length > 1) {
+      out.push('', `slowest files (of ${files.length}; time in the file, its import and start-up included):`);
+      for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, SHOWN)) out.push(`${seconds(f.ms)}  ${f.name} (${f.tests} tests, ${seconds(f.collectMs).trim()} to load)`);
+      out.push(`slowest tests (of ${tests.length}):`);
+      for (const t of tests.sort((a, b) => b.ms - a.ms).slice(0, SHOWN)) out.push(`${seconds(t.ms)}  ${t.name}`);
+    }
+    const missing = [
+      !process.env.TEST_DATABASE_URL && 'PostgreSQL (set TEST_DATABASE_URL)',
+      !process.env.TEST_REDIS_URL && 'Redis (set TEST_REDIS_URL)',
+    ].filter(Boolean);
+    if (skipped > 0 && missing.length > 0) out.push(`skipped: the tests that need ${missing.join(' or ')}, and those marked to skip.`);
+    out.push(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    process.stdout.write(`${out.join('\n')}`);
   }
 }
