@@ -2092,6 +2092,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -2331,6 +2332,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -2548,6 +2550,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -2813,6 +2816,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -3030,6 +3034,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -3134,6 +3139,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -3520,6 +3526,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -3949,6 +3956,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -4213,6 +4221,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -4434,6 +4443,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -4591,6 +4601,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -4747,6 +4758,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -5333,6 +5345,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -5547,6 +5560,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -5767,6 +5781,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -6119,6 +6134,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -6429,6 +6445,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -6688,6 +6705,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -6916,6 +6934,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -7014,6 +7033,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -7261,6 +7281,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -7472,6 +7493,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -7606,6 +7628,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -7847,6 +7870,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -8080,6 +8104,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -8312,6 +8337,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -8535,6 +8561,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -8765,6 +8792,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -8999,6 +9027,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -9214,6 +9243,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -9650,6 +9680,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -9843,6 +9874,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -10067,6 +10099,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -10371,6 +10404,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -10601,6 +10635,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -11520,6 +11555,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -11900,6 +11936,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -12434,6 +12471,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -12731,6 +12769,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
@@ -13064,6 +13103,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": Record<string, never>;
@@ -13183,6 +13223,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": Record<string, never>;
@@ -13506,6 +13547,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes (413 payload_too_large). A JSON body nests at most 32 levels, with at most 1000 members per object and 10000 items per array. Beyond a limit: 400 parameter_invalid naming it, before anything else reads the body. */
         requestBody: {
             content: {
                 "application/json": {
