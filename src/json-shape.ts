@@ -1,3 +1,6 @@
+/** A JSON body's size; files go through POST /v1/uploads. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
 /**
  * The shape every JSON body must keep, whatever its size in bytes, checked on the text before it is parsed.
  *
@@ -7,9 +10,6 @@
  * outside a request's error handling stops the whole process. So the body is measured first, in one pass over its
  * characters that keeps only a small stack of counters, and refused before anything else sees it.
  */
-/** A JSON body's size; files go through POST /v1/uploads. */
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
-
 export const JSON_LIMITS = {
   /** Objects and arrays nested inside each other: `{"a":{"b":[1]}}` is 3. */
   depth: 32,
