@@ -17,7 +17,7 @@ import { requestValidator } from './quote.js';
  * default variant (only the fields a request must carry); then one per record tier a request can select, in
  * mmgen's fields (the tier's `when` read back through the record's `map`, providers/route-price.ts), kept only if
  * that request is priced by that tier and its price differs from the default's. So a published price, the quote of
- * its example and the reservation of that request are one number (test/integration/published-prices.test.ts).
+ * its example and the reservation of that request are one number (test/scenarios/published-prices.test.ts).
  */
 /** A tier as GET /v1/models publishes it: the schema the route serves and the type this module builds are one. */
 export const PublishedTierSchema = Type.Object(

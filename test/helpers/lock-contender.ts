@@ -1,4 +1,4 @@
-// One contender for a data directory lock (test/unit/data-dir-lock.test.ts):
+// One contender for a data directory lock (test/scenarios/data-dir-lock.test.ts):
 // waits until a common instant, tries to lock, says whether it got it, holds it a moment.
 import { acquireDataDirLock, DataDirLockedError } from '../../src/store/lock.js';
 

@@ -11,6 +11,23 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
  * CI reads whatever the test runner (vitest's own summary is not read there). The closing line stays last.
  */
 export default class SummaryReporter implements Reporter {
+  /** Each tier's (vitest project's) wall time: from its first file's start to its last file's end. */
+  private readonly tiers = new Map<string, { start: number; end: number; files: number }>();
+
+  onTestModuleStart(mod: TestModule): void {
+    const now = performance.now();
+    const tier = this.tiers.get(mod.project.name) ?? { start: now, end: now, files: 0 };
+    tier.start = Math.min(tier.start, now);
+    this.tiers.set(mod.project.name, tier);
+  }
+
+  onTestModuleEnd(mod: TestModule): void {
+    const tier = this.tiers.get(mod.project.name);
+    if (!tier) return;
+    tier.end = Math.max(tier.end, performance.now());
+    tier.files++;
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
     let passed = 0;
     let failed = 0;
@@ -43,6 +60,10 @@ export default class SummaryReporter implements Reporter {
       for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, SHOWN)) out.push(`${seconds(f.ms)}  ${f.name} (${f.tests} tests, ${seconds(f.collectMs).trim()} to load)`);
       out.push(`slowest tests (of ${tests.length}):`);
       for (const t of tests.sort((a, b) => b.ms - a.ms).slice(0, SHOWN)) out.push(`${seconds(t.ms)}  ${t.name}`);
+    }
+    if (this.tiers.size > 1) {
+      out.push('tiers (wall time, first file started to last file ended):');
+      for (const [name, t] of this.tiers) out.push(`${seconds(t.end - t.start)}  ${name} (${t.files} files)`);
     }
     const missing = [
       !process.env.TEST_DATABASE_URL && 'PostgreSQL (set TEST_DATABASE_URL)',

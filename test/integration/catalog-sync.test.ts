@@ -19,7 +19,7 @@ import { mmgen } from '../helpers/processes.js';
  * records they agree; then each provider changes upstream as a test tells it (a model added, one removed, a schema
  * drifted, a deprecation published), the sync reports exactly those, and `--write-records` writes the approved
  * ones into a copy of the records (never the repository's), after which the sync finds only the new models left.
- * `--apply`, into the running catalog, is test/integration/catalog-sync-running.test.ts.
+ * `--apply`, into the running catalog, is test/scenarios/catalog-sync-running.test.ts.
  */
 const today = new Date().toISOString().slice(0, 10);
 const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);

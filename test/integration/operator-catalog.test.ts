@@ -9,7 +9,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * The catalog as the operator's data (issue 28, item 1), in one process against the strict provider fakes: the
  * admin API opened by the operator's credential only, a model added with its upstream record and served at its
  * configured price (and margin), a model refused to one organization only, the audit's before and after, and a
- * bad definition refused naming its field. test/integration/operator-catalog-nodes.test.ts follows a change to a
+ * bad definition refused naming its field. test/scenarios/operator-catalog-nodes.test.ts follows a change to a
  * second node.
  */
 describeEachBackend('the operator catalog', (backend) => {

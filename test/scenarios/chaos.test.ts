@@ -29,7 +29,7 @@ import { seededRandom } from '../helpers/random.js';
  * (load duration, default 40), CHAOS_KILLS (default: one every ~7 s, at least
  * 5), CHAOS_PG_CRASH=1 (run on a PostgreSQL of the test's own, started for it,
  * and crash it once mid-load: every backend killed, then crash recovery; needs
- * root and Debian's PostgreSQL binaries, as test/integration/faults.test.ts).
+ * root and Debian's PostgreSQL binaries, as test/scenarios/faults.test.ts).
  * The figures are printed at the end (bench/README.md, "Chaos").
  */
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 300_000 });
