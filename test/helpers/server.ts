@@ -26,9 +26,23 @@ export function backends(): BackendName[] {
   return inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
 }
 
-/** Runs the same suite once per backend. */
+/**
+ * Runs the same suite once per backend: for what differs between them (test/store/, the store's contract; readiness;
+ * early dispatch, which PGlite's single connection does not do).
+ */
 export function describeEachBackend(name: string, fn: (backend: BackendName) => void): void {
   for (const backend of backends()) describe(`${name} [${backend}]`, () => fn(backend));
+}
+
+/**
+ * A behaviour test above the store, run once. On PostgreSQL when this run has it and the file asks for it (its subject
+ * is money, concurrency, locks or several connections: PGlite serialises every statement on one connection, so a race
+ * there cannot happen), otherwise on PGlite, which every machine has. The store's own behaviour runs on both backends
+ * in test/store/; running every behaviour twice cost about 1,500 executions a run (issue 43).
+ */
+export function describeOnBackend(name: string, prefer: BackendName, fn: (backend: BackendName) => void): void {
+  const backend: BackendName = prefer === 'postgres' && backends().includes('postgres') ? 'postgres' : 'pglite';
+  describe(`${name} [${backend}]`, () => fn(backend));
 }
 
 /** A fresh, migrated database of its own for one test file or suite. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/main.js';
-import { client, describeEachBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Abuse: guessing keys (failed authentications are limited per client
@@ -11,7 +11,7 @@ import { client, describeEachBackend, startTestServer, type ApiResponse, type Te
  * expired, replayed for another file), and secrets: key and webhook secrets
  * and URL signatures never appear in logs, errors or list responses.
  */
-describeEachBackend('abuse', (backend) => {
+describeOnBackend('abuse', 'pglite', (backend) => {
   describe('brute force: failed authentications are limited per client address', () => {
     let s: TestServer;
     let proxied: TestServer;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/domain/api-keys.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('API keys', (backend) => {
+describeOnBackend('API keys', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;
@@ -244,7 +244,7 @@ describeEachBackend('API keys', (backend) => {
   });
 });
 
-describeEachBackend('IP allowlists', (backend) => {
+describeOnBackend('IP allowlists', 'pglite', (backend) => {
   let s: TestServer;
   let proxied: TestServer;
   let api: ReturnType<typeof client>;

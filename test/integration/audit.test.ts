@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/commands.js';
 import { auditHash, recordAudit, operatorOrigin, verifyAuditChains, type ChainReport } from '../../src/domain/audit.js';
 import type { AuditEventRow } from '../../src/store/audit.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * The audit log (issue 31 item 4): every change made through the API and the operator's commands is recorded with
@@ -10,7 +10,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * own organization's (and mode's) entries, filtered and paged, or exported as JSON Lines; the entries form a hash
  * chain per organization that `verify` walks, and a row changed or deleted in the database breaks it.
  */
-describeEachBackend('audit log', (backend) => {
+describeOnBackend('audit log', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let a: TestOrg;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('authentication', (backend) => {
+describeOnBackend('authentication', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;
@@ -103,7 +103,7 @@ describeEachBackend('authentication', (backend) => {
   });
 });
 
-describeEachBackend('failed authentications per address', (backend) => {
+describeOnBackend('failed authentications per address', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

@@ -1,14 +1,14 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../helpers/raw-http.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Regression tests for what the fuzzer (fuzz.test.ts) found, on both
  * backends: each was a 500, a silently altered value, or an answer outside
  * the contract's envelope.
  */
-describeEachBackend('bad input found by the fuzzer', (backend) => {
+describeOnBackend('bad input found by the fuzzer', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

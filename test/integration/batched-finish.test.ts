@@ -5,7 +5,7 @@ import type { GenerationRow } from '../../src/generations/views.js';
 import { chargeAndFinish, finishStatement } from '../../src/store/finishing.js';
 import { selectGeneration } from '../../src/store/generations.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectWalletMatchesLedger, type WalletAndLedger } from '../helpers/money.js';
 
 /**
@@ -15,7 +15,7 @@ import { expectWalletMatchesLedger, type WalletAndLedger } from '../helpers/mone
  * gone and the ledger equal to the wallet; and the one finishing statement
  * must do for many attempts what it does for one, comparisons included.
  */
-describeEachBackend('finishing several attempts in one statement', (backend) => {
+describeOnBackend('finishing several attempts in one statement', 'postgres', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBudgets } from '../../src/domain/spending.js';
 import { budgetYardsticks } from '../helpers/budgets.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
-import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Blocking budgets (contract §7): the check at the reservation, concurrently too. */
-describeEachBackend('blocking budgets', (backend) => {
+describeOnBackend('blocking budgets', 'postgres', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
 

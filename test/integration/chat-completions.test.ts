@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getWallet, ledgerSums } from '../../src/billing/credits.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('POST /v1/chat/completions with the official openai SDK', (backend) => {
+describeOnBackend('POST /v1/chat/completions with the official openai SDK', 'pglite', (backend) => {
   let s: TestServer;
   let org: TestOrg;
   let openai: OpenAI;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getWallet, ledgerSums, topUp } from '../../src/billing/credits.js';
-import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('comparisons', (backend) => {
+describeOnBackend('comparisons', 'postgres', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   const slugs = (modality: string, n: number) => s.runtime.deps.catalog.list({ modality: modality as never }).slice(0, n).map((m) => m.slug);

@@ -7,7 +7,7 @@ import { generateText, streamText, type LanguageModel } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectChatsChargedExactly, generationsOf as listGenerations } from '../helpers/generations.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * The clients people already use, unchanged, against a real mmgen on loopback (contract §12): the official Anthropic
@@ -18,7 +18,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
 const CREDITS = 1_000_000;
 type APIError = InstanceType<typeof Anthropic.APIError>;
 
-describeEachBackend('compatible chat clients', (backend) => {
+describeOnBackend('compatible chat clients', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
 

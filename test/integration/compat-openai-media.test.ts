@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getWallet } from '../../src/billing/credits.js';
 import { fetchBytes, expectInvariant } from '../helpers/generations.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 const isPng = (b: Buffer) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
 const isJpeg = (b: Buffer) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
@@ -20,7 +20,7 @@ async function pngOf(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } }).png().toBuffer();
 }
 
-describeEachBackend('OpenAI-compatible images and speech, with the real clients', (backend) => {
+describeOnBackend('OpenAI-compatible images and speech, with the real clients', 'pglite', (backend) => {
   let s: TestServer;
   let org: TestOrg;
   let openai: OpenAI;

@@ -3,7 +3,7 @@ import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectChatsChargedExactly, generationsOf as listGenerations } from '../helpers/generations.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * POST /v1/responses (OpenAI's Responses API, contract §12) through the clients that call it: the Vercel AI SDK's
@@ -14,7 +14,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
 const CREDITS = 1_000_000;
 type APIError = InstanceType<typeof OpenAI.APIError>;
 
-describeEachBackend('POST /v1/responses', (backend) => {
+describeOnBackend('POST /v1/responses', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
 

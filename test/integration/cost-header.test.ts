@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Every answer of the compatible paths says what it cost (issue 28 item 4; docs/contract-addenda.md, "The cost of a
@@ -10,7 +10,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * key; a chat completion also carries it as OpenRouter's usage.cost (US dollars), plain and in a stream's usage chunk,
  * and the official SDK still parses it.
  */
-describeEachBackend('the cost of a compatible answer', (backend) => {
+describeOnBackend('the cost of a compatible answer', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

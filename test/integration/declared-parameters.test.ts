@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Modality } from '../../src/catalog/index.js';
 import { fakePng } from '../fakes/media.js';
 import { modalityPaths } from '../helpers/catalog.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * A model's `parameters` are exactly what it accepts (contract §3a, issue 28 item 5): for every active model, as
@@ -213,7 +213,7 @@ async function inBatches<T, R>(items: T[], width: number, fn: (item: T) => Promi
   return out;
 }
 
-describeEachBackend('declared parameters are exactly what is accepted', (backend) => {
+describeOnBackend('declared parameters are exactly what is accepted', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseLinks } from '../../src/user-cli/deprecation.js';
-import { describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Deprecation reaches clients (issue 28 item 6): an answer about a model whose records announce its end of life at the
@@ -75,7 +75,7 @@ function expectAnnounced(h: { get(name: string): string | null }, m: ModelEntry,
   }
 }
 
-describeEachBackend('deprecation headers', (backend) => {
+describeOnBackend('deprecation headers', 'pglite', (backend) => {
   let s: TestServer;
   let org: TestOrg;
   let openai: OpenAI;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('error envelope', (backend) => {
+describeOnBackend('error envelope', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;
@@ -109,7 +109,7 @@ describeEachBackend('error envelope', (backend) => {
   });
 });
 
-describeEachBackend('validation error priority', (backend) => {
+describeOnBackend('validation error priority', 'pglite', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer(backend);

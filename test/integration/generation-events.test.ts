@@ -1,10 +1,10 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Mmgen, type GenerationProgress } from '../../sdk/src/index.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { readEvents, type SseEvent } from '../helpers/sse.js';
 
-describeEachBackend('GET /v1/generations/{id}/events', (backend) => {
+describeOnBackend('GET /v1/generations/{id}/events', 'pglite', (backend) => {
   let s: TestServer;
   let org: TestOrg;
   let api: ReturnType<typeof client>;

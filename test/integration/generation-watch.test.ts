@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GenerationWatch } from '../../src/jobs/generation-watch.js';
 import type { Queryable } from '../../src/store/db.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('GenerationWatch: one query per poll for every open event stream', (backend) => {
+describeOnBackend('GenerationWatch: one query per poll for every open event stream', 'pglite', (backend) => {
   let s: TestServer;
   let org: TestOrg;
   beforeAll(async () => {

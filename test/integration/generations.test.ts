@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { parseMp4 } from '../../src/media/index.js';
 import { validateGlb } from '../../src/providers/simulator/render/index.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';
 
 type Api = ReturnType<typeof client>;
@@ -15,7 +15,7 @@ function slugOf(s: TestServer, modality: string, index = 0): string {
 
 
 
-describeEachBackend('generations', (backend) => {
+describeOnBackend('generations', 'postgres', (backend) => {
   let s: TestServer;
   let api: Api;
   let org: TestOrg;
@@ -366,7 +366,7 @@ describeEachBackend('generations', (backend) => {
   });
 });
 
-describeEachBackend('live keys without the simulator', (backend) => {
+describeOnBackend('live keys without the simulator', 'postgres', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer(backend);

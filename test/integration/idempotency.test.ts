@@ -7,13 +7,13 @@ import { findKeyBySecret } from '../../src/domain/api-keys.js';
 import { createGeneration } from '../../src/generations/accept.js';
 import { compactSse } from '../../src/http/idempotency.js';
 import { takeOverIdempotencyClaim } from '../../src/store/idempotency.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 type Api = ReturnType<typeof client>;
 
 const newKey = () => `idem-${randomUUID()}`;
 
-describeEachBackend('Idempotency-Key', (backend) => {
+describeOnBackend('Idempotency-Key', 'postgres', (backend) => {
   let s: TestServer;
   let api: Api;
   let org: TestOrg;

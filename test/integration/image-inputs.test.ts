@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';
 import { Decimal } from 'decimal.js';
 import { costInCredits } from '../../src/billing/credits.js';
@@ -100,7 +100,7 @@ interface ModelEntry {
   pricing: { unit_cost_usd: number; unit: string };
 }
 
-describeEachBackend('image inputs', (backend) => {
+describeOnBackend('image inputs', 'pglite', (backend) => {
   let s: TestServer; // simulator, private targets refused (the default)
   let p: TestServer; // simulator, MMGEN_ALLOW_PRIVATE_NETWORK=1
   let api: Api;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Mode } from '../../src/domain/access.js';
 import { FakeStripe } from '../fakes/stripe.js';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.js';
-import { client, describeEachBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type ApiResponse, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * The isolation matrix: for every resource, a key of another organization and
@@ -13,7 +13,7 @@ import { client, describeEachBackend, startTestServer, type ApiResponse, type Te
  * OpenAPI document), and no key can grant itself, or a key it makes, more than
  * it has.
  */
-describeEachBackend('isolation matrix', (backend) => {
+describeOnBackend('isolation matrix', 'postgres', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let a: TestOrg;
@@ -546,7 +546,7 @@ describeEachBackend('isolation matrix', (backend) => {
  * Billing (issue 32): another organization's Checkout Session answers as one that never existed, its payments
  * never show in another's history or wallet, and a viewer cannot start a payment or change auto top-up.
  */
-describeEachBackend('isolation of billing', (backend) => {
+describeOnBackend('isolation of billing', 'postgres', (backend) => {
   let fake: FakeStripe;
   let s: TestServer;
   let api: ReturnType<typeof client>;

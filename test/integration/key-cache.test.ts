@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Credit-consuming routes may take a key from the process's cache (src/http/auth.ts),
@@ -12,7 +12,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * the key as it is now, and a stale copy never gets an answer or an effect.
  * Each case warms a key of its own: a refused lookup drops the key from the cache.
  */
-describeEachBackend('the key cache of credit-consuming routes', (backend) => {
+describeOnBackend('the key cache of credit-consuming routes', 'postgres', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

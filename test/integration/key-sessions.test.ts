@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topUp } from '../../src/billing/credits.js';
 import { browser } from '../helpers/browser-session.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * A dashboard session opened with an API key (POST /v1/session/key; issue 31: "the dashboard never stores an API
@@ -9,7 +9,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * session then acts exactly as the key (organization, mode, effective role, scopes, IP allowlist, rate limit, request
  * log, audit actor), including its revocation and its member's demotion or removal, on every node.
  */
-describeEachBackend('a dashboard session opened with an API key', (backend) => {
+describeOnBackend('a dashboard session opened with an API key', 'pglite', (backend) => {
   let s: TestServer;
   let node2: TestServer;
   let a: TestOrg;

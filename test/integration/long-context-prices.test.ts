@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Long-context prices (docs/contract-addenda.md, "Prices and tiers"): Claude Haiku 5.5's output costs $2.50 per 1M
@@ -22,7 +22,7 @@ function prompt(word: string, words: number): Array<{ role: 'user'; content: str
   return out;
 }
 
-describeEachBackend('long-context prices: published, quoted, reserved and charged', (backend) => {
+describeOnBackend('long-context prices: published, quoted, reserved and charged', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;

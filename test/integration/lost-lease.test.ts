@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * A synchronous request whose run loses its job's lease (another node took
@@ -7,7 +7,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * the runner that took over produced, as a request resumed from an
  * Idempotency-Key does, instead of a 200 with the generation still running.
  */
-describeEachBackend('a synchronous run that loses its lease', (backend) => {
+describeOnBackend('a synchronous run that loses its lease', 'postgres', (backend) => {
   let s: TestServer;
   let worker: TestServer;
   let api: ReturnType<typeof client>;

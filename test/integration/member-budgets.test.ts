@@ -3,13 +3,13 @@ import { checkBudgets } from '../../src/domain/spending.js';
 import { browser } from '../helpers/browser-session.js';
 import { budgetYardsticks } from '../helpers/budgets.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Member budgets (issue 31): a monthly budget over all of a member's keys and their dashboard session's generations,
  * set on PATCH /v1/members/{id}, notifying or blocking like a key's (contract §7), on every node, concurrently too.
  */
-describeEachBackend('member budgets', (backend) => {
+describeOnBackend('member budgets', 'postgres', (backend) => {
   let s: TestServer;
   let node2: TestServer;
   let api: ReturnType<typeof client>;

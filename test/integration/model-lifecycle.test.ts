@@ -3,7 +3,7 @@ import { Catalog } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
 import { loadConfig } from '../../src/config.js';
 import { recordedLifecycle } from '../../src/providers/lifecycle.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Model lifecycle as data (issue 18): a route stops being served on its
@@ -59,7 +59,7 @@ describe('the catalog on a date', () => {
   });
 });
 
-describeEachBackend('model lifecycle over HTTP', (backend) => {
+describeOnBackend('model lifecycle over HTTP', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/models.js';
 import { enforceParameters } from '../../src/generations/hold-to-model.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Each model's `parameters` (contract §3a), derived from its routes' records
@@ -11,7 +11,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  */
 const model = (slug: string) => CATALOG.find((m) => m.slug === slug)!;
 
-describeEachBackend('model parameters', (backend) => {
+describeOnBackend('model parameters', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { renderImage } from '../../src/providers/simulator/render/index.js';
 import { walletAndLedger, expectWalletMatchesLedger } from '../helpers/money.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * The local classifier's backlog is bounded (docs/contract-addenda.md, "Moderation"): while more images wait for a
@@ -10,7 +10,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * queue; once the backlog drains, image requests are served again. The backlog is filled here through the server's
  * own moderator (the same process), with real images on the real model: one thread, a bound of 2.
  */
-describeEachBackend('the classifiers\' backlog bound', (backend) => {
+describeOnBackend('the classifiers\' backlog bound', 'postgres', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

@@ -8,7 +8,7 @@ import { startFakes, type Fakes } from '../fakes/index.js';
 import { expectInvariant, waitTerminal } from '../helpers/generations.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 import { S3_CREDENTIALS, startTestS3, type TestS3 } from '../helpers/s3.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Moderation (contract §11): every output gets a verdict before it is served;
@@ -36,7 +36,7 @@ function requests(portrait: string): Array<{ modality: string; path: string; bod
   ];
 }
 
-describeEachBackend('moderation', (backend) => {
+describeOnBackend('moderation', 'pglite', (backend) => {
   let s: TestServer;
   let api: Api;
   let org: TestOrg;
@@ -186,7 +186,7 @@ describeEachBackend('moderation', (backend) => {
   });
 });
 
-describeEachBackend('the local classifier on a provider\'s images', (backend) => {
+describeOnBackend('the local classifier on a provider\'s images', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: Api;
@@ -329,7 +329,7 @@ describe('test mode never blocks its own renders (issue 29)', () => {
   }, 60_000);
 });
 
-describeEachBackend('prompt screening and the hosted classifier', (backend) => {
+describeOnBackend('prompt screening and the hosted classifier', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: Api;
@@ -418,7 +418,7 @@ describeEachBackend('prompt screening and the hosted classifier', (backend) => {
   });
 });
 
-describeEachBackend('a provider\'s own safety refusal', (backend) => {
+describeOnBackend('a provider\'s own safety refusal', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let org: TestOrg;

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeEachBackend, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { metric, scrape, type Sample } from '../helpers/prometheus.js';
 
 type Api = ReturnType<typeof client>;
@@ -21,7 +21,7 @@ async function firstModel(api: Api, key: string, modality: string): Promise<stri
   return (await api('GET', `/v1/models?modality=${modality}`, { key })).body.data[0].slug as string;
 }
 
-describeEachBackend('/metrics', (backend) => {
+describeOnBackend('/metrics', 'pglite', (backend) => {
   let s: TestServer;
   let api: Api;
   let org: TestOrg;
@@ -131,6 +131,7 @@ describeEachBackend('/metrics', (backend) => {
   });
 });
 
+// Readiness asks each backend its own way (a PGlite handle, a PostgreSQL pool): both run.
 describeEachBackend('/readyz and /healthz', (backend) => {
   let s: TestServer;
   let api: Api;
@@ -238,7 +239,7 @@ describeEachBackend('/readyz and /healthz', (backend) => {
   });
 });
 
-describeEachBackend('draining', (backend) => {
+describeOnBackend('draining', 'pglite', (backend) => {
   let s: TestServer;
   let org: TestOrg;
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import { costInCredits } from '../../src/billing/credits.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 import { ADMIN_TOKEN, newReplicateRecord } from '../helpers/operator-catalog.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * The catalog as the operator's data (issue 28, item 1), in one process against the strict provider fakes: the
@@ -12,7 +12,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * bad definition refused naming its field. test/scenarios/operator-catalog-nodes.test.ts follows a change to a
  * second node.
  */
-describeEachBackend('the operator catalog', (backend) => {
+describeOnBackend('the operator catalog', 'postgres', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;
@@ -168,7 +168,7 @@ describeEachBackend('the operator catalog', (backend) => {
   });
 });
 
-describeEachBackend('the admin API without MMGEN_ADMIN_TOKEN', (backend) => {
+describeOnBackend('the admin API without MMGEN_ADMIN_TOKEN', 'postgres', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer(backend);

@@ -6,7 +6,7 @@ import { setOperatorRecords } from '../../src/providers/upstream-record.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { mmgen } from '../helpers/processes.js';
 import { ADMIN_TOKEN } from '../helpers/operator-catalog.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * A model added with its input schema imported from its provider (issue 28, item 2): Replicate publishes one per
@@ -43,7 +43,7 @@ const FAL_COMPONENTS = { ImageSize: { type: 'object', properties: { width: { typ
 
 const definition = (slug: string, price: string) => ({ slug, display_name: slug, modality: 'image', capabilities: ['text-to-image'], unit_cost_usd: price });
 
-describeEachBackend('a model imported from its provider', (backend) => {
+describeOnBackend('a model imported from its provider', 'postgres', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;

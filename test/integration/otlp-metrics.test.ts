@@ -5,7 +5,7 @@ import { waitTerminal } from '../helpers/generations.js';
 import { jsonLogSink } from '../helpers/log-sink.js';
 import { startReceiver, TEMPORALITY, type MetricsBatch, type Receiver } from '../helpers/otlp-receiver.js';
 import { parsePrometheus, type Sample } from '../helpers/prometheus.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * The Prometheus metrics also exported over OTLP (issue 33): mmgen's OpenTelemetry SDK posts ExportMetricsServiceRequest
@@ -88,7 +88,7 @@ describe('metrics export configuration', () => {
   });
 });
 
-describeEachBackend('OTLP metrics', (backend) => {
+describeOnBackend('OTLP metrics', 'pglite', (backend) => {
   describe('off', () => {
     let rx: Receiver;
     beforeAll(async () => (rx = await startReceiver()));

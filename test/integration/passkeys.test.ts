@@ -3,7 +3,7 @@ import { MovableClock } from '../../src/clock.js';
 import { advancePasskeyCounter } from '../../src/store/passkeys.js';
 import { SoftwareAuthenticator, AUTHENTICATOR_FLAGS } from '../helpers/software-authenticator.js';
 import { browser } from '../helpers/browser-session.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Passkeys (issue 31): registration and sign-in through @simplewebauthn/server, driven by a software authenticator
@@ -14,7 +14,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  */
 
 
-describeEachBackend('passkeys', (backend) => {
+describeOnBackend('passkeys', 'pglite', (backend) => {
   let s: TestServer;
   let org: TestOrg;
   let origin: string;

@@ -3,7 +3,7 @@ import { runAdminCommand } from '../../src/admin/commands.js';
 import { detectAnomalies } from '../../src/domain/spending.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { waitTerminal } from '../helpers/generations.js';
-import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * The pause stops work (contract §7): a live organization paused by the
@@ -13,7 +13,7 @@ import { client, describeEachBackend, startTestServer, type TestServer } from '.
  * pause it again. One worker slot, so "queued" is a fact of the test, not of
  * timing.
  */
-describeEachBackend('a paused organization starts no queued work', (backend) => {
+describeOnBackend('a paused organization starts no queued work', 'postgres', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { payloadKey } from '../../src/http/payload-capture.js';
 import { until } from '../helpers/processes.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * What capture keeps of hostile or secret-bearing exchanges (issue 42): a body nested 100,000 levels deep, an
  * organization's pattern that a backtracking engine would run for ever, an invitation's link and a webhook's secret.
  */
-describeEachBackend('payload capture: hostile bodies and secrets in answers', (backend) => {
+describeOnBackend('payload capture: hostile bodies and secrets in answers', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

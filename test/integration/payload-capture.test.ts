@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DAY_MS, MovableClock } from '../../src/clock.js';
 import { runRetention } from '../../src/request-log/retention.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /** Every file under a directory, recursively. */
 function files(dir: string): string[] {
@@ -15,7 +15,7 @@ function files(dir: string): string[] {
   return out;
 }
 
-describeEachBackend('payload capture and redaction', (backend) => {
+describeOnBackend('payload capture and redaction', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

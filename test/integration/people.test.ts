@@ -3,7 +3,7 @@ import { topUp } from '../../src/billing/credits.js';
 import { bootstrapDefaultOrganization } from '../../src/main.js';
 import { browser } from '../helpers/browser-session.js';
 import { startSmtpCapture } from '../helpers/smtp.js';
-import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * People (issue 31): the first-start owner link, password sign-in with a session cookie and CSRF token, invitations
@@ -13,7 +13,7 @@ import { client, describeEachBackend, startTestServer, type TestServer } from '.
 
 const tokenOf = (url: string) => new URL(url).hash.replace('#token=', '');
 
-describeEachBackend('people: accounts, sessions, members and invitations', (backend) => {
+describeOnBackend('people: accounts, sessions, members and invitations', 'pglite', (backend) => {
   let s: TestServer;
   let node2: TestServer;
   let smtp: Awaited<ReturnType<typeof startSmtpCapture>>;

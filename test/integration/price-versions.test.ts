@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { ADMIN_TOKEN } from '../helpers/operator-catalog.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 
 /**
@@ -10,7 +10,7 @@ import { expectWalletMatchesLedger } from '../helpers/money.js';
  * admin API) publishes a new version and prices new requests at it, while what was charged before keeps its
  * version and its credits; GET /v1/usage splits spending by version.
  */
-describeEachBackend('price versions', (backend) => {
+describeOnBackend('price versions', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;

@@ -4,7 +4,7 @@ import { upstreamModel } from '../../src/providers/upstream-models.js';
 import { CATALOG } from '../../src/catalog/models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakePng } from '../fakes/media.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 import { waitTerminal } from '../helpers/generations.js';
 
@@ -16,7 +16,7 @@ import { waitTerminal } from '../helpers/generations.js';
  */
 const catalogPrice = (slug: string) => CATALOG.find((m) => m.slug === slug)!.unit_cost_usd;
 
-describeEachBackend('prices and tiers against the provider fakes', (backend) => {
+describeOnBackend('prices and tiers against the provider fakes', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FalFake, kindOfUpstream, ReplicateFake } from '../fakes/index.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { readEvents, type SseEvent } from '../helpers/sse.js';
 
 /**
@@ -49,7 +49,7 @@ function progressBeforeTerminal(events: SseEvent[], id: string): Progress[] {
   return progress;
 }
 
-describeEachBackend('progress from fal and Replicate on the event stream', (backend) => {
+describeOnBackend('progress from fal and Replicate on the event stream', 'pglite', (backend) => {
   let fal: FalFake;
   let replicate: ReplicateFake;
   let onFal: TestServer;

@@ -8,7 +8,7 @@ import { sniffMime } from '../../src/media/index.js';
 import { validateGlb } from '../../src/providers/simulator/render/index.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakePng } from '../fakes/media.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { expectInvariant, fetchBytes, waitTerminal } from '../helpers/generations.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 
@@ -35,7 +35,7 @@ function slug(provider: string, modality: string, primary = true): string {
 const onlyRoute = (provider: string, modality: string) =>
   servedModels().find((x) => x.modality === modality && x.routes.length === 1 && x.routes[0].provider === provider)!.slug;
 
-describeEachBackend('real provider adapters against loopback fakes', (backend) => {
+describeOnBackend('real provider adapters against loopback fakes', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: Api;
@@ -395,7 +395,7 @@ describeEachBackend('real provider adapters against loopback fakes', (backend) =
   });
 });
 
-describeEachBackend('provider routing: credentials and the circuit breaker', (backend) => {
+describeOnBackend('provider routing: credentials and the circuit breaker', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: Api;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakes, type Fakes } from '../fakes/index.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * POST /v1/quotes (docs/contract-addenda.md, "Quotes") answers what the same request then reserves: each body below
@@ -19,7 +19,7 @@ const CASES: Array<{ path: string; body: Record<string, unknown> }> = [
   { path: '/v1/chat', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3000 } },
 ];
 
-describeEachBackend('quotes: what a request would reserve', (backend) => {
+describeOnBackend('quotes: what a request would reserve', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;

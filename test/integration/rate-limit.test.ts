@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { mmgen, serve, type ServeProcess } from '../helpers/processes.js';
-import { client, describeEachBackend, freshDb, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, freshDb, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 type Api = ReturnType<typeof client>;
 
@@ -22,7 +22,7 @@ function expectTooMany(res: { status: number; headers: Headers; body: any }) {
   expect(res.headers.get('ratelimit-remaining')).toBe('0');
 }
 
-describeEachBackend('rate limits per API key', (backend) => {
+describeOnBackend('rate limits per API key', 'postgres', (backend) => {
   let s: TestServer;
   let api: Api;
   let org: TestOrg;
@@ -110,7 +110,7 @@ describeEachBackend('rate limits per API key', (backend) => {
   });
 });
 
-describeEachBackend('rate limits with Redis', (backend) => {
+describeOnBackend('rate limits with Redis', 'postgres', (backend) => {
   const redisUrl = process.env.TEST_REDIS_URL;
   // A prefix of its own per run and backend: parallel runs on one Redis never meet, and cleanup finds exactly ours.
   const prefix = `mmgen-test:${randomUUID()}:`;

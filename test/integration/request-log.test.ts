@@ -4,9 +4,9 @@ import { setPlan } from '../../src/domain/organizations.js';
 import { operatorOrigin } from '../../src/domain/audit.js';
 import { runRetention } from '../../src/request-log/retention.js';
 import { listRequestLogPartitions } from '../../src/store/request-log.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('request log', (backend) => {
+describeOnBackend('request log', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

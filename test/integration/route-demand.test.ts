@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getWallet } from '../../src/billing/credits.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { expectInvariant, waitTerminal } from '../helpers/generations.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * A model's parameters declare a field some route takes (its values, those every such route takes); each request is
@@ -10,7 +10,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * routeRefusal): at acceptance, and again at every fallback. Live keys against
  * the strict loopback fakes.
  */
-describeEachBackend('routes chosen by what a request carries', (backend) => {
+describeOnBackend('routes chosen by what a request carries', 'pglite', (backend) => {
   let fakes: Fakes;
   let all: TestServer;
   let replicateOnly: TestServer;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MovableClock } from '../../src/clock.js';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.js';
 import { browser } from '../helpers/browser-session.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * A passkey after the password (issue 31 item 1): the person's setting (audited, needs a passkey, keeps the last
@@ -11,7 +11,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * authenticator, verified by the real @simplewebauthn/server). Refused: another person's passkey, a reused or
  * expired pending sign-in; failed second factors lock the person as failed passwords do.
  */
-describeEachBackend('a passkey after the password', (backend) => {
+describeOnBackend('a passkey after the password', 'pglite', (backend) => {
   let s: TestServer;
   let org: TestOrg;
   let origin: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ledgerSums } from '../../src/billing/credits.js';
 import { until } from '../helpers/processes.js';
-import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * A finished generation's effect on its wallet row and usage rollup is a
@@ -9,7 +9,7 @@ import { client, describeEachBackend, startTestServer, type TestServer } from '.
  * settler. The wallet as read always includes it; the credit gate, which
  * reads the row alone, settles and retries before refusing.
  */
-describeEachBackend('pending settlements', (backend) => {
+describeOnBackend('pending settlements', 'postgres', (backend) => {
   const NEVER = '3600000';
   /** Nothing settles on its own: every settlement stays pending until something needs it. */
   let held: TestServer;

@@ -3,7 +3,7 @@ import { MovableClock } from '../../src/clock.js';
 import { runRetention } from '../../src/request-log/retention.js';
 import { loadConfig } from '../../src/config.js';
 import { browser } from '../helpers/browser-session.js';
-import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestServer } from '../helpers/server.js';
 import { startSmtpCapture, type CapturedMail } from '../helpers/smtp.js';
 
 /**
@@ -23,7 +23,7 @@ it('MMGEN_SIGNUP=on without SMTP is refused at config validation, with what to d
   expect(loadConfig({}).signUp).toEqual({ enabled: false, plan: 'free', ttlS: 86_400 });
 });
 
-describeEachBackend('self sign-up', (backend) => {
+describeOnBackend('self sign-up', 'pglite', (backend) => {
   let s: TestServer;
   let closed: TestServer;
   let smtp: Awaited<ReturnType<typeof startSmtpCapture>>;

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { batchedSimulatorJobs, type SimulatorJobs, type SimulatorSubmission } from '../../src/providers/simulator/jobs.js';
 import type { Db, Queryable } from '../../src/store/db.js';
 import { simulatorJobsIn } from '../../src/store/simulator-jobs.js';
-import { describeEachBackend, freshDb } from '../helpers/server.js';
+import { describeOnBackend, freshDb } from '../helpers/server.js';
 
 /**
  * The simulator's jobs, submitted and read through the batched port: calls that arrive together share one statement,
  * and each caller still gets its own answer, on both backends.
  */
-describeEachBackend('simulator jobs, batched', (backend) => {
+describeOnBackend('simulator jobs, batched', 'postgres', (backend) => {
   let db: Db;
   let drop: () => Promise<void>;
   let statements: string[];

@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { followToOrigin, startOidcProvider } from '../helpers/oidc.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Single sign-on through a real OpenID provider (oidc-provider) on loopback: an organization turns OIDC on, a new
@@ -10,7 +10,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * be invited); a replayed callback is refused; an ID token re-signed with another key than the provider's is refused;
  * requiring SSO refuses password sessions but the break-glass owner's.
  */
-describeEachBackend('single sign-on (OpenID Connect)', (backend) => {
+describeOnBackend('single sign-on (OpenID Connect)', 'pglite', (backend) => {
   let s: TestServer;
   let idp: Awaited<ReturnType<typeof startOidcProvider>>;
   let org: TestOrg;

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyAddress } from '../../src/files/safe-fetch.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * SSRF through every URL mmgen fetches or calls: image_url and audio_url (on
@@ -72,7 +72,7 @@ function forbiddenHosts(port: number, extraNames: string[]): string[] {
   return [...loopback, ...elsewhere];
 }
 
-describeEachBackend('SSRF: every URL mmgen fetches or calls', (backend) => {
+describeOnBackend('SSRF: every URL mmgen fetches or calls', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

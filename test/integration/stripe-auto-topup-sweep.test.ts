@@ -3,7 +3,7 @@ import { runAutoTopup, settleStaleAutoTopups } from '../../src/billing/stripe.js
 import { deferAutoTopupRecheck, insertPayment, selectStaleAutoTopups } from '../../src/store/billing.js';
 import { CARD_DECLINED, CARD_OK, FakeStripe } from '../fakes/stripe.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * An automatic top-up that got no answer and no event (issue 32: "at most one in flight" must not mean "stuck
@@ -12,7 +12,7 @@ import { client, describeEachBackend, startTestServer, type TestOrg, type TestSe
  * on two nodes. Both nodes run without a worker (no scheduler): the test calls the top-up and the sweep itself, and
  * hands the sweep a time past the timeout instead of waiting for it.
  */
-describeEachBackend('automatic top-ups that got no answer', (backend) => {
+describeOnBackend('automatic top-ups that got no answer', 'postgres', (backend) => {
   let fake: FakeStripe;
   let a: TestServer;
   let b: TestServer;

@@ -2,13 +2,13 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CARD_DECLINED, CARD_NEEDS_AUTHENTICATION, CARD_OK, FakeStripe, STRIPE_API_VERSION } from '../fakes/stripe.js';
 import { expectWalletMatchesLedger, walletAndLedger } from '../helpers/money.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Money in through Stripe (issue 32), against the strict loopback fake of Stripe's API (test/fakes/stripe.ts) and
  * two mmgen nodes on one database, each a webhook endpoint of the fake.
  */
-describeEachBackend('buying credits through Stripe', (backend) => {
+describeOnBackend('buying credits through Stripe', 'postgres', (backend) => {
   let fake: FakeStripe;
   let a: TestServer;
   let b: TestServer;

@@ -8,7 +8,7 @@ import { startFakes, type Fakes } from '../fakes/index.js';
 import { waitTerminal } from '../helpers/generations.js';
 import { jsonLogSink } from '../helpers/log-sink.js';
 import { SPAN_KIND, startReceiver, STATUS_ERROR, type Receiver, type Span } from '../helpers/otlp-receiver.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * OpenTelemetry traces (issue 33) as a collector receives them: mmgen's exporter posts to a loopback OTLP/HTTP
@@ -67,7 +67,7 @@ describe('tracing configuration', () => {
   });
 });
 
-describeEachBackend('OpenTelemetry traces', (backend) => {
+describeOnBackend('OpenTelemetry traces', 'pglite', (backend) => {
   describe('off', () => {
     let rx: Receiver;
     let s: TestServer;

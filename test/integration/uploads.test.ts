@@ -7,7 +7,7 @@ import { findKeyBySecret } from '../../src/domain/api-keys.js';
 import { ApiError } from '../../src/errors.js';
 import { resolveImageInput } from '../../src/files/uploads.js';
 import { newId } from '../../src/ids.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 const png = (width: number, height: number, color = '#ff0000') =>
   sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
@@ -22,7 +22,7 @@ async function apiErrorOf(p: Promise<unknown>): Promise<ApiError> {
   return err as ApiError;
 }
 
-describeEachBackend('uploads', (backend) => {
+describeOnBackend('uploads', 'pglite', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBudgets, detectAnomalies } from '../../src/domain/spending.js';
-import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('usage, budgets and anomalies', (backend) => {
+describeOnBackend('usage, budgets and anomalies', 'postgres', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
 

@@ -4,9 +4,9 @@ import { actualCredits } from '../../src/billing/pricing.js';
 import { selectGeneration } from '../../src/store/generations.js';
 import { demandOf } from '../../src/generations/upstream-request.js';
 import { chargeAndFinish } from '../../src/store/finishing.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
-describeEachBackend('wallet and ledger', (backend) => {
+describeOnBackend('wallet and ledger', 'postgres', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
 

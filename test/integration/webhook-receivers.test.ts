@@ -4,7 +4,7 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Webhook receivers that misbehave: slow past the timeout, hanging, answering
@@ -133,7 +133,7 @@ async function selfSigned(): Promise<{ key: string; cert: string }> {
   return { key: pems.private, cert: pems.cert };
 }
 
-describeEachBackend('webhook receivers that misbehave', (backend) => {
+describeOnBackend('webhook receivers that misbehave', 'postgres', (backend) => {
   let s: TestServer;
   let api: ReturnType<typeof client>;
   let org: TestOrg;

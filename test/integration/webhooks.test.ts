@@ -7,7 +7,7 @@ import { DEFAULT_RETRY_POLICY, retryPolicy } from '../../src/domain/webhooks/ret
 import { WebhookDispatcher } from '../../src/jobs/webhooks.js';
 import { recordDeliveryAttempts } from '../../src/store/deliveries.js';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 type Api = ReturnType<typeof client>;
 
@@ -116,7 +116,7 @@ describe('webhook URL rules', () => {
   });
 });
 
-describeEachBackend('webhooks', (backend) => {
+describeOnBackend('webhooks', 'postgres', (backend) => {
   let s: TestServer;
   let api: Api;
   const rx = new Receiver();

@@ -5,7 +5,7 @@ import { settlePending, topUp } from '../../src/billing/credits.js';
 import type { Db } from '../../src/store/db.js';
 import { CARD_DECLINED, CARD_OK, FakeStripe, STRIPE_API_VERSION } from '../fakes/stripe.js';
 import { walletAndLedger } from '../helpers/money.js';
-import { client, describeEachBackend, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * Money under random interleavings (issue 9): fast-check draws sequences of
@@ -163,7 +163,7 @@ async function checkInvariants(db: Db, orgId: string, highestCap = 0): Promise<v
   await checkPaymentInvariants(db, orgId, highestCap);
 }
 
-describeEachBackend('money under random interleavings', (backend) => {
+describeOnBackend('money under random interleavings', 'postgres', (backend) => {
   let s: TestServer;
   let b: TestServer;
   let api: ReturnType<typeof client>;

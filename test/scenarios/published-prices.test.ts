@@ -5,7 +5,7 @@ import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakePng } from '../fakes/media.js';
 import { modalityPaths } from '../helpers/catalog.js';
 import type { PublishedTier } from '../../src/generations/published-prices.js';
-import { client, describeEachBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
  * Published, quoted and reserved are one number (issue 28 item 4; docs/contract-addenda.md, "Published prices"): for
@@ -30,7 +30,7 @@ function longPrompt(bytes: number): Array<{ role: 'user'; content: string }> {
   return out;
 }
 
-describeEachBackend('published prices = quote = reservation, for every active model and tier', (backend) => {
+describeOnBackend('published prices = quote = reservation, for every active model and tier', 'pglite', (backend) => {
   let fakes: Fakes;
   let s: TestServer;
   let api: ReturnType<typeof client>;
