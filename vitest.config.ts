@@ -15,13 +15,18 @@ const TIERS = [
   { name: 'unit', include: ['test/unit/**/*.test.ts'] },
   {
     name: 'integration',
+    // A worker runs its files one after another in one module graph: each file's imports (mmgen's whole source and
+    // its dependencies, about 2.5 s of CPU a file) are loaded once per worker, not once per file. Safe because no
+    // src/ module keeps an installation's state at module level (docs/architecture.md), and each file starts its own
+    // servers on its own database.
+    isolate: false,
     include: ['test/integration/**/*.test.ts', 'test/providers/**/*.test.ts', 'test/store/**/*.test.ts', 'sdk/test/**/*.test.ts'],
     exclude: ['sdk/test/portability.test.ts'],
   },
   // The SDK's portability test runs the bundle in Chromium (and in Node processes).
   { name: 'e2e', include: ['test/e2e/**/*.test.ts', 'sdk/test/portability.test.ts'] },
   { name: 'scenarios', include: ['test/scenarios/**/*.test.ts'] },
-] as const satisfies ReadonlyArray<{ name: string; include: readonly string[]; exclude?: readonly string[] }>;
+] as const satisfies ReadonlyArray<{ name: string; include: readonly string[]; exclude?: readonly string[]; isolate?: boolean }>;
 
 export default defineConfig({
   // Workspace packages (the SDK) are tested from their TypeScript source (sdk/package.json
@@ -42,6 +47,7 @@ export default defineConfig({
         name: tier.name,
         include: [...tier.include],
         exclude: [...configDefaults.exclude, 'test/container/**', ...('exclude' in tier ? tier.exclude : [])],
+        isolate: 'isolate' in tier ? tier.isolate : true,
         sequence: { groupOrder: order },
       },
     })),

@@ -32,7 +32,17 @@ const s = await startTestServer(
   // Thousands of requests a minute, good and bad: the limits are tested elsewhere. No worker runs, so the queue's
   // oldest job only ages: readiness would rightly turn 503 (stalled) once it passed the default 300 s, which a slow
   // run reaches before it fuzzes /readyz. The stalled queue is tested elsewhere; here its age limit is a day.
-  { MMGEN_RATE_LIMIT_TEAM: '10000000', MMGEN_AUTH_FAILURES_PER_MINUTE: '1000000', MMGEN_SIMULATE_PROVIDERS: '1', MMGEN_READY_MAX_QUEUE_AGE_S: '86400' },
+  // The sign-in brake too: from the third failure each answer waited up to 4 s and from the fiftieth the address was
+  // locked, so the sign-in operations took about 40 s each and most of their attempts never reached validation.
+  {
+    MMGEN_RATE_LIMIT_TEAM: '10000000',
+    MMGEN_AUTH_FAILURES_PER_MINUTE: '1000000',
+    MMGEN_SIGNIN_SLOW_AFTER: '1000',
+    MMGEN_SIGNIN_LOCK_AFTER: '1000',
+    MMGEN_SIGNIN_ADDRESS_LOCK_AFTER: '100000',
+    MMGEN_SIMULATE_PROVIDERS: '1',
+    MMGEN_READY_MAX_QUEUE_AGE_S: '86400',
+  },
   // No worker: async generations stay queued, so nothing runs (or calls webhooks) in the background.
   { worker: false },
 );
