@@ -214,7 +214,7 @@ describe('the worker through its ports [pglite]', () => {
     expect(await worker.runOnce()).toEqual([]);
   });
 
-  it('the first route fails before taking the work: the next route serves it, charged once at its price', async () => {
+  it('the first route fails before taking the work: the next route serves it, charged once at the price of the route that served it', async () => {
     const { id } = await accept('a fallback');
     const falCreates = fal.calls('POST', FAL_CREATE).length;
     const replicateCreates = replicate.calls('POST', REPLICATE_CREATE).length;
@@ -222,8 +222,11 @@ describe('the worker through its ports [pglite]', () => {
     expect(await worker.runOnce()).toEqual([{ generationId: id, outcome: 'finished' }]);
     expect(replicate.calls('POST', REPLICATE_CREATE).length - replicateCreates).toBe(1);
     expect(fal.calls('POST', FAL_CREATE).length - falCreates).toBe(1);
-    // The attempt names the provider that served it.
-    expect((await generation(id)).provider).toBe('fal');
+    // The attempt names the provider that served it, and is charged at its route's price: fal's, for this request the
+    // dearer route, which the reservation was priced at (Replicate's charges 2 s of audio, a twentieth of it).
+    const g = await generation(id);
+    expect(g.provider).toBe('fal');
+    expect(g.charged_credits).toBe(g.reserved_credits);
     await expectChargedOnce(id);
     await expectWalletMatchesLedger(db, organizationId);
   });
