@@ -46,6 +46,34 @@ export interface Misbehaviour {
   lose?: boolean;
   /** Handle the call (its effects happen), then answer its JSON body changed by this (an answer of a state the call passed through). */
   rewrite?: (body: Record<string, unknown>) => Record<string, unknown>;
+  /** Hold the call until the gate opens (then go on as told): a test changes the world while mmgen waits on the answer. */
+  gate?: CallGate;
+}
+
+/**
+ * A call a fake holds until the test opens it: `arrived` settles when the call reaches the fake, so the test learns
+ * where mmgen is without polling; `open()` lets the call go on.
+ */
+export class CallGate {
+  readonly arrived: Promise<void>;
+  private readonly opened: Promise<void>;
+  private arrive!: () => void;
+  private release!: () => void;
+
+  constructor() {
+    this.arrived = new Promise<void>((resolve) => (this.arrive = resolve));
+    this.opened = new Promise<void>((resolve) => (this.release = resolve));
+  }
+
+  open(): void {
+    this.release();
+  }
+
+  /** The fake's side: says the call arrived, then waits for the test. */
+  async pass(): Promise<void> {
+    this.arrive();
+    await this.opened;
+  }
 }
 
 interface Rule {
@@ -160,6 +188,7 @@ export abstract class FakeServer {
     const rule = this.rules.find((r) => r.remaining > 0 && (!r.method || r.method === fr.method) && matches(r.path, fr.path));
     if (rule) rule.remaining--;
     const what = rule?.what;
+    if (what?.gate) await what.gate.pass();
     if (what?.delayMs) await new Promise((r) => setTimeout(r, what.delayMs));
     if (what?.hang) return; // never answered
     if (what?.reply) return send(res, what.reply);
