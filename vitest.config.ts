@@ -23,10 +23,17 @@ const TIERS = [
     include: ['test/integration/**/*.test.ts', 'test/providers/**/*.test.ts', 'test/store/**/*.test.ts', 'sdk/test/**/*.test.ts'],
     exclude: ['sdk/test/portability.test.ts'],
   },
-  // The SDK's portability test runs the bundle in Chromium (and in Node processes).
-  { name: 'e2e', include: ['test/e2e/**/*.test.ts', 'sdk/test/portability.test.ts'] },
+  // The SDK's portability test runs the bundle in Chromium (and in Node processes). The tier's one Chromium, which
+  // every file connects to, is started by its own global setup.
+  { name: 'e2e', include: ['test/e2e/**/*.test.ts', 'sdk/test/portability.test.ts'], globalSetup: ['test/helpers/chromium-server.ts'] },
   { name: 'scenarios', include: ['test/scenarios/**/*.test.ts'] },
-] as const satisfies ReadonlyArray<{ name: string; include: readonly string[]; exclude?: readonly string[]; isolate?: boolean }>;
+] as const satisfies ReadonlyArray<{
+  name: string;
+  include: readonly string[];
+  exclude?: readonly string[];
+  isolate?: boolean;
+  globalSetup?: readonly string[];
+}>;
 
 export default defineConfig({
   // Workspace packages (the SDK) are tested from their TypeScript source (sdk/package.json
@@ -49,6 +56,8 @@ export default defineConfig({
         exclude: [...configDefaults.exclude, 'test/container/**', ...('exclude' in tier ? tier.exclude : [])],
         isolate: 'isolate' in tier ? tier.isolate : true,
         sequence: { groupOrder: order },
+        // On top of the root's (vitest concatenates a project's list to the one it extends).
+        ...('globalSetup' in tier ? { globalSetup: [...tier.globalSetup] } : {}),
       },
     })),
   },

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { Mmgen } from '@mmgen/sdk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CHROMIUM_ARGS, resolveChromium } from '../../test/helpers/chromium.js';
+import { openBrowser } from '../../test/helpers/e2e.js';
 import type { TestOrg, TestServer } from '../../test/helpers/server.js';
 import { png, startMmgen } from './helpers.js';
 
@@ -76,8 +76,6 @@ console.log(JSON.stringify({ videoModels: models.data.length, image: image.statu
     const bundle = await build({ entryPoints: [join(SDK_DIR, 'src', 'index.ts')], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
     const js = bundle.outputFiles[0]!.text;
     expect(js).not.toMatch(/from\s*["']node:/);
-
-    const chromium = await resolveChromium();
 
     // A real delivery for the browser to verify: a webhook.test event mmgen sends to a loopback receiver.
     const node = new Mmgen({ apiKey: org.test, baseURL: s.url });
@@ -150,11 +148,10 @@ await fetch('/result', { method: 'POST', body: JSON.stringify(out) });
       });
       req.pipe(fwd);
     };
-    const profile = mkdtempSync(join(work, 'chromium-'));
-    let browser: ChildProcess | undefined;
+    // A page of the run's Chromium (the e2e tier's), in a context of its own.
+    const e2e = await openBrowser();
     try {
-      const url = `${siteUrl}/`;
-      browser = spawn(chromium.executablePath, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, url], { stdio: 'ignore', detached: true, env: { ...process.env, ...chromium.env } });
+      await (await e2e.newPage('sdk bundle')).goto(`${siteUrl}/`);
       const out = await Promise.race([result, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the page reported nothing in 60 s')), 60_000))]);
       expect(out.error).toBeUndefined();
       expect(out).toMatchObject({ wallet: 'wallet', image: 'succeeded', video: 'succeeded', upload: 'uploaded', verified: 'webhook.test', tampered: 'signature_mismatch', stale: 'timestamp_out_of_tolerance' });
@@ -163,14 +160,7 @@ await fetch('/result', { method: 'POST', body: JSON.stringify(out) });
       expect(walletCalls).toBe(2);
       expect(idempotencyKeys.filter((k) => k.startsWith('mmgen-sdk-')).length).toBe(2);
     } finally {
-      // The browser and its helper processes: the process group this test started.
-      if (browser?.pid) {
-        try {
-          process.kill(-browser.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      await e2e.close();
     }
   });
 });

@@ -1,16 +1,12 @@
-import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { MODALITY_INFO } from '../../web/src/lib/modalities.js';
 import { PALETTE } from '../../web/src/lib/palette.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
-import { signInWithKey, watchConsole } from '../helpers/dashboard-page.js';
 import { contrast } from '../helpers/contrast.js';
-import { ARTIFACTS_DIR } from '../helpers/paths.js';
+import { downloadedText, openBrowser, openFromSidebar, screenshot, signInWithKey, type E2eBrowser } from '../helpers/e2e.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { FakeStripe } from '../fakes/stripe.js';
 
@@ -19,7 +15,6 @@ import { FakeStripe } from '../fakes/stripe.js';
  * the dashboard sees nothing of the backend). Screenshots of every page go to
  * test/.artifacts/screenshots (git-ignored).
  */
-const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
 const PAGES = ['/', '/playground', '/generations', '/compare', '/models', '/api-keys', '/webhooks', '/usage', '/billing', '/audit', '/requests'];
 
 /** A loopback webhook receiver whose answer the test sets. */
@@ -54,15 +49,11 @@ describe('the dashboard in a browser [pglite]', () => {
   let org: TestOrg;
   let receiver: Receiver;
   let stripe: FakeStripe;
-  let browser: Browser;
+  let e2e: E2eBrowser;
   let context: BrowserContext;
   let page: Page;
-  const consoleErrors: string[] = [];
   const api = () => client(s.url);
 
-  const watch = (p: Page, label: string) => watchConsole(p, label, consoleErrors);
-
-  const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   const heading = (p: Page) => p.locator('#page-title');
 
   const signIn = (p: Page, key: string) => signInWithKey(p, s.url, key);
@@ -74,15 +65,7 @@ describe('the dashboard in a browser [pglite]', () => {
    * shared by every tab of a context (and every port of a host), so a second sign-in in `context` would replace the
    * main page's session.
    */
-  async function ownContext(): Promise<Page> {
-    return (await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })).newPage();
-  }
-
-  async function go(p: Page, path: string) {
-    await navLink(p, path).click();
-    await p.waitForURL((u) => u.pathname === `/dashboard${path}`);
-    await p.locator('#page-title').waitFor();
-  }
+  const ownContext = (label: string, ignore?: RegExp) => e2e.newPage(label, { acceptDownloads: true }, ignore);
 
   /**
    * What the Overview's usage chart draws wrong in a colour scheme, from its canvas's pixels (axe cannot see into a
@@ -131,7 +114,6 @@ describe('the dashboard in a browser [pglite]', () => {
   }
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     // A no-op when web/dist matches its sources; otherwise a few seconds of vite.
     const built = await ensureDashboardBuilt({ quiet: true });
     expect(built).not.toBe('unavailable');
@@ -146,28 +128,26 @@ describe('the dashboard in a browser [pglite]', () => {
     });
     stripe.endpoints = [`${s.url}/v1/billing/stripe/webhook`];
     org = await s.createOrg({ name: 'Acme Studio', plan: 'team', credits: 250_000 });
-    const found = await resolveChromium();
-    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-    page = watch(await context.newPage(), 'desktop');
+    e2e = await openBrowser();
+    page = await e2e.newPage('desktop', { acceptDownloads: true });
+    context = page.context();
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await e2e?.close();
     await stripe?.close();
     await s?.close();
     await receiver?.close();
   });
 
   it("an owner buys credits through Stripe Checkout: pays on Stripe's hosted page and sees the new balance on return", async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const p = watch(await ctx.newPage(), 'billing');
+    const p = await e2e.newPage('billing');
     // No webhook arrives before the return: the return page itself must show the credits.
     stripe.autoDeliver = false;
     try {
       await signIn(p, org.live);
       const before = (await api()('GET', '/v1/wallet', { key: org.live })).body.balance_credits as number;
-      await go(p, '/billing');
+      await openFromSidebar(p, '/billing');
       // Typed in dollars, as the page labels it; the server is sent cents.
       await p.locator('#buy-amount').fill('10');
       await p.getByRole('button', { name: 'Continue to payment' }).click();
@@ -181,21 +161,21 @@ describe('the dashboard in a browser [pglite]', () => {
       await expect.poll(() => p.locator('[data-testid=payments-table] tbody tr').first().textContent(), { timeout: 10_000 }).toContain('10,000 credits');
       expect(await p.locator('[data-testid=payments-table] tbody tr').first().textContent()).toContain('$10.00');
       await expect.poll(() => p.locator('.loading').count()).toBe(0);
-      await shot(p, 'billing');
+      await screenshot(p, 'billing');
       expect(await seriousViolations(p)).toEqual([]);
       // The webhook's events, when they come, credit nothing more.
       for (const e of stripe.events) await stripe.deliver(e, stripe.endpoints[0]!);
       expect((await api()('GET', '/v1/wallet', { key: org.live })).body.balance_credits).toBe(before + 10_000);
     } finally {
       stripe.autoDeliver = true;
-      await ctx.close();
+      await p.context().close();
     }
   }, 60_000);
 
   it('signs in with an API key, from the keyboard, and keeps it out of cookies and URLs', async () => {
     await page.goto(`${s.url}/dashboard/generations`);
     await expect.poll(() => heading(page).textContent()).toBe('Sign in');
-    await shot(page, 'sign-in');
+    await screenshot(page, 'sign-in');
     await page.locator('#api-key').fill('sk_test_not-a-real-key');
     await page.keyboard.press('Enter');
     await page.getByText('An API key looks like').waitFor();
@@ -209,7 +189,7 @@ describe('the dashboard in a browser [pglite]', () => {
     expect(await page.evaluate('JSON.stringify([Object.keys(sessionStorage), Object.keys(localStorage)])')).toBe('[[],[]]');
     await page.getByTestId('test-banner').waitFor();
     await page.getByTestId('wallet').waitFor();
-    await shot(page, 'overview');
+    await screenshot(page, 'overview');
 
     // A reload keeps the session (the cookie). Then the keyboard: the first Tab
     // reaches the skip link; a focused nav link opens its page, and focus lands on its heading.
@@ -227,18 +207,17 @@ describe('the dashboard in a browser [pglite]', () => {
     const made = await api()('POST', '/v1/api-keys', { key: org.test, body: { name: 'kept nowhere' } });
     expect(made.status).toBe(201);
     const secret = made.body.key as string;
-    // Uncaught errors count; the console's report of the 401 this test provokes does not.
-    const p = await ownContext();
-    p.on('pageerror', (e) => consoleErrors.push(`[no key stored] uncaught: ${e.message}`));
+    // The console's report of the 401 this test provokes does not count.
+    const p = await ownContext('no key stored', /status of 401/);
     await signIn(p, secret);
     await p.reload();
     await p.getByTestId('wallet').waitFor();
-    for (const path of ['/generations', '/api-keys', '/account']) await go(p, path);
+    for (const path of ['/generations', '/api-keys', '/account']) await openFromSidebar(p, path);
     await p.goto(`${s.url}/dashboard/usage`);
     await expect.poll(() => heading(p).textContent(), { timeout: 10_000 }).toBe('Usage');
     // Still working, as the key: the caller box names it, and the Account page lists its session.
     expect(await p.getByTestId('caller').textContent()).toContain('kept nowhere');
-    await go(p, '/account');
+    await openFromSidebar(p, '/account');
     await expect.poll(() => p.locator('[data-testid=sessions-table] tbody tr').count()).toBe(1);
     expect(await p.locator('[data-testid=sessions-table] tbody tr').textContent()).toContain('api_key');
 
@@ -268,7 +247,7 @@ describe('the dashboard in a browser [pglite]', () => {
 
     // Revoked through the API: the tab's next call is refused, and the tab signs out (and clears its cookies).
     expect((await api()('DELETE', `/v1/api-keys/${made.body.id}`, { key: org.test })).status).toBe(200);
-    await go(p, '/generations').catch(() => undefined);
+    await openFromSidebar(p, '/generations').catch(() => undefined);
     await expect.poll(() => heading(p).textContent(), { timeout: 10_000 }).toBe('Sign in');
     await p.getByText('This API key is no longer valid').waitFor();
     await expect.poll(async () => (await p.context().cookies()).some((c) => c.name === 'mmgen_session')).toBe(false);
@@ -278,7 +257,7 @@ describe('the dashboard in a browser [pglite]', () => {
   }, 60_000);
 
   it('runs an image generation in the playground and shows the image', async () => {
-    await go(page, '/playground');
+    await openFromSidebar(page, '/playground');
     await page.locator('#pg-prompt').fill('a lighthouse at dawn');
     await page.locator('#pg-width').fill('300');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
@@ -290,7 +269,7 @@ describe('the dashboard in a browser [pglite]', () => {
     const img = page.locator('[data-testid=result][data-status=succeeded] [data-testid=output-image] img');
     await img.waitFor({ timeout: 15_000 });
     await expect.poll(() => img.evaluate((el) => (el as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(256);
-    await shot(page, 'playground-image');
+    await screenshot(page, 'playground-image');
   }, 30_000);
 
   it('runs an asynchronous video and follows it live through the event stream until it completes', async () => {
@@ -307,7 +286,7 @@ describe('the dashboard in a browser [pglite]', () => {
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     // Seen in flight, then finished, without a reload.
     await page.locator('[data-testid=result][data-status=running]').waitFor({ timeout: 10_000 });
-    await shot(page, 'playground-video-running');
+    await screenshot(page, 'playground-video-running');
     const video = page.locator('[data-testid=result][data-status=succeeded] video');
     await video.waitFor({ timeout: 20_000 });
     // The file plays: its metadata loads without a media error.
@@ -315,11 +294,11 @@ describe('the dashboard in a browser [pglite]', () => {
       .poll(() => video.evaluate((el) => ((v) => v.readyState >= 1 && v.error === null)(el as unknown as { readyState: number; error: unknown })), { timeout: 10_000 })
       .toBe(true);
     expect(await page.locator('[data-testid=progress] .steps li.step-done').count()).toBe(3);
-    await shot(page, 'playground-video-done');
+    await screenshot(page, 'playground-video-done');
   }, 40_000);
 
   it('runs a comparison and shows the children side by side with cost and time', async () => {
-    await go(page, '/compare');
+    await openFromSidebar(page, '/compare');
     const choices = page.locator('.model-choice input');
     await choices.nth(0).check();
     await choices.nth(1).check();
@@ -336,13 +315,13 @@ describe('the dashboard in a browser [pglite]', () => {
       expect(await children.nth(i).getByTestId('child-time').textContent()).toMatch(/\d+(\.\d+)? (ms|s)/);
       expect(await children.nth(i).getByTestId('child-cost').textContent()).toBe('free (test)');
     }
-    await shot(page, 'compare');
+    await screenshot(page, 'compare');
   }, 40_000);
 
   it("sets the organization's retention on the Requests page and shows the day what is made today goes", async () => {
-    const p = watch(await ownContext(), 'retention');
+    const p = await ownContext('retention');
     await signIn(p, org.live);
-    await go(p, '/requests');
+    await openFromSidebar(p, '/requests');
     const row = (kind: string) => p.locator(`[data-testid=retention] tr[data-kind=${kind}] td`);
     await expect.poll(() => row('file_days').nth(1).textContent()).toBe('forever');
     await p.locator('#ret-file_days').fill('7');
@@ -363,15 +342,15 @@ describe('the dashboard in a browser [pglite]', () => {
   });
 
   it('lists generations and shows one with its media, credits and actions', async () => {
-    await go(page, '/generations');
+    await openFromSidebar(page, '/generations');
     await expect.poll(() => page.locator('.gallery-item').count()).toBe(4);
-    await shot(page, 'generations');
+    await screenshot(page, 'generations');
     await page.getByRole('button', { name: 'List' }).click();
     await page.locator('select').first().selectOption('succeeded');
     await page.getByRole('link', { name: 'waves at night' }).click();
     await page.locator('[data-testid=output-video] video').waitFor();
     expect(await page.getByTestId('credits').textContent()).toContain('Reserved');
-    await shot(page, 'generation-detail');
+    await screenshot(page, 'generation-detail');
   });
 
   it('shows a 3D mesh in <model-viewer>', async () => {
@@ -384,7 +363,7 @@ describe('the dashboard in a browser [pglite]', () => {
     const viewer = page.getByTestId('model-viewer');
     await viewer.waitFor({ timeout: 45_000 });
     await expect.poll(() => viewer.evaluate((el) => (el as unknown as { loaded: boolean }).loaded), { timeout: 45_000 }).toBe(true);
-    await shot(page, 'generation-3d');
+    await screenshot(page, 'generation-3d');
   }, 120_000);
 
   it('cancels a running generation and retries a failed one from their pages', async () => {
@@ -403,7 +382,7 @@ describe('the dashboard in a browser [pglite]', () => {
     await expect.poll(async () => (await api()('GET', `/v1/generations/${failing.body.id}`, { key: org.test })).body.status, { timeout: 10_000 }).toBe('failed');
     await page.goto(`${s.url}/dashboard/generations/${failing.body.id}`);
     await page.getByTestId('generation-error').waitFor();
-    await shot(page, 'generation-failed');
+    await screenshot(page, 'generation-failed');
     await page.getByRole('button', { name: 'Retry' }).click();
     // The retry is followed live until the audio is there.
     await page.locator('[data-testid=output-audio] audio').waitFor({ timeout: 20_000 });
@@ -411,7 +390,7 @@ describe('the dashboard in a browser [pglite]', () => {
   }, 45_000);
 
   it('shows the catalog filtered by modality, with prices', async () => {
-    await go(page, '/models');
+    await openFromSidebar(page, '/models');
     const rows = page.locator('[data-testid=models-table] tbody tr');
     // The table fills once the catalog arrives: wait for every model before filtering.
     const all = (await api()('GET', '/v1/models', { key: org.test })).body.data.length;
@@ -421,11 +400,11 @@ describe('the dashboard in a browser [pglite]', () => {
     await expect.poll(() => rows.count()).toBe(video);
     expect(video).toBeLessThan(all);
     expect(await rows.first().textContent()).toMatch(/\$[\d.]+ \/ second/);
-    await shot(page, 'models');
+    await screenshot(page, 'models');
   });
 
   it('creates a key (the secret shown once, with a copy button) and revokes it with a confirmation', async () => {
-    await go(page, '/api-keys');
+    await openFromSidebar(page, '/api-keys');
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.locator('dialog[open]');
     await dialog.locator('#key-name').fill('e2e ci');
@@ -438,7 +417,7 @@ describe('the dashboard in a browser [pglite]', () => {
     expect(secret).toMatch(/^sk_test_[0-9A-Za-z]{32,}$/);
     await dialog.getByRole('button', { name: 'Copy' }).click();
     await dialog.getByRole('button', { name: 'Copied' }).waitFor();
-    await shot(page, 'api-key-created');
+    await screenshot(page, 'api-key-created');
     await dialog.getByRole('button', { name: 'Done' }).click();
     const row = page.locator('tr', { hasText: 'e2e ci' });
     await row.waitFor();
@@ -446,7 +425,7 @@ describe('the dashboard in a browser [pglite]', () => {
     expect(await row.textContent()).toContain('$25.00');
     expect(await row.textContent()).toContain('blocks');
     expect((await api()('GET', '/v1/usage', { key: secret })).status).toBe(200);
-    await shot(page, 'api-keys');
+    await screenshot(page, 'api-keys');
 
     await row.getByRole('button', { name: 'Revoke e2e ci' }).click();
     await page.locator('dialog[open]').getByRole('button', { name: 'Revoke key' }).click();
@@ -455,14 +434,14 @@ describe('the dashboard in a browser [pglite]', () => {
   });
 
   it('creates a webhook, shows a failed delivery with every attempt, and replays it', async () => {
-    await go(page, '/webhooks');
+    await openFromSidebar(page, '/webhooks');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     let dialog = page.locator('dialog[open]');
     await dialog.locator('#wh-url').fill(receiver.url);
     await dialog.getByText('Every event').click();
     await dialog.getByRole('button', { name: 'Add endpoint' }).click();
     expect(await dialog.getByTestId('secret').inputValue()).toMatch(/^whsec_/);
-    await shot(page, 'webhook-created');
+    await screenshot(page, 'webhook-created');
     await dialog.getByRole('button', { name: 'Open the webhook' }).click();
     await page.waitForURL(/\/dashboard\/webhooks\/whk_/);
 
@@ -470,14 +449,14 @@ describe('the dashboard in a browser [pglite]', () => {
     const failed = page.locator('[data-testid=deliveries-table] tbody tr[data-status=exhausted]');
     await failed.waitFor({ timeout: 20_000 });
     expect(receiver.received.filter((r) => r.answered === 500)).toHaveLength(6);
-    await shot(page, 'webhook-deliveries-failed');
+    await screenshot(page, 'webhook-deliveries-failed');
 
     await failed.getByRole('button', { name: /^Open delivery/ }).click();
     dialog = page.locator('dialog[open]');
     const attempts = dialog.locator('[data-testid=attempts-table] tbody tr');
     await expect.poll(() => attempts.count()).toBe(6);
     expect(await attempts.first().textContent()).toMatch(/500.*\d+ ms.*500/);
-    await shot(page, 'webhook-delivery-attempts');
+    await screenshot(page, 'webhook-delivery-attempts');
 
     // The endpoint is fixed; the delivery is replayed and goes through.
     receiver.status = 200;
@@ -487,7 +466,7 @@ describe('the dashboard in a browser [pglite]', () => {
     const ok = receiver.received.filter((r) => r.answered === 200);
     expect(ok).toHaveLength(1);
     expect(JSON.parse(ok[0]!.body).id).toBe(JSON.parse(receiver.received[0]!.body).id);
-    await shot(page, 'webhook-replayed');
+    await screenshot(page, 'webhook-replayed');
 
     // Deleting asks once more: Cancel keeps the webhook; confirming deletes it and goes back to the list.
     const hookId = new URL(page.url()).pathname.split('/').pop()!;
@@ -505,36 +484,36 @@ describe('the dashboard in a browser [pglite]', () => {
   }, 45_000);
 
   it('shows usage by day, model and key, and exports it as CSV', async () => {
-    await go(page, '/usage');
+    await openFromSidebar(page, '/usage');
     const table = page.getByTestId('usage-table');
     await table.waitFor();
     const byDay = (await api()('GET', '/v1/usage', { key: org.test })).body;
     // Image, video, two comparison children, 3D, the canceled video, the retried music.
     expect(byDay.totals.generations).toBe(7);
     expect(await table.locator('tfoot td').first().textContent()).toBe('7');
-    await shot(page, 'usage');
+    await screenshot(page, 'usage');
     await page.getByRole('button', { name: 'By model' }).click();
     const byModel = (await api()('GET', '/v1/usage?group_by=model', { key: org.test })).body.data as { key: string }[];
     await expect.poll(() => table.locator('tbody tr').count()).toBe(byModel.length);
     expect(await table.locator('tbody').textContent()).toContain('wan-2.2');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^mmgen-usage-test-by-model-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
-    const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r\n/);
+    const csv = (await downloadedText(download)).trim().split(/\r\n/);
     expect(csv[0]).toBe('model,generations,charged_credits,refunded_credits,cost_usd');
     expect(csv).toHaveLength(byModel.length + 1);
-    await shot(page, 'usage-by-model');
+    await screenshot(page, 'usage-by-model');
   });
 
   it('shows a banner when the organization is paused, and an owner can lift it', async () => {
     // Pausing and unpausing change the organization, which only live mode does (403 live_mode_required to a test key).
-    const p = watch(await ownContext(), 'paused');
+    const p = await ownContext('paused');
     await signIn(p, org.live);
     expect((await api()('PATCH', '/v1/organization', { key: org.live, body: { paused: true } })).status).toBe(200);
     await p.goto(`${s.url}/dashboard/playground`);
     const banner = p.getByTestId('paused-banner');
     await banner.waitFor();
     expect(await p.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
-    await shot(p, 'paused');
+    await screenshot(p, 'paused');
     await banner.getByRole('button', { name: 'Unpause' }).click();
     await banner.waitFor({ state: 'detached' });
     expect(await p.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(false);
@@ -552,7 +531,7 @@ describe('the dashboard in a browser [pglite]', () => {
     // Blurred and out of the accessibility tree until the viewer chooses to see it.
     const filter = await veil.locator('.moderation-veiled').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { filter: string } }).getComputedStyle(el).filter);
     expect(filter).toContain('blur');
-    await shot(page, 'moderation-flagged');
+    await screenshot(page, 'moderation-flagged');
     await page.getByRole('button', { name: 'Flagged by moderation: show it' }).click();
     await page.locator('[data-testid=output-image] img').waitFor();
     expect(await page.getByTestId('moderation-status').first().textContent()).toBe('moderation: flagged');
@@ -566,11 +545,11 @@ describe('the dashboard in a browser [pglite]', () => {
     expect(await page.getByRole('link', { name: 'Open file' }).count()).toBe(0);
 
     // The policy is the organization's, set in live mode only: a test key's page offers no Save.
-    await go(page, '/moderation');
+    await openFromSidebar(page, '/moderation');
     expect(await page.getByRole('button', { name: 'Save the policy' }).isDisabled()).toBe(true);
-    const p = watch(await ownContext(), 'moderation');
+    const p = await ownContext('moderation');
     await signIn(p, org.live);
-    await go(p, '/moderation');
+    await openFromSidebar(p, '/moderation');
     await p.locator('#mod-threshold').fill('1.5');
     await p.getByRole('button', { name: 'Save the policy' }).click();
     await p.getByText('must be a number from 0 to 1').waitFor();
@@ -579,14 +558,14 @@ describe('the dashboard in a browser [pglite]', () => {
     await p.locator('#mod-blocklist').fill('lighthouse\n  harbour  \n');
     await p.getByRole('button', { name: 'Save the policy' }).click();
     await p.getByText('Moderation policy saved.').waitFor();
-    await shot(p, 'moderation-policy');
+    await screenshot(p, 'moderation-policy');
     await p.close();
     expect((await api()('GET', '/v1/organization/moderation', { key: org.test })).body).toEqual({ object: 'moderation_policy', action: 'flag', threshold: 0.6, prompt_blocklist: ['lighthouse', 'harbour'] });
     expect((await api()('PATCH', '/v1/organization/moderation', { key: org.live, body: { action: 'block', threshold: 0.8, prompt_blocklist: [] } })).status).toBe(200);
   }, 90_000);
 
   it('shows the audit log: who created and revoked the key, before and after, filtered, and exports it as JSON Lines', async () => {
-    await go(page, '/audit');
+    await openFromSidebar(page, '/audit');
     const table = page.getByTestId('audit-table');
     await table.waitFor();
     const body = () => table.locator('tbody').textContent();
@@ -599,7 +578,7 @@ describe('the dashboard in a browser [pglite]', () => {
     expect(await created.textContent()).toMatch(/API key key_\w+ \(member usr_\w+\)/);
     await created.getByText('Before and after').click();
     expect(await created.locator('pre').nth(1).textContent()).toContain('"name": "e2e ci"');
-    await shot(page, 'audit');
+    await screenshot(page, 'audit');
 
     await page.locator('input[name=action]').fill('api_key.*');
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -607,7 +586,7 @@ describe('the dashboard in a browser [pglite]', () => {
     await expect.poll(async () => (await table.locator('tbody tr td:nth-child(2)').allTextContents()).every((a) => a.startsWith('api_key.'))).toBe(true);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON Lines' }).click()]);
     expect(download.suggestedFilename()).toBe('mmgen-audit-test.jsonl');
-    const lines = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string });
+    const lines = (await downloadedText(download)).trim().split('\n').map((l) => JSON.parse(l) as { action: string });
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines.every((l) => l.action.startsWith('api_key.'))).toBe(true);
     await page.locator('input[name=action]').fill('');
@@ -617,29 +596,28 @@ describe('the dashboard in a browser [pglite]', () => {
   it('shows what a narrower key may not do as disabled, with the reason', async () => {
     const viewer = await api()('POST', '/v1/api-keys', { key: org.test, body: { name: 'read-only', role: 'viewer', scopes: ['generations:read', 'usage:read'] } });
     expect(viewer.status).toBe(201);
-    const p = watch(await ownContext(), 'viewer');
+    const p = await ownContext('viewer');
     await signIn(p, viewer.body.key);
-    await shot(p, 'viewer-overview');
-    await go(p, '/api-keys');
+    await screenshot(p, 'viewer-overview');
+    await openFromSidebar(p, '/api-keys');
     await p.getByText('This key cannot list API keys.').waitFor();
     const create = p.getByRole('button', { name: 'Create key' });
     expect(await create.isDisabled()).toBe(true);
     await p.getByText('Needs the admin role; this key is a viewer.').waitFor();
-    await shot(p, 'viewer-api-keys');
-    await go(p, '/playground');
+    await screenshot(p, 'viewer-api-keys');
+    await openFromSidebar(p, '/playground');
     const run = p.getByRole('button', { name: 'Run', exact: true });
     await run.waitFor();
     expect(await run.isDisabled()).toBe(true);
     // The reason is on screen next to the button, and tied to it for assistive technology.
     const hint = await run.getAttribute('aria-describedby');
     expect(await p.locator(`[id="${hint}"]`).textContent()).toContain('Needs the developer role; this key is a viewer.');
-    await shot(p, 'viewer-playground');
+    await screenshot(p, 'viewer-playground');
     await p.close();
   });
 
   it('every page is usable on a 390-px phone: nothing wider than the screen', async () => {
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    const p = watch(await phone.newPage(), 'phone');
+    const p = await e2e.newPage('phone', { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await signIn(p, org.test);
     for (const path of PAGES) {
       await p.goto(`${s.url}/dashboard${path === '/' ? '/' : path}`);
@@ -647,12 +625,12 @@ describe('the dashboard in a browser [pglite]', () => {
       await expect.poll(() => p.locator('.loading').count()).toBe(0);
       // Against the phone's width itself: a mobile viewport would widen to fit content that overflows.
       expect(await p.evaluate<number>('document.documentElement.scrollWidth'), `${path} is wider than the phone`).toBeLessThanOrEqual(390);
-      await shot(p, `phone${path === '/' ? '-overview' : path.replace(/\//g, '-')}`);
+      await screenshot(p, `phone${path === '/' ? '-overview' : path.replace(/\//g, '-')}`);
     }
     await p.getByRole('button', { name: 'Menu' }).click();
     await navLink(p, '/generations').click();
     await p.waitForURL(/\/dashboard\/generations$/);
-    await phone.close();
+    await p.context().close();
   }, 40_000);
 
   describe('the playground prices a request as the server does, with a live key', () => {
@@ -674,7 +652,7 @@ describe('the dashboard in a browser [pglite]', () => {
     }
 
     it('shows the credits the same request then reserves, at each size and count of a model priced by size', async () => {
-      const p = watch(await ownContext(), 'live');
+      const p = await ownContext('live');
       await p.goto(`${live.url}/dashboard/`);
       await p.locator('#api-key').fill(liveOrg.live);
       await p.keyboard.press('Enter');
@@ -698,7 +676,7 @@ describe('the dashboard in a browser [pglite]', () => {
       }
       // Size and count change the price: a page that ignored either would have failed above.
       expect(shown.size).toBe(4);
-      await shot(p, 'playground-live-quote');
+      await screenshot(p, 'playground-live-quote');
 
       // The number on the page is the server's quote, whatever it is: the page computes none of its own.
       await p.route('**/v1/quotes', (route) => route.fulfill({ json: { object: 'quote', modality: 'image', model: 'gpt-image-1-mini', credits: 987_654 } }));
@@ -715,7 +693,7 @@ describe('the dashboard in a browser [pglite]', () => {
       expect(tiered, 'an active model with a published tier').toBeDefined();
       const tier = tiered!.pricing.tiers.find((t, i) => i > 0 && t.input_image === null)!;
       const credits = String(tier.credits);
-      const p = watch(await ownContext(), 'live-tiers');
+      const p = await ownContext('live-tiers');
       await p.goto(`${live.url}/dashboard/`);
       await p.locator('#api-key').fill(liveOrg.live);
       await p.keyboard.press('Enter');
@@ -725,7 +703,7 @@ describe('the dashboard in a browser [pglite]', () => {
       const onModels = p.locator(`[data-testid="price-tiers"][data-model="${tiered!.slug}"] [data-testid="price-tier"][data-when='${JSON.stringify(tier.when)}']`);
       await expect.poll(() => onModels.getAttribute('data-credits'), { timeout: 10_000 }).toBe(credits);
       expect(await onModels.textContent()).toContain(String(tier.credits));
-      await shot(p, 'models-price-tiers');
+      await screenshot(p, 'models-price-tiers');
 
       // The playground: the same tier listed beside the model, and the quote of the form set to that tier.
       await p.goto(`${live.url}/dashboard/playground?modality=${tiered!.modality}&model=${encodeURIComponent(tiered!.slug)}`);
@@ -775,8 +753,7 @@ describe('the dashboard in a browser [pglite]', () => {
       // Both colour schemes the stylesheet has (prefers-color-scheme), each in a browser of its own, signed in, so
       // that the pass needs no earlier test.
       for (const colorScheme of ['light', 'dark'] as const) {
-        const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
-        const p = watch(await ctx.newPage(), `axe ${colorScheme}`);
+        const p = await e2e.newPage(`axe ${colorScheme}`, { colorScheme });
         await signIn(p, org.test);
         // Each page once its data is in: no spinner left, and what marks it as filled where it has such a mark.
         const pages: [path: string, filled?: string][] = [
@@ -823,12 +800,12 @@ describe('the dashboard in a browser [pglite]', () => {
           await p.emulateMedia({ colorScheme: 'dark' });
           await expect.poll(() => chartProblems(p, 'dark'), { timeout: 30_000 }).toEqual([]);
         }
-        await ctx.close();
+        await p.context().close();
       }
 
       // Signed out: the sign-in page, with its error shown.
       for (const colorScheme of ['light', 'dark'] as const) {
-        const signedOut = watch(await (await browser.newContext({ colorScheme })).newPage(), `signed-out ${colorScheme}`);
+        const signedOut = await e2e.newPage(`signed-out ${colorScheme}`, { colorScheme });
         await signedOut.goto(`${s.url}/dashboard/`);
         await signedOut.locator('#api-key').fill('sk_test_not-a-real-key');
         await signedOut.keyboard.press('Enter');
@@ -858,8 +835,7 @@ describe('the dashboard in a browser [pglite]', () => {
     const measured: string[] = [];
     for (const { name, options, order } of runs) {
       const delays = (order === 'top first' ? parts : [...parts].reverse()).map((re, i): [RegExp, number] => [re, 300 * (i + 1)]);
-      const ctx = await browser.newContext(options);
-      const p = watch(await ctx.newPage(), `cls ${name}`);
+      const p = await e2e.newPage(`cls ${name}`, options);
       await signIn(p, org.test);
       // Every layout shift from the document's start (buffered), less those right after an input, as CLS counts them.
       await p.addInitScript(`
@@ -887,13 +863,13 @@ describe('the dashboard in a browser [pglite]', () => {
       await p.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
       const cls = await p.evaluate<number>('window.__cls');
       if (cls > 0.1) measured.push(`${name}: ${cls.toFixed(3)} (the shifts and what moved: ${await p.evaluate<string>('window.__shifts.join("; ")')})`);
-      await ctx.close();
+      await p.context().close();
     }
     // At most 0.1 ("good" in Lighthouse and Core Web Vitals), in every one of them.
     expect(measured).toEqual([]);
   }, 60_000);
 
   it('logged no console errors on any page', () => {
-    expect(consoleErrors).toEqual([]);
+    expect(e2e.consoleErrors).toEqual([]);
   });
 });

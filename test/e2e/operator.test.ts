@@ -1,12 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
-import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
+import { openBrowser, screenshot, signInAsOperator, type E2eBrowser } from '../helpers/e2e.js';
 import { ADMIN_TOKEN } from '../helpers/operator-catalog.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -14,27 +11,25 @@ import { client, startTestServer, type TestOrg, type TestServer } from '../helpe
  * signed in with the operator credential (kept in memory, never in the browser's storage), a price edited in the
  * dashboard is what GET /v1/models then publishes, and the audit shows the change.
  */
-const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
+// Requests the test has refused on purpose (an organization's key as the operator's, a price that is no number): the
+// browser logs each as a console error.
+const REFUSED = /Failed to load resource: the server responded with a status of (400|401|403)/;
 
 describe("the operator's dashboard in a browser [pglite]", () => {
   let s: TestServer;
   let org: TestOrg;
-  let browser: Browser;
+  let e2e: E2eBrowser;
   let page: Page;
-  const errors: string[] = [];
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     expect(await ensureDashboardBuilt({ quiet: true })).not.toBe('unavailable');
     s = await startTestServer('pglite', { MMGEN_ADMIN_TOKEN: ADMIN_TOKEN });
     org = await s.createOrg({ credits: 1000 });
-    const found = await resolveChromium();
-    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    e2e = await openBrowser({ ignore: REFUSED });
+    page = await e2e.newPage('operator', { viewport: { width: 1280, height: 900 } });
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
+    await e2e?.close();
     await s?.close();
   });
 
@@ -46,9 +41,7 @@ describe("the operator's dashboard in a browser [pglite]", () => {
     await page.keyboard.press('Enter');
     await page.getByText('MMGEN_ADMIN_TOKEN').nth(1).waitFor();
     const found = (await seriousViolations(page)).map((v) => `sign-in ${v}`);
-    await page.locator('#operator-token').fill(ADMIN_TOKEN);
-    await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#page-title').textContent(), { timeout: 15_000 }).toBe('Operator');
+    await signInAsOperator(page, ADMIN_TOKEN);
     expect(await page.evaluate('JSON.stringify([Object.keys(localStorage), Object.keys(sessionStorage)])')).toBe('[[],[]]');
 
     const row = page.locator('tr[data-slug="flux-schnell"]');
@@ -60,7 +53,7 @@ describe("the operator's dashboard in a browser [pglite]", () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('$0.0045');
     await expect.poll(() => row.textContent()).toContain('operator');
-    await page.screenshot({ path: join(SHOTS, 'operator.png'), fullPage: true });
+    await screenshot(page, 'operator');
 
     const published = await client(s.url)('GET', '/v1/models/flux-schnell', { key: org.live });
     expect(published.body.pricing.unit_cost_usd).toBe(0.0045);
@@ -74,23 +67,20 @@ describe("the operator's dashboard in a browser [pglite]", () => {
     await page.locator('dialog .notice-error', { hasText: 'unit_cost_usd' }).waitFor();
     found.push(...(await seriousViolations(page)).map((v) => `edit dialog with its error ${v}`));
     expect((await client(s.url)('GET', '/v1/models/flux-schnell', { key: org.live })).body.pricing.unit_cost_usd).toBe(0.0045);
-    expect(errors).toEqual([]);
+    expect(e2e.consoleErrors).toEqual([]);
     // axe-core (WCAG 2 A and AA), as on the organization's pages: nothing serious or critical.
     expect(found).toEqual([]);
   }, 120_000);
 
   it('passes axe-core in the dark colour scheme too: sign-in, catalog and the edit dialog', async () => {
-    const dark = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' })).newPage();
-    dark.on('pageerror', (e) => errors.push(e.message));
+    const dark = await e2e.newPage('dark', { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
     await dark.goto(`${s.url}/dashboard/operator`);
     await expect.poll(() => dark.locator('#page-title').textContent(), { timeout: 15_000 }).toBe('Operator sign-in');
     await dark.locator('#operator-token').fill(org.live);
     await dark.keyboard.press('Enter');
     await dark.getByText('MMGEN_ADMIN_TOKEN').nth(1).waitFor();
     const found = (await seriousViolations(dark)).map((v) => `sign-in ${v}`);
-    await dark.locator('#operator-token').fill(ADMIN_TOKEN);
-    await dark.keyboard.press('Enter');
-    await expect.poll(() => dark.locator('#page-title').textContent(), { timeout: 15_000 }).toBe('Operator');
+    await signInAsOperator(dark, ADMIN_TOKEN);
     const row = dark.locator('tr[data-slug="flux-schnell"]');
     await row.waitFor();
     found.push(...(await seriousViolations(dark)).map((v) => `catalog ${v}`));
@@ -99,6 +89,6 @@ describe("the operator's dashboard in a browser [pglite]", () => {
     found.push(...(await seriousViolations(dark)).map((v) => `edit dialog ${v}`));
     await dark.context().close();
     expect(found).toEqual([]);
-    expect(errors).toEqual([]);
+    expect(e2e.consoleErrors).toEqual([]);
   }, 120_000);
 });

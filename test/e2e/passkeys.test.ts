@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
+import { addPasskeyOnAccountPage, addVirtualAuthenticator, openBrowser, type E2eBrowser, type VirtualAuthenticator } from '../helpers/e2e.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
-import { addPasskeyOnAccountPage, type addVirtualAuthenticator, launchWithAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
  * Passkeys in the built dashboard, in headless Chromium with the DevTools protocol's virtual authenticator (a
@@ -15,12 +15,11 @@ import { addPasskeyOnAccountPage, type addVirtualAuthenticator, launchWithAuthen
 describe('passkeys in the dashboard [pglite]', () => {
   let s: TestServer;
   let org: TestOrg;
-  let browser: Browser;
+  let e2e: E2eBrowser;
   let context: BrowserContext;
   let page: Page;
-  let authenticator: Awaited<ReturnType<typeof addVirtualAuthenticator>>;
+  let authenticator: VirtualAuthenticator;
   let base: string;
-  const consoleErrors: string[] = [];
 
   beforeAll(async () => {
     const built = await ensureDashboardBuilt({ quiet: true });
@@ -29,11 +28,15 @@ describe('passkeys in the dashboard [pglite]', () => {
     base = s.config.publicUrl;
     expect(base).toMatch(/^http:\/\/localhost:\d+$/);
     org = await s.createOrg({ name: 'Passkey Co', credits: 0 });
-    ({ browser, context, page, authenticator } = await launchWithAuthenticator(consoleErrors));
+    // The sign-ins refused on purpose: the browser logs each refused request.
+    e2e = await openBrowser({ ignore: /401|Unauthorized/ });
+    page = await e2e.newPage('passkeys', { viewport: { width: 1100, height: 800 } });
+    context = page.context();
+    authenticator = await addVirtualAuthenticator(page);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await e2e?.close();
     await s?.close();
   });
 
@@ -72,7 +75,7 @@ describe('passkeys in the dashboard [pglite]', () => {
     const events = (await client(s.url)('GET', '/v1/audit-events?limit=100', { key: org.live })).body.data as Array<{ action: string; after: { method?: string } | null }>;
     expect(events.map((e) => e.action)).toEqual(expect.arrayContaining(['passkey.added', 'passkey.removed', 'sign_in.succeeded']));
     expect(events.some((e) => e.action === 'sign_in.succeeded' && e.after?.method === 'passkey')).toBe(true);
-    expect(consoleErrors.filter((e) => !/401|Unauthorized/.test(e))).toEqual([]);
+    expect(e2e.consoleErrors).toEqual([]);
   });
 
   it('an IP literal is no relying party id: the same browser refuses a passkey for 127.0.0.1 (why the public URL must name a host)', async () => {

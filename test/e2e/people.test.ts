@@ -1,17 +1,12 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapDefaultOrganization } from '../../src/main.js';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
-import { watchConsole } from '../helpers/dashboard-page.js';
+import { addPasskeyOnAccountPage, addVirtualAuthenticator, openBrowser, openFromSidebar, screenshot, signInWithKey, submitPassword, type E2eBrowser } from '../helpers/e2e.js';
 import { startOidcProvider } from '../helpers/oidc.js';
-import { ARTIFACTS_DIR } from '../helpers/paths.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { linkInMail, startSmtpCapture } from '../helpers/smtp.js';
-import { addPasskeyOnAccountPage, addVirtualAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
  * Issue 31's walk-through in Chromium, against a real mmgen (PGlite), a real SMTP server capturing the invitation
@@ -24,7 +19,6 @@ import { addPasskeyOnAccountPage, addVirtualAuthenticator } from '../helpers/vir
  * The browser uses mmgen's public URL, http://localhost:PORT: WebAuthn needs a secure context and a domain for the
  * relying party's id (an IP literal is none); the test's own API calls go to the listening address, 127.0.0.1.
  */
-const SHOTS = join(ARTIFACTS_DIR, 'screenshots');
 const OWNER = { email: 'olive@owner.test', password: 'owner password 1', name: 'Olive Owner' };
 const DEV = { email: 'dev@example.test', password: 'developer password 1', name: 'Dev Eloper' };
 const IMAGE = { model: 'flux-schnell', prompt: 'a member key', width: 256, height: 256 };
@@ -39,8 +33,7 @@ describe('people in the dashboard [pglite]', () => {
   let defaultOrgId: string;
   /** The default organization's test owner key: test-mode audit entries are read in test mode. */
   let ownerTestKey: string;
-  let browser: Browser;
-  let ownerCtx: BrowserContext;
+  let e2e: E2eBrowser;
   let owner: Page;
   let devCtx: BrowserContext;
   let dev: Page;
@@ -48,15 +41,11 @@ describe('people in the dashboard [pglite]', () => {
   let devMemberId: string;
   let ownerMemberId: string;
   let second: TestOrg;
-  const consoleErrors: string[] = [];
   const axeFound: string[] = [];
   const api = () => client(s.url);
 
-  // A refused request is the browser's console error too; the walk makes some on purpose (a removed member's).
-  const watch = (p: Page, label: string) => watchConsole(p, label, consoleErrors, /Failed to load resource: the server responded with a status of (401|403|404)/);
-
   const heading = (p: Page) => p.locator('#page-title');
-  const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS, `people-${name}.png`), fullPage: true });
+  const shot = (p: Page, name: string) => screenshot(p, `people-${name}`);
 
   /** axe-core on the page as it is, in the light and the dark scheme; what it finds is checked at the end and in each step. */
   async function axeBothSchemes(p: Page, label: string): Promise<string[]> {
@@ -70,12 +59,6 @@ describe('people in the dashboard [pglite]', () => {
     return found;
   }
 
-  async function go(p: Page, path: string) {
-    await p.locator(`#sidebar a[href="/dashboard${path}"]`).click();
-    await p.waitForURL((u) => u.pathname === `/dashboard${path}`);
-    await p.locator('#page-title').waitFor();
-  }
-
   /** GET through the page's own session cookie, as the dashboard calls the API. */
   const inPage = <T = any>(p: Page, path: string) =>
     p.evaluate(async (u) => {
@@ -84,7 +67,6 @@ describe('people in the dashboard [pglite]', () => {
     }, path) as Promise<{ status: number; body: T }>;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     expect(await ensureDashboardBuilt({ quiet: true })).not.toBe('unavailable');
     smtp = await startSmtpCapture();
     s = await startTestServer('pglite', {
@@ -103,14 +85,13 @@ describe('people in the dashboard [pglite]', () => {
     ownerTestKey = created!.keys.test;
     idp = await startOidcProvider({ clientId: 'mmgen-second', clientSecret: 'loopback secret', redirectUri: `${base}/v1/sso/callback` });
     idp.people.set('u-ada', { sub: 'u-ada', email: 'ada@second.test', email_verified: true, name: 'Ada Second' });
-    const found = await resolveChromium();
-    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
-    ownerCtx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    owner = watch(await ownerCtx.newPage(), 'owner');
+    // A refused request is the browser's console error too; the walk makes some on purpose (a removed member's).
+    e2e = await openBrowser({ ignore: /Failed to load resource: the server responded with a status of (401|403|404)/ });
+    owner = await e2e.newPage('owner');
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await e2e?.close();
     await s?.close();
     await idp?.close();
     await smtp?.close();
@@ -144,19 +125,16 @@ describe('people in the dashboard [pglite]', () => {
   });
 
   it('a signed-out visitor sees the sign-in page, which passes axe; a wrong password is refused', async () => {
-    const ctx = await browser.newContext();
-    const p = watch(await ctx.newPage(), 'signed-out');
+    const p = await e2e.newPage('signed-out');
+    const ctx = p.context();
     await p.goto(`${base}/dashboard/`);
     await expect.poll(() => heading(p).textContent()).toBe('Sign in');
-    await p.locator('#signin-email').fill(OWNER.email);
-    await p.locator('#signin-password').fill('not the password');
-    await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await submitPassword(p, OWNER.email, 'not the password');
     await p.getByText('Could not sign in').waitFor();
     expect(await axeBothSchemes(p, 'sign-in')).toEqual([]);
     await shot(p, 'sign-in');
     // The right password signs in; signing out ends the server's session, not just the tab's.
-    await p.locator('#signin-password').fill(OWNER.password);
-    await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await submitPassword(p, OWNER.email, OWNER.password);
     await expect.poll(() => heading(p).textContent(), { timeout: 15_000 }).toBe('Overview');
     const cookie = (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     expect((await api()('GET', '/v1/session', { headers: { cookie } })).status).toBe(200);
@@ -164,7 +142,7 @@ describe('people in the dashboard [pglite]', () => {
     const elsewhere = await api()('POST', '/v1/session', { body: { email: OWNER.email, password: OWNER.password } });
     expect(elsewhere.status).toBe(201);
     const elsewhereCookie = elsewhere.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    await go(p, '/account');
+    await openFromSidebar(p, '/account');
     const row = p.locator(`[data-session-id="${elsewhere.body.id}"]`);
     await row.waitFor();
     expect(await p.getByTestId('sessions-table').getByText('this one').count()).toBe(1);
@@ -181,7 +159,7 @@ describe('people in the dashboard [pglite]', () => {
   }, 60_000);
 
   it('the owner invites a developer by email; the link comes from the captured mail', async () => {
-    await go(owner, '/members');
+    await openFromSidebar(owner, '/members');
     await owner.getByTestId('members-table').waitFor();
     expect(await owner.getByTestId('members-table').textContent()).toContain(OWNER.email);
     await owner.locator('#invite-email').fill(DEV.email);
@@ -198,8 +176,8 @@ describe('people in the dashboard [pglite]', () => {
     expect(await axeBothSchemes(owner, 'members (owner)')).toEqual([]);
     await shot(owner, 'members-owner');
 
-    devCtx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    dev = watch(await devCtx.newPage(), 'developer');
+    dev = await e2e.newPage('developer');
+    devCtx = dev.context();
     await dev.goto(link!);
     await expect.poll(() => heading(dev).textContent()).toBe('Accept the invitation');
     await dev.locator('#accept-name').fill(DEV.name);
@@ -215,8 +193,8 @@ describe('people in the dashboard [pglite]', () => {
   it('the developer adds a passkey on the Account page, signs out and signs in with the passkey', async () => {
     // The password set on accepting signs in (outside the browser: the tab's session stays as it is).
     expect((await api()('POST', '/v1/session', { body: { email: DEV.email, password: DEV.password } })).status).toBe(201);
-    const authenticator = await addVirtualAuthenticator(devCtx, dev);
-    await go(dev, '/account');
+    const authenticator = await addVirtualAuthenticator(dev);
+    await openFromSidebar(dev, '/account');
     const { rows, credential } = await addPasskeyOnAccountPage(dev, authenticator, 'Dev laptop');
     expect(await axeBothSchemes(dev, 'account with passkeys')).toEqual([]);
     await shot(dev, 'account-passkeys');
@@ -242,7 +220,7 @@ describe('people in the dashboard [pglite]', () => {
     // Test mode: the key's generations run on the simulator and cost nothing.
     await dev.getByRole('button', { name: 'Switch to test mode' }).click();
     await dev.getByTestId('test-banner').waitFor();
-    await go(dev, '/api-keys');
+    await openFromSidebar(dev, '/api-keys');
     // A developer's session may make keys (x-mmgen-session-role), as a developer key may not.
     await dev.getByRole('button', { name: 'Create key' }).click();
     const dialog = dev.locator('dialog[open]');
@@ -255,7 +233,7 @@ describe('people in the dashboard [pglite]', () => {
     const made = await api()('POST', '/v1/images', { key: devKey, body: IMAGE });
     expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
     // The developer's role shows in the dashboard: Members lists, but invites and role changes are not offered.
-    await go(dev, '/members');
+    await openFromSidebar(dev, '/members');
     await dev.getByTestId('members-table').waitFor();
     expect(await dev.locator('#invite-email').count()).toBe(0);
     expect(await dev.locator(`#role-${ownerMemberId}`).count()).toBe(0);
@@ -298,7 +276,7 @@ describe('people in the dashboard [pglite]', () => {
     expect([refused.status, refused.body.error?.code]).toEqual([403, 'insufficient_role']);
     // The developer's own dashboard now offers no key creation.
     await dev.reload();
-    await go(dev, '/api-keys');
+    await openFromSidebar(dev, '/api-keys');
     expect(await dev.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);
   }, 60_000);
 
@@ -318,13 +296,9 @@ describe('people in the dashboard [pglite]', () => {
   it('a second organization turns on OIDC; a new person signs in through the provider and lands with the configured role', async () => {
     second = await s.createOrg({ name: 'Second Org' });
     // Its owner signs in with the owner key the operator made (the secondary way in) and turns SSO on.
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const p = watch(await ctx.newPage(), 'second owner');
-    await p.goto(`${base}/dashboard/`);
-    await p.locator('#api-key').fill(second.live);
-    await p.getByRole('button', { name: 'Sign in with the key' }).click();
-    await expect.poll(() => heading(p).textContent(), { timeout: 15_000 }).toBe('Overview');
-    await go(p, '/members');
+    const p = await e2e.newPage('second owner');
+    await signInWithKey(p, base, second.live, 'button');
+    await openFromSidebar(p, '/members');
     const sso = p.getByTestId('sso-section');
     await sso.locator('#sso-issuer').fill(idp.issuer);
     await sso.locator('#sso-client-id').fill('mmgen-second');
@@ -338,10 +312,9 @@ describe('people in the dashboard [pglite]', () => {
     expect(link).toBe(`${base}/dashboard/?sso=${second.id}`);
     expect(await axeBothSchemes(p, 'sso settings')).toEqual([]);
     await shot(p, 'sso-settings');
-    await ctx.close();
+    await p.context().close();
 
-    const adaCtx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const ada = watch(await adaCtx.newPage(), 'sso person');
+    const ada = await e2e.newPage('sso person');
     idp.loginAs.sub = 'u-ada';
     await ada.goto(link);
     expect(await ada.locator('#signin-sso-org').inputValue()).toBe(second.id);
@@ -353,7 +326,7 @@ describe('people in the dashboard [pglite]', () => {
     expect(await ada.getByTestId('caller').textContent()).toContain('developer');
     const session = await inPage(ada, '/v1/session');
     expect(session.body).toMatchObject({ organization_id: second.id, role: 'developer', method: 'sso', account: { email: 'ada@second.test' } });
-    await adaCtx.close();
+    await ada.context().close();
   }, 90_000);
 
   it('the audit log shows every step, with its actor and before and after', async () => {
@@ -404,6 +377,6 @@ describe('people in the dashboard [pglite]', () => {
 
   it('no page logged an error, and axe found nothing serious or critical on any new page', () => {
     expect(axeFound).toEqual([]);
-    expect(consoleErrors).toEqual([]);
+    expect(e2e.consoleErrors).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { seriousViolations } from '../helpers/axe.js';
+import { addPasskeyOnAccountPage, addVirtualAuthenticator, openBrowser, submitPassword, type E2eBrowser, type VirtualAuthenticator } from '../helpers/e2e.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { startSmtpCapture, type CapturedMail } from '../helpers/smtp.js';
-import { addPasskeyOnAccountPage, type addVirtualAuthenticator, launchWithAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
  * A passkey after the password, and self sign-up, in the built dashboard in headless Chromium (the DevTools
@@ -15,12 +15,11 @@ describe('a passkey after the password, and sign-up, in the dashboard [pglite]',
   let s: TestServer;
   let org: TestOrg;
   let smtp: Awaited<ReturnType<typeof startSmtpCapture>>;
-  let browser: Browser;
+  let e2e: E2eBrowser;
   let context: BrowserContext;
   let page: Page;
-  let authenticator: Awaited<ReturnType<typeof addVirtualAuthenticator>>;
+  let authenticator: VirtualAuthenticator;
   let base: string;
-  const consoleErrors: string[] = [];
   const PASSWORD = 'a long enough password';
 
   beforeAll(async () => {
@@ -30,20 +29,18 @@ describe('a passkey after the password, and sign-up, in the dashboard [pglite]',
     s = await startTestServer('pglite', { MMGEN_SIGNUP: 'on', MMGEN_SMTP_URL: smtp.url, MMGEN_MAIL_FROM: 'mmgen <mmgen@example.test>' }, { publicHost: 'localhost' });
     base = s.config.publicUrl;
     org = await s.createOrg({ name: 'Two Step Co', credits: 0 });
-    ({ browser, context, page, authenticator } = await launchWithAuthenticator(consoleErrors));
+    // The sign-ins refused on purpose: the browser logs each refused request.
+    e2e = await openBrowser({ ignore: /401|Unauthorized/ });
+    page = await e2e.newPage('second factor', { viewport: { width: 1100, height: 800 } });
+    context = page.context();
+    authenticator = await addVirtualAuthenticator(page);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await e2e?.close();
     await s?.close();
     await smtp?.close();
   });
-
-  const signInWithPassword = async (email: string) => {
-    await page.locator('#signin-email').fill(email);
-    await page.locator('#signin-password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  };
 
   it('turned on in the Account page: the password alone gives no session, the password then the passkey signs in', async () => {
     const inv = await client(s.url)('POST', '/v1/invitations', { key: org.live, body: { email: 'two@step.example', role: 'developer' } });
@@ -61,7 +58,7 @@ describe('a passkey after the password, and sign-up, in the dashboard [pglite]',
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.locator('#page-title').textContent()).toBe('Sign in');
-    await signInWithPassword('two@step.example');
+    await submitPassword(page, 'two@step.example', PASSWORD);
     await page.locator('#second-factor-passkey').waitFor({ timeout: 10_000 });
     expect(await seriousViolations(page)).toEqual([]);
     // The password alone: no session cookie, only the pending one (HttpOnly, for the second-factor path only).
@@ -76,7 +73,7 @@ describe('a passkey after the password, and sign-up, in the dashboard [pglite]',
     expect((await (await context.request.get(`${base}/v1/session`)).json()).method).toBe('password_passkey');
     // The authenticator signed (its counter moved past the registration's).
     expect((await authenticator.credentials())[0]!.signCount).toBeGreaterThan(0);
-    expect(consoleErrors.filter((e) => !/401|Unauthorized/.test(e))).toEqual([]);
+    expect(e2e.consoleErrors).toEqual([]);
   });
 
   it('sign-up: the sign-in page offers it, the mailed link creates the account and its organization and signs in', async () => {

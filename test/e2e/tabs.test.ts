@@ -1,9 +1,8 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDashboardBuilt } from '../../web/build.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM_ARGS, resolveChromium } from '../helpers/chromium.js';
-import { signInWithKey, watchConsole } from '../helpers/dashboard-page.js';
+import { openBrowser, signInWithKey, watchRequests, type E2eBrowser } from '../helpers/e2e.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -14,15 +13,12 @@ import { client, startTestServer, type TestOrg, type TestServer } from '../helpe
  */
 describe('tabs of one browser share its session [pglite]', () => {
   let s: TestServer;
-  let browser: Browser;
+  let e2e: E2eBrowser;
   let ctx: BrowserContext;
   let a: Page;
   let b: Page;
   let x: TestOrg;
   let y: TestOrg;
-  const consoleErrors: string[] = [];
-
-  const watch = (p: Page, label: string) => watchConsole(p, label, consoleErrors);
 
   const orgName = (p: Page) => p.locator('#sidebar .org-name').textContent();
   const notice = (p: Page) => p.getByTestId('session-notice');
@@ -34,27 +30,24 @@ describe('tabs of one browser share its session [pglite]', () => {
     s = await startTestServer('pglite', {});
     x = await s.createOrg({ name: 'Tab Org X', credits: 1_000 });
     y = await s.createOrg({ name: 'Tab Org Y', credits: 1_000 });
-    const found = await resolveChromium();
-    browser = await chromium.launch({ executablePath: found.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...found.env } });
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    a = watch(await ctx.newPage(), 'a');
-    b = watch(await ctx.newPage(), 'b');
+    e2e = await openBrowser();
+    a = await e2e.newPage('a');
+    ctx = a.context();
+    b = e2e.watch(await ctx.newPage(), 'b');
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await e2e?.close();
     await s?.close();
   });
 
   /** Each API request the page sends from now on, as its path and the CSRF token it carries. */
   function tokensSent(p: Page): string[] {
-    const sent: string[] = [];
-    p.on('request', (req) => {
+    return watchRequests(p, (req) => {
       const path = new URL(req.url()).pathname;
       // The API's description is public, read without cookies.
-      if (path.startsWith('/v1/') && path !== '/v1/openapi.json') sent.push(`${path} ${req.headers()['x-csrf-token'] ?? '(none)'}`);
+      return path.startsWith('/v1/') && path !== '/v1/openapi.json' ? `${path} ${req.headers()['x-csrf-token'] ?? '(none)'}` : undefined;
     });
-    return sent;
   }
 
   /** A sign-in that does not go through this dashboard's form (an SSO return, an accepted invitation): the cookie changes. */
@@ -197,6 +190,6 @@ describe('tabs of one browser share its session [pglite]', () => {
   }, 60_000);
 
   it('no tab logged an error', () => {
-    expect(consoleErrors).toEqual([]);
+    expect(e2e.consoleErrors).toEqual([]);
   });
 });
