@@ -1,8 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The suite in four tiers (vitest projects), run one after the other, fastest-failing first: a broken unit shows in
- * seconds, not after the scenarios. `npm run test:quick` runs the first two on PGlite alone.
+ * The suite in four tiers (vitest projects), fastest-failing first: unit, then integration, then e2e and scenarios
+ * together (a broken unit shows in seconds, not after the scenarios). The last two share a group because each is
+ * bound by a few long files (the dashboard's, the fuzz): run apart, each would leave the other's workers idle for
+ * minutes. `npm run test:quick` runs the first two on PGlite alone.
  *
  * - unit: no server, no database of its own (or an in-memory one).
  * - integration: in-process servers and fakes on loopback.
@@ -26,13 +28,15 @@ const TIERS = [
   // The SDK's portability test runs the bundle in Chromium (and in Node processes). The tier's one Chromium, which
   // every file connects to, is started by its own global setup.
   { name: 'e2e', include: ['test/e2e/**/*.test.ts', 'sdk/test/portability.test.ts'], globalSetup: ['test/helpers/chromium-server.ts'] },
-  { name: 'scenarios', include: ['test/scenarios/**/*.test.ts'] },
+  { name: 'scenarios', include: ['test/scenarios/**/*.test.ts'], group: 2 },
 ] as const satisfies ReadonlyArray<{
   name: string;
   include: readonly string[];
   exclude?: readonly string[];
   isolate?: boolean;
   globalSetup?: readonly string[];
+  /** Its place in the order (sequence.groupOrder); by default its place in this list. */
+  group?: number;
 }>;
 
 export default defineConfig({
@@ -55,7 +59,7 @@ export default defineConfig({
         include: [...tier.include],
         exclude: [...configDefaults.exclude, 'test/container/**', ...('exclude' in tier ? tier.exclude : [])],
         isolate: 'isolate' in tier ? tier.isolate : true,
-        sequence: { groupOrder: order },
+        sequence: { groupOrder: 'group' in tier ? tier.group : order },
         // On top of the root's (vitest concatenates a project's list to the one it extends).
         ...('globalSetup' in tier ? { globalSetup: [...tier.globalSetup] } : {}),
       },
