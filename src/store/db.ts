@@ -39,6 +39,9 @@ function isRetryable(err: unknown): boolean {
   return RETRYABLE_SQLSTATE.has(errorCode(err) ?? '');
 }
 
+/** A transaction's client's error event: the error reaches the transaction through its failing query. */
+function ignoreClientError(): void {}
+
 /**
  * The database cannot be reached or is going away (a restart, a failover, a
  * full connection table): the request may succeed if sent again, so callers
@@ -97,6 +100,10 @@ export class PostgresDb implements Db {
   async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
+      // The pool listens for a client's errors only while it is idle: a connection that dies under a transaction (a
+      // restart, a failover, a terminated backend) would emit an 'error' nobody hears, an uncaught exception that stops
+      // the process. Its queries fail on their own, and the catch below drops it.
+      client.on('error', ignoreClientError);
       let released = false;
       try {
         await client.query('BEGIN');
@@ -120,6 +127,7 @@ export class PostgresDb implements Db {
         if (isRetryable(err) && attempt < MAX_TX_ATTEMPTS) continue;
         throw err;
       } finally {
+        client.removeListener('error', ignoreClientError);
         if (!released) client.release();
       }
     }

@@ -21,9 +21,18 @@ export type BackendName = 'pglite' | 'postgres';
 
 export { TEST_CATALOG_DATE } from './catalog.js';
 
-/** The backends this run tests: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+/**
+ * The backends this run tests: PGlite always, PostgreSQL when TEST_DATABASE_URL is set; MMGEN_TEST_BACKENDS (a comma
+ * list, e.g. `postgres`) keeps only those named, so each backend can be run, and measured, on its own.
+ */
 export function backends(): BackendName[] {
-  return inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
+  const available: BackendName[] = inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
+  const named = (process.env.MMGEN_TEST_BACKENDS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (named.length === 0) return available;
+  // A name that is wrong or not available here fails the run: silently testing nothing would pass it.
+  const missing = named.filter((n) => !(available as string[]).includes(n));
+  if (missing.length > 0) throw new Error(`MMGEN_TEST_BACKENDS names ${missing.join(', ')}; this run has ${available.join(', ')} (postgres needs TEST_DATABASE_URL)`);
+  return available.filter((b) => named.includes(b));
 }
 
 /**
