@@ -193,9 +193,8 @@ function usage() {
 function main(args) {
   const [command, arg] = args;
   if (command === 'list') {
-    for (const f of FAULTS) {
-      process.stdout.write(`${f.name.padEnd(38)} ${f.area.padEnd(12)} ${f.file}\n    ${f.breaks}\n    caught by: ${f.caughtBy.join(', ')}\n`);
-    }
+    // One write: a reader that stops early (| head) then costs no EPIPE.
+    process.stdout.write(FAULTS.map((f) => `${f.name.padEnd(38)} ${f.area.padEnd(12)} ${f.file}\n    ${f.breaks}\n    caught by: ${f.caughtBy.join(', ')}\n`).join(''));
     return;
   }
   if (command === 'status') {
