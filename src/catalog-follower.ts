@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Logger } from 'pino';
 import { ModelDefinition, type Catalog, type CatalogOverlay } from './catalog/index.js';
-import { recordProblem, setOperatorRecords, type UpstreamModelRecord } from './providers/upstream-record.js';
+import { recordProblem, type RecordsOverlay, type UpstreamModelRecord } from './providers/upstream-record.js';
 import { catalogVersion, readOverlay } from './store/catalog.js';
 import type { Db } from './store/db.js';
 
@@ -12,7 +12,7 @@ const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validDefinition = ajv.compile<ModelDefinition>(ModelDefinition);
 
 /**
- * Keeps this process's catalog and upstream records equal to the shipped catalog with the operator's changes
+ * Keeps this runtime's catalog and upstream records equal to the shipped catalog with the operator's changes
  * (store/catalog.ts) laid over it. It reads one row a second (catalog_state.version) and reloads the overlay only
  * when the version moved, so the request path never queries for the catalog: the Catalog swaps its state whole.
  * A row that does not hold (written by a newer mmgen, or edited by hand) is logged and left out, never taking the
@@ -23,7 +23,7 @@ export class CatalogFollower {
   private loading: Promise<void> | null = null;
 
   constructor(
-    private readonly deps: { db: Db; catalog: Catalog; log: Logger },
+    private readonly deps: { db: Db; catalog: Catalog; records: RecordsOverlay; log: Logger },
     /** The registered providers' names: a route or record naming another is left out. */
     private readonly providers: readonly string[],
     private readonly pollMs = CATALOG_POLL_MS,
@@ -92,7 +92,7 @@ export class CatalogFollower {
       models.push({ slug: row.slug, definition, disabled: row.disabled, marginPercent: decimalText(row.margin_percent) });
     }
     // Records first: the catalog's lifecycle and parameters read the routes' records as soon as it is swapped.
-    setOperatorRecords(byProvider);
+    this.deps.records.replace(byProvider);
     this.deps.catalog.replace({ ...overlay, marginPercent: decimalText(overlay.marginPercent), models });
   }
 }

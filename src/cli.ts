@@ -95,7 +95,7 @@ function intArg(v: unknown, name: string): number {
 /** Runs an admin command: through the running server's socket when it holds the embedded database, else directly. */
 async function admin(config: Config, cmd: AdminCommand): Promise<unknown> {
   validateCommand(cmd);
-  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup(), catalogFollower: undefined as never, config }, cmd);
+  if (cmd.name === 'models.list') return runAdminCommand({ db: undefined as never, catalog: new Catalog(), jobsAvailable: new Wakeup(), catalogFollower: undefined as never, providers: undefined as never, config }, cmd);
   if (!config.databaseUrl && lockHolder(config.dataDir) !== null) return sendAdminCommand(config.dataDir, cmd);
   const runtime = await openRuntime(config, silentLogger());
   try {

@@ -3,7 +3,8 @@ import { randomFillSync } from 'node:crypto';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 // Bytes from the CSPRNG, drawn 4 KiB at a time: a request makes several ids, and
-// one system call per id showed in profiles (Node's randomUUID pools the same way).
+// one system call per id showed in profiles (Node's randomUUID pools the same way). The process's: random bytes
+// belong to no installation.
 const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
 

@@ -10,6 +10,7 @@ import { CATALOG } from './catalog/models.js';
 import { CatalogFollower } from './catalog-follower.js';
 import { PROVIDER_DECLARATIONS } from './providers/index.js';
 import { recordedLifecycle } from './providers/lifecycle.js';
+import { RecordsOverlay } from './providers/upstream-record.js';
 import { classifiersFor } from './moderation/classifiers.js';
 import { Moderator } from './moderation/moderator.js';
 import { PolicyCache } from './moderation/policy.js';
@@ -121,14 +122,20 @@ export async function runtimeOn(config: Config, db: Db, log: Logger, onClose: ()
   const signer = new HmacUrlSigner(await loadSigningSecret(db, config.signingSecret), config.publicUrl);
   const blobs = openBlobStore(config);
   const tracing = await tracingFor(config, log);
+  // The operator's records, this runtime's own (another in the process has its own): its catalog follower replaces
+  // them, its providers' adapters, routing, parameters and prices read them.
+  const records = new RecordsOverlay();
   // Each provider call carries the trace context of the attempt that makes it (W3C traceparent).
-  const providers = new ProviderRegistry(config, batchedSimulatorJobs(simulatorJobsIn(db)), PROVIDER_DECLARATIONS, tracing.on ? { propagate: (headers) => tracing.inject(headers) } : {});
+  const providers = new ProviderRegistry(config, batchedSimulatorJobs(simulatorJobsIn(db)), PROVIDER_DECLARATIONS, {
+    records,
+    ...(tracing.on ? { propagate: (headers: Record<string, string>) => tracing.inject(headers) } : {}),
+  });
   const nodeId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
   const rateLimiter = createKeyRateLimiter(config, log);
   const links = createFileLinks(config, signer, blobs);
-  const catalog = new Catalog(CATALOG, recordedLifecycle(config.catalogDate));
+  const catalog = new Catalog(CATALOG, recordedLifecycle(config.catalogDate, providers.records));
   // The operator's catalog changes, followed from the database before the first request.
-  const catalogFollower = new CatalogFollower({ db, catalog, log }, PROVIDER_DECLARATIONS.map((p) => p.name));
+  const catalogFollower = new CatalogFollower({ db, catalog, records, log }, PROVIDER_DECLARATIONS.map((p) => p.name));
   await catalogFollower.start();
   const metrics = new Metrics(db);
   const dataPolicies = new DataPolicyCache(db);

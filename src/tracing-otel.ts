@@ -17,7 +17,7 @@ import {
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import type { TracingConfig } from './config.js';
-import { errorType, setTraceIdsSource, type SpanKind, type SpanOptions, type SpanScope, type TraceAttributes, type Tracing } from './tracing.js';
+import { addTraceIdsSource, errorType, type SpanKind, type SpanOptions, type SpanScope, type TraceAttributes, type Tracing } from './tracing.js';
 
 /**
  * The tracing port (tracing.ts) on the OpenTelemetry SDK: a tracer provider of its own (not registered as the global
@@ -61,6 +61,8 @@ class Scope implements SpanScope {
   }
 }
 
+// OpenTelemetry's context manager is the process's (its API is global): installed once, shared by every runtime with
+// tracing on, as their spans share one async context.
 let contextManagerInstalled = false;
 
 function installContextManager(): void {
@@ -78,11 +80,14 @@ export class OtelTracing implements Tracing {
   private readonly propagator = new W3CTraceContextPropagator();
   private readonly origins = new Map<string, SpanContext>();
   private readonly report: (message: string, ...args: unknown[]) => void;
+  private readonly removeTraceIds: () => void;
 
   constructor(config: TracingConfig, serviceVersion: string, log: Pick<Logger, 'warn'>) {
     installContextManager();
     // The SDK reports a failed export (a collector down, a refused batch) through its diagnostic logger, silent by
-    // default: warnings and errors go to mmgen's log instead, rate-bounded by the batch interval.
+    // default: warnings and errors go to mmgen's log instead, rate-bounded by the batch interval. The diagnostic
+    // logger is the process's (OpenTelemetry's API is global): with several runtimes in one process (tests), the last
+    // one made reports the SDK's warnings.
     const report = (message: string, ...args: unknown[]) => log.warn({ otel: args.map((a) => (a instanceof Error ? a.message : String(a))) }, `opentelemetry: ${message}`);
     this.report = report;
     diag.setLogger({ error: report, warn: report, info: () => {}, debug: () => {}, verbose: () => {} }, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
@@ -94,7 +99,7 @@ export class OtelTracing implements Tracing {
       ],
     });
     this.tracer = this.provider.getTracer('mmgen', serviceVersion);
-    setTraceIdsSource(() => {
+    this.removeTraceIds = addTraceIdsSource(() => {
       const sc = trace.getSpan(context.active())?.spanContext();
       return sc ? { trace_id: sc.traceId, span_id: sc.spanId } : undefined;
     });
@@ -175,7 +180,7 @@ export class OtelTracing implements Tracing {
   }
 
   async close(): Promise<void> {
-    setTraceIdsSource(null);
+    this.removeTraceIds();
     await this.provider.shutdown().catch((err: unknown) => this.report('span export failed at shutdown', err));
   }
 }

@@ -80,14 +80,23 @@ export function errorType(err: unknown): string {
 }
 
 type TraceIds = { trace_id: string; span_id: string };
-let traceIdsSource: (() => TraceIds | undefined) | null = null;
+/**
+ * The sources of the open OpenTelemetry implementations, one per runtime with tracing on. Each reads OpenTelemetry's
+ * context, which is the process's (its API is global), so any of them answers for every logger: held as a list so
+ * that one runtime closing leaves another's log lines their ids.
+ */
+const traceIdsSources: Array<() => TraceIds | undefined> = [];
 
-/** Installed by the OpenTelemetry implementation: the ids of the span active where a line is logged. */
-export function setTraceIdsSource(source: (() => TraceIds | undefined) | null): void {
-  traceIdsSource = source;
+/** Installed by the OpenTelemetry implementation: the ids of the span active where a line is logged. Returns its removal. */
+export function addTraceIdsSource(source: () => TraceIds | undefined): () => void {
+  traceIdsSources.push(source);
+  return () => {
+    const at = traceIdsSources.indexOf(source);
+    if (at >= 0) traceIdsSources.splice(at, 1);
+  };
 }
 
 /** A log line's trace ids (pino's mixin, set only when tracing is configured): empty outside a span. */
 export function logTraceIds(): Partial<TraceIds> {
-  return traceIdsSource?.() ?? {};
+  return traceIdsSources[0]?.() ?? {};
 }

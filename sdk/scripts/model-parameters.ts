@@ -14,6 +14,7 @@ import { CATALOG } from '../../src/catalog/models.js';
 import { parametersOf } from '../../src/generations/hold-to-model.js';
 import type { JsonSchemaObject } from '../../src/providers/parameters.js';
 import { recordedLifecycle } from '../../src/providers/lifecycle.js';
+import { SHIPPED_RECORDS } from '../../src/providers/upstream-models.js';
 
 /** Where the generated per-model types live, relative to the sdk package. */
 export const MODEL_PARAMETERS_PATH = 'src/model-parameters.generated.ts';
@@ -46,10 +47,10 @@ export interface ServedModelParameters {
 
 /** Every model active on `date`, with its parameters, in catalog order. */
 export function servedModelParameters(date: string = DEFAULT_CATALOG_DATE): ServedModelParameters[] {
-  const catalog = new Catalog(CATALOG, recordedLifecycle(date));
+  const catalog = new Catalog(CATALOG, recordedLifecycle(date, SHIPPED_RECORDS));
   return catalog.models
     .filter((m: CatalogModel) => m.status === 'active')
-    .map((m) => ({ slug: m.slug, display_name: m.display_name, modality: m.modality, parameters: parametersOf(m) }));
+    .map((m) => ({ slug: m.slug, display_name: m.display_name, modality: m.modality, parameters: parametersOf(SHIPPED_RECORDS, m) }));
 }
 
 /** The subset of JSON Schema that mmgen's request schemas use. */

@@ -82,7 +82,7 @@ export function validateCommand(cmd: AdminCommand): void {
  * What the commands reach; `jobsAvailable` wakes the worker of the process that unpauses (a CLI process has none:
  * the nodes poll), `catalogFollower` reloads the catalog of the process that changed it (the others follow).
  */
-export type AdminPorts = Pick<AppDeps, 'db' | 'catalog' | 'jobsAvailable' | 'catalogFollower'> & { config: Pick<AppDeps['config'], 'providers' | 'catalogDate'> };
+export type AdminPorts = Pick<AppDeps, 'db' | 'catalog' | 'jobsAvailable' | 'catalogFollower' | 'providers'> & { config: Pick<AppDeps['config'], 'providers' | 'catalogDate'> };
 
 export async function runAdminCommand(ports: AdminPorts, cmd: AdminCommand): Promise<unknown> {
   const { db, catalog } = ports;

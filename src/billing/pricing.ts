@@ -5,7 +5,7 @@ import type { Mode } from '../domain/access.js';
 import { MODALITY_RULES, type ProducedWork } from '../generations/modalities.js';
 import type { RouteDemand } from '../providers/parameters.js';
 import { routePriceData, routePrices, type RoutePrice } from '../providers/route-price.js';
-import { recordsVersion } from '../providers/upstream-record.js';
+import type { RecordFinder } from '../providers/upstream-models.js';
 import type { GenerationRow } from '../store/generations.js';
 import { costInCredits } from './credits.js';
 import { canonicalJson } from '../canonical-json.js';
@@ -88,15 +88,15 @@ export interface PricedRequest {
  * route the simulator plays); a route of a provider not configured here can never serve it, so it does not raise
  * the price. Without them (or none of them known to price): every route that takes the request.
  */
-export function priceCredits(model: CatalogModel, mode: Mode, demand: RouteDemand, serving?: ServingRoutes): number {
+export function priceCredits(records: RecordFinder, model: CatalogModel, mode: Mode, demand: RouteDemand, serving?: ServingRoutes): number {
   if (mode === 'test') return 0;
-  return priceRequest(model, demand, serving).credits;
+  return priceRequest(records, model, demand, serving).credits;
 }
 
 /** A request's live price (priceCredits without the test mode's 0), with the route and unit price that made it. */
-export function priceRequest(model: CatalogModel, demand: RouteDemand, serving?: ServingRoutes): PricedRequest {
-  const speech = speechPrices(model, demand.params, serving);
-  const dearest = dearestRoute(model, demand, serving);
+export function priceRequest(records: RecordFinder, model: CatalogModel, demand: RouteDemand, serving?: ServingRoutes): PricedRequest {
+  const speech = speechPrices(records, model, demand.params, serving);
+  const dearest = dearestRoute(records, model, demand, serving);
   const speechCredits = speech ? Math.max(...speech.credits) : 0;
   return { ...dearest, credits: dearest.credits + speechCredits, speechCredits };
 }
@@ -104,9 +104,9 @@ export function priceRequest(model: CatalogModel, demand: RouteDemand, serving?:
 /** The routes an installation would serve a model's request with (the registry's servingRoutes). */
 export type ServingRoutes = (model: CatalogModel, demand: RouteDemand) => readonly ModelRoute[];
 
-function dearestRoute(model: CatalogModel, demand: RouteDemand, serving?: ServingRoutes): Omit<PricedRequest, 'speechCredits'> {
+function dearestRoute(records: RecordFinder, model: CatalogModel, demand: RouteDemand, serving?: ServingRoutes): Omit<PricedRequest, 'speechCredits'> {
   const work = { units: requestedUnits(model.modality, demand.params), outputs: requestedOutputs(demand.params) };
-  const prices = reachable(routePrices(model, demand));
+  const prices = reachable(routePrices(records, model, demand));
   const routes = serving?.(model, demand);
   const here = routes ? prices.filter((p) => routes.some((r) => sameRoute(r, p.route))) : [];
   let best: Omit<PricedRequest, 'speechCredits'> | undefined;
@@ -126,23 +126,24 @@ function dearestRoute(model: CatalogModel, demand: RouteDemand, serving?: Servin
  * change, and only then: a generation records the version that priced it (generations.price_version), so a later
  * change (an operator's edit, a new record, a route shut down) is told apart from what was charged before it.
  */
-export function priceVersion(model: CatalogModel): string {
+export function priceVersion(records: RecordFinder, model: CatalogModel): string {
   const hit = versions.get(model);
-  if (hit && hit.records === recordsVersion()) return hit.version;
-  const version = digestOf(model);
-  versions.set(model, { records: recordsVersion(), version });
+  if (hit && hit.records === records.version) return hit.version;
+  const version = digestOf(records, model);
+  versions.set(model, { records: records.version, version });
   return version;
 }
 
-// Per model object (the catalog builds new ones when it changes) and version of the operator's records.
-const versions = new WeakMap<CatalogModel, { records: number; version: string }>();
+// Per model object (the catalog builds new ones when it changes) and version of the installation's records
+// (RecordFinder.version: an installation's own while it has operator records).
+const versions = new WeakMap<CatalogModel, { records: object; version: string }>();
 
-function digestOf(model: CatalogModel): string {
+function digestOf(records: RecordFinder, model: CatalogModel): string {
   const facts = {
     unit_cost_usd: model.unit_cost_usd,
     margin_percent: model.margin_percent ?? null,
-    routes: model.routes.map((r) => ({ provider: r.provider, upstream: r.upstream, price: routePriceData(r) })),
-    speech: model.speech ? priceVersion(model.speech) : null,
+    routes: model.routes.map((r) => ({ provider: r.provider, upstream: r.upstream, price: routePriceData(records, r) })),
+    speech: model.speech ? priceVersion(records, model.speech) : null,
   };
   return `pv_${createHash('sha256').update(canonicalJson(facts)).digest('hex').slice(0, 16)}`;
 }
@@ -154,19 +155,19 @@ function digestOf(model: CatalogModel): string {
  * step's route is not recorded, so the charge is the first route's (the one the step tries first), within the
  * reservation.
  */
-function speechPrices(model: CatalogModel, params: Record<string, unknown>, serving?: ServingRoutes): { credits: number[] } | null {
+function speechPrices(records: RecordFinder, model: CatalogModel, params: Record<string, unknown>, serving?: ServingRoutes): { credits: number[] } | null {
   if (!speaksFirst(model, params)) return null;
   const spoken: Record<string, unknown> = { text: params.text, ...(params.voice_id !== undefined ? { voice_id: params.voice_id } : {}) };
   const demand: RouteDemand = { params: spoken, sent: new Set(Object.keys(spoken)), image: false };
   const work = { units: requestedUnits('voice', spoken), outputs: new Decimal(1) };
-  const prices = reachable(routePrices(model.speech, demand));
+  const prices = reachable(routePrices(records, model.speech, demand));
   const routes = serving?.(model.speech, demand);
   const here = routes ? prices.filter((p) => routes.some((r) => sameRoute(r, p.route))) : [];
   return { credits: (here.length > 0 ? here : prices).map((p) => routeCredits(model.speech, p, work)) };
 }
 
-function speechCredits(model: CatalogModel, params: Record<string, unknown>): number {
-  return speechPrices(model, params)?.credits[0] ?? 0;
+function speechCredits(records: RecordFinder, model: CatalogModel, params: Record<string, unknown>): number {
+  return speechPrices(records, model, params)?.credits[0] ?? 0;
 }
 
 /**
@@ -175,6 +176,7 @@ function speechCredits(model: CatalogModel, params: Record<string, unknown>): nu
  * reservation.
  */
 export function actualCredits(
+  records: RecordFinder,
   model: CatalogModel,
   row: Pick<GenerationRow, 'mode' | 'params' | 'price_credits' | 'provider'>,
   produced: ProducedWork,
@@ -183,7 +185,7 @@ export function actualCredits(
   if (row.mode === 'test') return 0;
   const units = MODALITY_RULES[model.modality].producedUnits?.(produced) ?? requestedUnits(model.modality, row.params);
   const work = { units, outputs: producedOutputs(produced, row.params) };
-  const prices = reachable(routePrices(model, demand));
+  const prices = reachable(routePrices(records, model, demand));
   const served = prices.find((p) => p.route.provider === row.provider) ?? prices[0]!;
-  return Math.min(row.price_credits, routeCredits(model, served, work) + speechCredits(model, row.params));
+  return Math.min(row.price_credits, routeCredits(model, served, work) + speechCredits(records, model, row.params));
 }

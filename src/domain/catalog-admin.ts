@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { definitionOf, fromDefinition, ModelDefinition, type Catalog, type CatalogModel, type ModelAccess } from '../catalog/index.js';
 import { ApiError } from '../errors.js';
 import { PROVIDER_NAMES } from '../providers/index.js';
-import { upstreamModel } from '../providers/upstream-models.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import { recordProblem, UpstreamModelRecord } from '../providers/upstream-record.js';
 import {
   bumpCatalogVersion,
@@ -34,6 +34,8 @@ export interface CatalogAdminPorts {
   db: Db;
   catalog: Catalog;
   catalogFollower: { refresh(): Promise<void> };
+  /** The installation's records (the shipped ones under its operator's), which a route needs one of. */
+  providers: Pick<ProviderRegistry, 'records'>;
 }
 
 /** A percentage over the upstream price; null clears it. */
@@ -158,10 +160,10 @@ export async function addModel(ports: CatalogAdminPorts, actor: string, input: u
   if (taken) {
     throw new ApiError('parameter_invalid', `A model named '${def.slug}' is in the catalog already (${taken.slug}); edit it with PATCH /v1/admin/models/${taken.slug}.`, 'model.slug');
   }
-  checkDefinition(ports.catalog, def, body.records ?? [], { def: 'model', records: 'records' });
+  checkDefinition(ports, def, body.records ?? [], { def: 'model', records: 'records' });
   await ports.db.tx(async (q) => {
     if (await selectModelRow(q, def.slug)) throw new ApiError('parameter_invalid', `A model named '${def.slug}' was just added.`, 'model.slug');
-    await putRecords(q, actor, def, body.records ?? []);
+    await putRecords(ports, q, actor, def, body.records ?? []);
     await upsertModelRow(q, { slug: def.slug, definition: def, disabled: false, marginPercent: null });
     await auditCatalog(q, actor, { action: 'model.add', target: def.slug, before: null, after: { definition: def, disabled: false, margin_percent: null } });
     await bumpCatalogVersion(q);
@@ -188,8 +190,8 @@ export async function editModel(ports: CatalogAdminPorts, actor: string, slug: s
     if (Object.keys(fields).length > 0 || records) {
       const current = definition ?? definitionOf(shipped ?? model);
       const next: ModelDefinition = canonical({ ...current, ...fields });
-      checkDefinition(ports.catalog, next, records ?? [], { def: '', records: 'records' });
-      await putRecords(q, actor, next, records ?? []);
+      checkDefinition(ports, next, records ?? [], { def: '', records: 'records' });
+      await putRecords(ports, q, actor, next, records ?? []);
       // Edited back to what ships: the shipped model again, which follows the repository's later releases.
       definition = shipped && JSON.stringify(definitionOf(shipped)) === JSON.stringify(next) ? null : next;
     }
@@ -276,7 +278,12 @@ export function assertRegistered(provider: string, param: string): void {
  * given and valid, matching one of its routes), its names collide with no other model's, its speech model is a
  * voice model. 400 names the field.
  */
-function checkDefinition(catalog: Catalog, def: ModelDefinition, records: UpstreamModelRecord[], at: { def: string; records: string }): void {
+function checkDefinition(
+  { catalog, providers }: Pick<CatalogAdminPorts, 'catalog' | 'providers'>,
+  def: ModelDefinition,
+  records: UpstreamModelRecord[],
+  at: { def: string; records: string },
+): void {
   const field = (f: string) => (at.def ? `${at.def}.${f}` : f);
   records.forEach((record, i) => {
     const problem = recordProblem(record);
@@ -287,7 +294,7 @@ function checkDefinition(catalog: Catalog, def: ModelDefinition, records: Upstre
   });
   def.routes.forEach((r, i) => {
     assertRegistered(r.provider, field(`routes[${i}].provider`));
-    if (!records.some((rec) => rec.upstream === r.upstream) && !upstreamModel(r.provider, r.upstream)) {
+    if (!records.some((rec) => rec.upstream === r.upstream) && !providers.records(r.provider, r.upstream)) {
       throw new ApiError('parameter_invalid', `mmgen has no record of ${r.provider}'s '${r.upstream}': give its record in \`records\` (docs/upstream-models.md).`, field(`routes[${i}].upstream`));
     }
   });
@@ -334,10 +341,10 @@ export async function auditCatalog(
 }
 
 /** Stores the given records, each audited with the one it replaces. */
-async function putRecords(q: Queryable, actor: string, def: ModelDefinition, records: UpstreamModelRecord[]): Promise<void> {
+async function putRecords(ports: Pick<CatalogAdminPorts, 'providers'>, q: Queryable, actor: string, def: ModelDefinition, records: UpstreamModelRecord[]): Promise<void> {
   for (const record of records) {
     const provider = def.routes.find((r) => r.upstream === record.upstream)!.provider;
-    const before = (await selectRecord(q, provider, record.upstream)) ?? upstreamModel(provider, record.upstream) ?? null;
+    const before = (await selectRecord(q, provider, record.upstream)) ?? ports.providers.records(provider, record.upstream) ?? null;
     await upsertRecord(q, provider, record.upstream, record);
     await auditCatalog(q, actor, { action: 'record.put', target: `${provider}:${record.upstream}`, before, after: record });
   }

@@ -2,7 +2,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ModelDefinition } from '../catalog/index.js';
 import { ApiError } from '../errors.js';
 import { SchemaImportError, type PublishedSchemas } from '../providers/schema-import.js';
-import { upstreamModel } from '../providers/upstream-models.js';
 import { UpstreamModelRecord } from '../providers/upstream-record.js';
 import { addModel, assertRegistered, validated, type AdminModelView, type CatalogAdminPorts } from './catalog-admin.js';
 
@@ -60,7 +59,7 @@ export async function importModel(ports: CatalogImportPorts, actor: string, inpu
   assertRegistered(body.provider, 'provider');
   const taken = ports.catalog.find(body.model.slug);
   if (taken) throw new ApiError('parameter_invalid', `A model named '${body.model.slug}' is in the catalog already (${taken.slug}).`, 'model.slug');
-  if (upstreamModel(body.provider, body.upstream)) {
+  if (ports.providers.records(body.provider, body.upstream)) {
     throw new ApiError(
       'parameter_invalid',
       `mmgen has a record of ${body.provider}'s '${body.upstream}' already: add the model with POST /v1/admin/models, routed to it, without importing.`,

@@ -1,8 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../errors.js';
 import { syncCatalog, type SyncFinding, type SyncReport } from '../providers/catalog-sync.js';
-import { recordsOf, type ProviderDeclaration } from '../providers/declaration.js';
-import { PROVIDER_DECLARATIONS } from '../providers/index.js';
 import { publishedSchemas } from '../providers/schema-import.js';
 import type { ProviderCredentials } from '../providers/types.js';
 import { recordProblem, type UpstreamModelRecord } from '../providers/upstream-record.js';
@@ -22,8 +20,6 @@ export interface CatalogSyncPorts extends CatalogImportPorts {
   credentials: Record<string, ProviderCredentials>;
   /** The day the findings are dated (a shutdown "as of today"): the catalog's date, pinned or the clock's. */
   today: string;
-  /** The registered providers (not AppDeps' `providers`, their adapters); a test may name its own. */
-  declarations?: readonly ProviderDeclaration[];
 }
 
 export const SyncBody = Type.Object(
@@ -67,23 +63,23 @@ export async function syncRunningCatalog(ports: CatalogSyncPorts, actor: string,
   const ids = body.apply ?? [];
   const adds = body.add ?? [];
   if (adds.length > 0 && ids.length === 0) throw new ApiError('parameter_invalid', '`add` defines models for `new` findings named in `apply`; name them there.', 'add');
+  // The installation's records: the registered providers' shipped ones under its operator's.
+  const records = ports.providers.records;
   const report = await syncCatalog({
     models: ports.catalog.models,
     credentials: ports.credentials,
     today: ports.today,
     ...(body.new_since ? { newSince: body.new_since } : {}),
-    ...(ports.declarations ? { providers: ports.declarations } : {}),
-    records: (p) => recordsOf(p).all(),
+    providers: records.providers,
+    records: (p) => records.all(p.name),
   });
   const approved = approve(report, ids, adds);
   const applied: AppliedFinding[] = [];
-  const providers = ports.declarations ?? PROVIDER_DECLARATIONS;
   // Each changed record as it would be, held to the check of every record before any is taken: a drifted schema
   // may drop a field the record's map still sends (or be no JSON Schema at all), and is then refused, not served.
   const changes = approved.flatMap(({ finding }, i) => {
     if (finding.kind === 'new' || !finding.proposed) return [];
-    const declared = providers.find((p) => p.name === finding.provider)!;
-    const current = recordsOf(declared).get(finding.upstream);
+    const current = records(finding.provider, finding.upstream);
     if (!current) return [];
     const next: UpstreamModelRecord = { ...current, ...finding.proposed };
     const problem = recordProblem(next);
@@ -154,6 +150,7 @@ export function syncPorts(ports: CatalogAdminPorts & { config: { providers: Reco
     db: ports.db,
     catalog: ports.catalog,
     catalogFollower: ports.catalogFollower,
+    providers: ports.providers,
     schemas: publishedSchemas(ports.config.providers),
     credentials: ports.config.providers,
     today: ports.config.catalogDate ?? new Date().toISOString().slice(0, 10),

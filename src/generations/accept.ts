@@ -143,8 +143,8 @@ export async function prepareGeneration(deps: PreparePorts, principal: Principal
     prompt: input.prompt,
     params: { ...input.params, ...(input.simulate ? { simulate: input.simulate } : {}) },
     // The dearest route a fallback may reach here (configured providers; the simulator's played route).
-    price: priceCredits(model, principal.mode, demand, (m, d) => deps.providers.servingRoutes(principal.mode, m, d)),
-    priceVersion: priceVersion(model),
+    price: priceCredits(deps.providers.records, model, principal.mode, demand, (m, d) => deps.providers.servingRoutes(principal.mode, m, d)),
+    priceVersion: priceVersion(deps.providers.records, model),
     cacheKey: input.cache === false ? null : cacheKeyOf(model.slug, input.params),
     provider: adapter.name,
     result: acceptedResult(inputBlob, audioBlob, input),

@@ -18,6 +18,7 @@ import { materializeOutputs, OutputError, type OutputPorts } from './outputs.js'
 import { demandOf, upstreamRequest, type UpstreamRequestPorts } from './upstream-request.js';
 import type { DataPolicyCache } from '../request-log/policies.js';
 import { redactorOf } from '../request-log/redaction.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 
 /**
  * Ending an attempt with what is already known (a failure, a cancel, outputs already stored): the finishing
@@ -70,9 +71,11 @@ interface StoreOutputsPorts extends OutputPorts, BlobCleanupPorts {
   tracing: Tracing;
 }
 
-/** Ending an attempt as the provider reported it: a success's outputs are fetched, stored and priced (catalog) first. */
+/** Ending an attempt as the provider reported it: a success's outputs are fetched, stored and priced (catalog, records) first. */
 export interface FinishWithPorts extends Omit<FinishPorts, 'config'>, Omit<StoreOutputsPorts, 'config'>, UpstreamRequestPorts {
   config: FinishPorts['config'] & StoreOutputsPorts['config'];
+  /** The installation's records, which price the charge. */
+  providers: Pick<ProviderRegistry, 'records'>;
 }
 
 /**
@@ -236,7 +239,7 @@ export async function finishSucceeded(
     ...(status.finish_reason ? { finish_reason: status.finish_reason } : {}),
   };
   // The charge is priced by the model as it is now: its version is recorded with the charge (the reservation's, unless the prices changed meanwhile).
-  const priceVersionNow = priceVersion(deps.catalog.find(g.model)!);
+  const priceVersionNow = priceVersion(deps.providers.records, deps.catalog.find(g.model)!);
   const done = await finish(deps, g, { status: 'succeeded', charged, result, error: null, upstreamId, outputs, priceVersion: priceVersionNow }, { batched });
   // Nothing was recorded (canceled or finished meanwhile): the files belong to no output row.
   if (!done.row) await deleteBlobs(deps, outputs);
@@ -247,10 +250,10 @@ export async function finishSucceeded(
  * What a succeeded attempt is charged: what it produced (its kept outputs, its output tokens) on the route that
  * served it, within the reservation. A chat reply handed back before its finish is written says the same number.
  */
-export function chargeOf(deps: Pick<FinishWithPorts, 'catalog'>, g: GenerationRow, kept: OutputRow[], status: UpstreamStatus): number {
+export function chargeOf(deps: Pick<FinishWithPorts, 'catalog' | 'providers'>, g: GenerationRow, kept: OutputRow[], status: UpstreamStatus): number {
   const model = deps.catalog.find(g.model)!;
   // A price by prompt length is charged on the prompt's tokens as the provider counted them.
-  return actualCredits(model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, { ...demandOf(g), inputTokens: status.usage?.input_tokens });
+  return actualCredits(deps.providers.records, model, g, { outputs: kept, outputTokens: status.usage?.output_tokens }, { ...demandOf(g), inputTokens: status.usage?.input_tokens });
 }
 
 async function deleteBlobs(deps: BlobCleanupPorts, outputs: OutputRow[]): Promise<void> {

@@ -4,14 +4,15 @@ import type { Principal } from '../domain/access.js';
 import { ApiError } from '../errors.js';
 import { modelParameters, type JsonSchemaObject } from '../providers/parameters.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { RecordFinder } from '../providers/upstream-models.js';
 import { makeAjv, validationError } from '../validation.js';
 import { MODALITY_RULES } from './modalities.js';
 
-/** A model's `parameters` (contract §3a): its modality's request schema narrowed by its routes' records. */
-export function parametersOf(model: CatalogModel): JsonSchemaObject {
+/** A model's `parameters` (contract §3a): its modality's request schema narrowed by its routes' records (the installation's). */
+export function parametersOf(records: RecordFinder, model: CatalogModel): JsonSchemaObject {
   const schema = MODALITY_RULES[model.modality].request.schema as unknown as JsonSchemaObject;
-  const speech = model.speech ? { slug: model.speech.slug, parameters: parametersOf(model.speech) } : undefined;
-  return modelParameters(model, schema, speech);
+  const speech = model.speech ? { slug: model.speech.slug, parameters: parametersOf(records, model.speech) } : undefined;
+  return modelParameters(records, model, schema, speech);
 }
 
 // By schema: a model's parameters change with the catalog's date (its routes) and its speech step.
@@ -26,8 +27,14 @@ export type ParamName = (field: string) => string;
  * client did not send (a model taking 6 or 10 s gets 6, not the modality's 5), then 400 for a field the model does
  * not take, a value outside its enums or ranges, or a missing field it requires (`param` names it).
  */
-export function enforceParameters(model: CatalogModel, body: Record<string, unknown>, sent: ReadonlySet<string> | null, paramName: ParamName = (f) => f): void {
-  const parameters = parametersOf(model);
+export function enforceParameters(
+  records: RecordFinder,
+  model: CatalogModel,
+  body: Record<string, unknown>,
+  sent: ReadonlySet<string> | null,
+  paramName: ParamName = (f) => f,
+): void {
+  const parameters = parametersOf(records, model);
   for (const [field, schema] of Object.entries(parameters.properties)) {
     if (schema.default !== undefined && !sent?.has(field)) body[field] = schema.default;
   }
@@ -72,7 +79,7 @@ export function holdToModel(
   sent: ReadonlySet<string> | null,
   paramName: ParamName = (f) => f,
 ): void {
-  enforceParameters(model, body, sent, paramName);
+  enforceParameters(deps.providers.records, model, body, sent, paramName);
   const { model: _model, simulate: _simulate, cache: _cache, ...params } = body;
   try {
     deps.providers.choose(principal.mode, model, { params, sent, image: body.upload_id !== undefined || body.image_url !== undefined });

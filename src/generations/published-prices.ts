@@ -5,7 +5,7 @@ import { UPSCALE_MAX_OUTPUT_PIXELS } from '../media/index.js';
 import type { RouteDemand } from '../providers/parameters.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { priceSourceOf, routePrice, tierSelectors, type TierSelector } from '../providers/route-price.js';
-import { recordsVersion } from '../providers/upstream-record.js';
+import type { RecordFinder } from '../providers/upstream-models.js';
 import { enforceParameters, parametersOf } from './hold-to-model.js';
 import { requestValidator } from './quote.js';
 
@@ -77,8 +77,8 @@ const MEGAPIXEL = 1024 * 1024;
 const IMAGE_PLACEHOLDER = 'https://example.com/input.png';
 
 /** The request fields a request of this model must carry (those it takes), and whether it needs an input image. */
-function contentOf(model: CatalogModel): { fields: Record<string, unknown>; image: boolean } {
-  const parameters = parametersOf(model);
+function contentOf(records: RecordFinder, model: CatalogModel): { fields: Record<string, unknown>; image: boolean } {
+  const parameters = parametersOf(records, model);
   const fields = Object.fromEntries(Object.entries(CONTENT[model.modality]).filter(([f]) => f in parameters.properties));
   for (const f of parameters.required ?? []) if (!(f in fields) && f in REQUIRED_FILLERS) fields[f] = REQUIRED_FILLERS[f];
   const takesImage = 'image_url' in parameters.properties;
@@ -90,14 +90,14 @@ function contentOf(model: CatalogModel): { fields: Record<string, unknown>; imag
 type Serving = (model: CatalogModel, demand: RouteDemand) => ReturnType<ProviderRegistry['servingRoutes']>;
 
 /** The request's demand as acceptance builds it, or null when the model does not take the request. */
-function demandOf(model: CatalogModel, example: Record<string, unknown>, image: { width: number; height: number } | null): RouteDemand | null {
+function demandOf(records: RecordFinder, model: CatalogModel, example: Record<string, unknown>, image: { width: number; height: number } | null): RouteDemand | null {
   const request: Record<string, unknown> = structuredClone(example);
   if (image) request.image_url = IMAGE_PLACEHOLDER;
   const sent = new Set(Object.keys(request));
   const validate = requestValidator(model.modality);
   if (!validate(request)) return null;
   try {
-    enforceParameters(model, request, sent);
+    enforceParameters(records, model, request, sent);
   } catch {
     return null;
   }
@@ -128,8 +128,8 @@ function published(
 }
 
 /** The input image a tier by output size is priced with: an output just within its bound, at the largest scale the model takes. */
-function imageForOutput(model: CatalogModel, selector: TierSelector): { image: { width: number; height: number }; fields: Record<string, unknown> } {
-  const scaleSchema = parametersOf(model).properties.scale as { enum?: unknown[] } | undefined;
+function imageForOutput(records: RecordFinder, model: CatalogModel, selector: TierSelector): { image: { width: number; height: number }; fields: Record<string, unknown> } {
+  const scaleSchema = parametersOf(records, model).properties.scale as { enum?: unknown[] } | undefined;
   const scales = (scaleSchema?.enum ?? [2]).filter((s): s is number => typeof s === 'number');
   const scale = Math.max(...scales);
   const outputPixels = Math.min(selector.output_megapixels_at_most! * MEGAPIXEL, UPSCALE_MAX_OUTPUT_PIXELS);
@@ -142,33 +142,33 @@ function samePrice(tier: PublishedTier, base: PublishedTier | undefined): boolea
   return base !== undefined && tier.credits === base.credits && tier.unit_cost_usd === base.unit_cost_usd;
 }
 
-function computePublished(model: CatalogModel, serving: Serving): PublishedPricing {
-  const { source, estimate } = priceSourceOf(model);
-  const { fields: content, image: needsImage } = contentOf(model);
+function computePublished(records: RecordFinder, model: CatalogModel, serving: Serving): PublishedPricing {
+  const { source, estimate } = priceSourceOf(records, model);
+  const { fields: content, image: needsImage } = contentOf(records, model);
   const baseImage = needsImage ? DEFAULT_IMAGE : null;
   const tiers: PublishedTier[] = [];
-  const baseDemand = demandOf(model, { model: model.slug, ...content }, baseImage);
-  if (baseDemand) tiers.push(published(model, {}, content, baseImage, priceRequest(model, baseDemand, serving)));
+  const baseDemand = demandOf(records, model, { model: model.slug, ...content }, baseImage);
+  if (baseDemand) tiers.push(published(model, {}, content, baseImage, priceRequest(records, model, baseDemand, serving)));
   const seen = new Set<string>(['{}']);
-  for (const selector of tierSelectors(model)) {
+  for (const selector of tierSelectors(records, model)) {
     let when = selector.fields;
     let image: Size | null = selector.image === true || needsImage ? DEFAULT_IMAGE : null;
     if (selector.image === false && needsImage) continue;
     if (selector.output_megapixels_at_most !== undefined) {
       if (!needsImage && selector.image !== true) continue;
-      const sized = imageForOutput(model, selector);
+      const sized = imageForOutput(records, model, selector);
       image = sized.image;
       when = { ...when, ...sized.fields };
     }
     const key = JSON.stringify([when, image, selector.output_megapixels_at_most ?? null, selector.input_tokens_over ?? null]);
     if (seen.has(key)) continue;
-    const accepted = demandOf(model, { model: model.slug, ...content, ...when }, image);
+    const accepted = demandOf(records, model, { model: model.slug, ...content, ...when }, image);
     // A tier by prompt length is priced for a prompt just over its bound (the example stays short: its prompt stands for one that long).
     const demand = accepted && selector.input_tokens_over !== undefined ? { ...accepted, inputTokens: selector.input_tokens_over + 1 } : accepted;
     // Published only if that request is priced by the tier on its route (a value read back that the route sends otherwise is not).
-    if (!demand || routePrice(model, selector.route, demand).tier !== selector.tier) continue;
+    if (!demand || routePrice(records, model, selector.route, demand).tier !== selector.tier) continue;
     seen.add(key);
-    const priced = priceRequest(model, demand, serving);
+    const priced = priceRequest(records, model, demand, serving);
     const tier = published(model, when, content, image, priced, {
       ...(selector.output_megapixels_at_most === undefined ? {} : { output_megapixels_at_most: selector.output_megapixels_at_most }),
       ...(selector.input_tokens_over === undefined ? {} : { input_tokens_over: selector.input_tokens_over }),
@@ -178,20 +178,21 @@ function computePublished(model: CatalogModel, serving: Serving): PublishedPrici
     if (samePrice(tier, tiers[0])) continue;
     tiers.push(tier);
   }
-  return { version: priceVersion(model), source, estimate, tiers };
+  return { version: priceVersion(records, model), source, estimate, tiers };
 }
 
-// Per registry (the routes served differ by installation), per model object (rebuilt when the catalog changes),
-// and per version of the operator's records.
-const cache = new WeakMap<object, WeakMap<CatalogModel, { records: number; value: PublishedPricing }>>();
+// Per registry (the routes served and the records differ by installation), per model object (rebuilt when the
+// catalog changes), and per version of the installation's records.
+const cache = new WeakMap<object, WeakMap<CatalogModel, { records: object; value: PublishedPricing }>>();
 
 /** A model's published prices on this installation (live keys' prices; a test key reserves nothing). */
-export function publishedPricing(providers: Pick<ProviderRegistry, 'servingRoutes'>, model: CatalogModel): PublishedPricing {
+export function publishedPricing(providers: Pick<ProviderRegistry, 'servingRoutes' | 'records'>, model: CatalogModel): PublishedPricing {
   let byModel = cache.get(providers);
   if (!byModel) cache.set(providers, (byModel = new WeakMap()));
   const hit = byModel.get(model);
-  if (hit && hit.records === recordsVersion()) return hit.value;
-  const value = computePublished(model, (m, d) => providers.servingRoutes('live', m, d));
-  byModel.set(model, { records: recordsVersion(), value });
+  const records = providers.records;
+  if (hit && hit.records === records.version) return hit.value;
+  const value = computePublished(records, model, (m, d) => providers.servingRoutes('live', m, d));
+  byModel.set(model, { records: records.version, value });
   return value;
 }

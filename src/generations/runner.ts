@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { ProviderError, type UpstreamProgress, type UpstreamRequest, type UpstreamStatus } from '../providers/types.js';
 import type { Queryable } from '../store/db.js';
@@ -25,6 +26,7 @@ import { withAvatarAudio, type SpeechStepPorts } from './speech-step.js';
  */
 export interface RunPorts extends FinishWithPorts, SpeechStepPorts, RunWatchPorts, MoveToProviderPorts {
   config: Pick<Config, 'allowPrivateNetwork' | 'answeredFinishBatchMs' | 'jobLeaseMs' | 'upstream'>;
+  providers: ProviderRegistry;
   lifecycle: Lifecycle;
 }
 

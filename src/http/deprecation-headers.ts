@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { CatalogModel } from '../catalog/index.js';
 import { modelDeprecation, type ModelDeprecation } from '../providers/parameters.js';
+import type { RecordFinder } from '../providers/upstream-models.js';
 
 /**
  * A deprecated model announced in HTTP (docs/contract-addenda.md, "Deprecation headers"), from its `deprecation`
@@ -47,16 +48,18 @@ function linksOf(slug: string, d: ModelDeprecation, scope: DeprecationScope, fin
 /**
  * The headers of an answer about these models: none when none is deprecated. With several (a comparison), the
  * earliest deprecation and the earliest sunset among them: the answer stops working as a whole at the first.
+ * `records`: the installation's (its providers'), which say each model's end of life.
  */
 export function deprecationHeaders(
+  records: RecordFinder,
   models: ReadonlyArray<CatalogModel | null>,
   scope: DeprecationScope,
   find: (name: string) => CatalogModel | undefined,
 ): Readonly<Record<string, string>> {
   const only = models.length === 1 ? models[0] : null;
-  const d = only ? modelDeprecation(only) : null;
-  if (only && d) return headersOfOne(only, d, scope, find);
-  return headersOf(models, scope, find);
+  const d = only ? modelDeprecation(records, only) : null;
+  if (only && d) return headersOfOne(records, only, d, scope, find);
+  return headersOf(records, models, scope, find);
 }
 
 /**
@@ -66,23 +69,24 @@ export function deprecationHeaders(
  */
 const oneModelHeaders = new WeakMap<ModelDeprecation, Map<string, Readonly<Record<string, string>>>>();
 
-function headersOfOne(model: CatalogModel, d: ModelDeprecation, scope: DeprecationScope, find: (name: string) => CatalogModel | undefined) {
+function headersOfOne(records: RecordFinder, model: CatalogModel, d: ModelDeprecation, scope: DeprecationScope, find: (name: string) => CatalogModel | undefined) {
   const successor = d.replacement ? find(d.replacement) : undefined;
   const key = `${scope}\n${model.slug}\n${successor ? `${successor.slug}:${successor.status}` : ''}`;
   let byKey = oneModelHeaders.get(d);
   if (!byKey) oneModelHeaders.set(d, (byKey = new Map()));
   let headers = byKey.get(key);
-  if (!headers) byKey.set(key, (headers = Object.freeze(headersOf([model], scope, find))));
+  if (!headers) byKey.set(key, (headers = Object.freeze(headersOf(records, [model], scope, find))));
   return headers;
 }
 
 function headersOf(
+  records: RecordFinder,
   models: ReadonlyArray<CatalogModel | null>,
   scope: DeprecationScope,
   find: (name: string) => CatalogModel | undefined,
 ): Record<string, string> {
   const deprecated = models.flatMap((m) => {
-    const d = m ? modelDeprecation(m) : null;
+    const d = m ? modelDeprecation(records, m) : null;
     return m && d ? [{ slug: m.slug, d }] : [];
   });
   if (deprecated.length === 0) return {};
@@ -102,9 +106,10 @@ function headersOf(
  */
 export function announceDeprecation(
   reply: FastifyReply,
+  records: RecordFinder,
   models: ReadonlyArray<CatalogModel | null>,
   scope: DeprecationScope,
   find: (name: string) => CatalogModel | undefined,
 ): void {
-  for (const [name, value] of Object.entries(deprecationHeaders(models, scope, find))) reply.raw.setHeader(name, value);
+  for (const [name, value] of Object.entries(deprecationHeaders(records, models, scope, find))) reply.raw.setHeader(name, value);
 }

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import { MediaError } from './errors.js';
 
-
+// The process's, not an installation's: the binary, the cap on encoders running at once (they share the host's CPU
+// whichever runtime asked), the codec and what the binary can do. No configuration sets them (configureFfmpeg is
+// for tests, which put back what they change), so several runtimes in one process share them as they share the CPU.
 let ffmpegPath: string = ffmpegInstaller.path;
 let maxProcesses = Math.max(1, Math.min(4, cpus().length));
 let videoCodec: 'auto' | 'h264' | 'mpeg4' = 'auto';

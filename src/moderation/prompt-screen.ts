@@ -151,6 +151,8 @@ function anyTermPrefilter(matcher: RegExpMatcher): ((text: string) => boolean) |
   return (text) => union.test(transform.call(matcher, text, transformers)[1]);
 }
 
+// Built on first use from the library's word list and mmgen's constants: the same for every installation of the
+// process (an organization's own blocklist is compiled apart, by its list: compiledBlocklists).
 let profanity: { matcher: RegExpMatcher; dataset: DataSet<{ originalWord: string }>; couldMatch: ((text: string) => boolean) | undefined } | undefined;
 
 function profanityFilter() {

@@ -1,6 +1,6 @@
 import type { HttpPolicy } from './http.js';
 import type { ProviderAdapter, ProviderCredentials } from './types.js';
-import { recordsIn, type UpstreamModelRecord, type UpstreamRecords } from './upstream-record.js';
+import { SHIPPED_ONLY, type ReadonlyRecordsOverlay, type UpstreamModelRecord, type UpstreamRecords } from './upstream-record.js';
 
 /**
  * A provider as declared config (the idea of Portkey's `providers/<name>/index.ts`): everything mmgen needs to
@@ -77,14 +77,20 @@ export interface ClosableAdapter extends ProviderAdapter {
   close?(): Promise<void>;
 }
 
-/** A declaration's records (one reading per folder, however often asked). */
-export function recordsOf(provider: Pick<ProviderDeclaration, 'name' | 'records'>): UpstreamRecords {
-  return recordsIn(provider.name, provider.records);
+/**
+ * A declaration's records (one reading per folder, however often asked), under an installation's operator records
+ * (`overlay`, the runtime's), or the shipped ones alone.
+ */
+export function recordsOf(provider: Pick<ProviderDeclaration, 'name' | 'records'>, overlay: ReadonlyRecordsOverlay = SHIPPED_ONLY): UpstreamRecords {
+  return overlay.recordsIn(provider.name, provider.records);
 }
 
-/** A declaration's adapter, with its records; the registry builds every adapter so, and so may a test. */
-export function adapterOf(provider: ProviderDeclaration, credentials: ProviderCredentials, policy: HttpPolicy): ClosableAdapter {
-  const adapter = provider.create({ credentials, policy, records: recordsOf(provider) });
+/**
+ * A declaration's adapter, with its records (under the installation's operator records: `overlay`); the registry
+ * builds every adapter so, and so may a test.
+ */
+export function adapterOf(provider: ProviderDeclaration, credentials: ProviderCredentials, policy: HttpPolicy, overlay: ReadonlyRecordsOverlay = SHIPPED_ONLY): ClosableAdapter {
+  const adapter = provider.create({ credentials, policy, records: recordsOf(provider, overlay) });
   // Routes find an adapter by the name the catalog gives: one that answers to another would never be reached.
   if (adapter.name !== provider.name) throw new Error(`the adapter of provider '${provider.name}' calls itself '${adapter.name}'`);
   return adapter;

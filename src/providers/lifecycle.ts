@@ -1,15 +1,12 @@
 import type { CatalogLifecycle, CatalogModel, ModelRoute } from '../catalog/index.js';
-import type { ProviderDeclaration } from './declaration.js';
-import { PROVIDER_DECLARATIONS } from './index.js';
-import { recordFinder } from './upstream-models.js';
+import type { RecordFinder } from './upstream-models.js';
 
 /**
- * The catalog's lifecycle from the providers' records: a route stops being served on its upstream's shutdown date
- * (its record's `lifecycle.shutdown`). Reading each route's record also holds the catalog to the registered
- * providers: a route naming another fails the catalog's first read (upstream-models.ts).
+ * The catalog's lifecycle from the providers' records (the installation's: `recordOf`): a route stops being served
+ * on its upstream's shutdown date (its record's `lifecycle.shutdown`). Reading each route's record also holds the
+ * catalog to the registered providers: a route naming another fails the catalog's first read (upstream-models.ts).
  */
-export function recordedLifecycle(pinnedDate?: string, providers: readonly ProviderDeclaration[] = PROVIDER_DECLARATIONS): CatalogLifecycle {
-  const recordOf = recordFinder(providers);
+export function recordedLifecycle(pinnedDate: string | undefined, recordOf: RecordFinder): CatalogLifecycle {
   return {
     liveRoutes(model: CatalogModel, date: string) {
       const routes: ModelRoute[] = [];
@@ -26,7 +23,9 @@ export function recordedLifecycle(pinnedDate?: string, providers: readonly Provi
 }
 
 // The catalog asks for the date on every lookup (several per request): the string is made once a day, and each
-// call after that compares one number.
+// call after that compares one number. Shared by every installation of the process: it is a function of Date.now()
+// alone (the process's clock, which a test's fake timers move for all), checked on every call, a clock moved back
+// included.
 let todayCached = { date: '', until: 0 };
 function utcToday(): string {
   const now = Date.now();

@@ -1,7 +1,7 @@
 import type { CatalogModel, Modality, ModelRoute } from '../catalog/index.js';
 import { IMAGE_FIELD, mappedFields, takesImage } from './upstream-input.js';
-import { upstreamModel } from './upstream-models.js';
-import { propertyAt, recordsVersion, type PropertySchema, type UpstreamModelRecord } from './upstream-record.js';
+import { cachedFor, type RecordFinder } from './upstream-models.js';
+import { propertyAt, type PropertySchema, type UpstreamModelRecord } from './upstream-record.js';
 
 /**
  * A model's `parameters` (contract §3a): the JSON Schema of the modality
@@ -171,8 +171,8 @@ function tightest(all: PropertySchema[]): PropertySchema {
 }
 
 /** The records of a model's routes, in order; undefined for a route without one (the catalog test forbids that). */
-function routeRecords(model: CatalogModel): Array<{ route: ModelRoute; record: UpstreamModelRecord | undefined }> {
-  return model.routes.map((route) => ({ route, record: upstreamModel(route.provider, route.upstream) }));
+function routeRecords(records: RecordFinder, model: CatalogModel): Array<{ route: ModelRoute; record: UpstreamModelRecord | undefined }> {
+  return model.routes.map((route) => ({ route, record: records(route.provider, route.upstream) }));
 }
 
 /** Whether a record builds its request from a map (Replicate, fal); one built in code (an empty map) restricts nothing. */
@@ -193,8 +193,8 @@ function needsImage(record: UpstreamModelRecord): boolean {
  * it names), unless it needs an image; for one with an image, its own (or the sibling that takes one), if it takes
  * one. routeRefusal checks a request against the same record.
  */
-function endpointsOf(route: ModelRoute, own: UpstreamModelRecord): UpstreamModelRecord[] {
-  const sibling = (id: string | undefined) => (id === undefined ? undefined : upstreamModel(route.provider, id));
+function endpointsOf(records: RecordFinder, route: ModelRoute, own: UpstreamModelRecord): UpstreamModelRecord[] {
+  const sibling = (id: string | undefined) => (id === undefined ? undefined : records(route.provider, id));
   const withoutImage = own.call.without_image ? sibling(own.call.without_image) : needsImage(own) ? undefined : own;
   const withImage = own.call.with_image ? sibling(own.call.with_image) : mappedFields(own).has(IMAGE_FIELD) ? own : undefined;
   return [withoutImage, withImage].filter((r): r is UpstreamModelRecord => r !== undefined && maps(r));
@@ -230,7 +230,8 @@ function withNeeds(schema: JsonSchemaObject, modality: Modality, imageNeeded: bo
   else schema.allOf = rules;
 }
 
-const cache = new Map<string, JsonSchemaObject>();
+// Per version of the installation's records (a new one drops the old answers with it), then model and routes.
+const cache = new WeakMap<object, Map<string, JsonSchemaObject>>();
 
 /**
  * The model's parameters, from the modality's request schema (a JSON Schema
@@ -240,16 +241,17 @@ const cache = new Map<string, JsonSchemaObject>();
  * fields (a prompt or an image; an avatar's text or audio) says so as
  * `anyOf`/`oneOf`.
  */
-export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaObject, speech?: SpeechStep): JsonSchemaObject {
-  // The routes change with the catalog's date (lifecycle.ts): they are part of the key.
-  // So are the operator's records, which may replace a route's at run time.
-  const key = `${model.slug}\n${model.routes.map((r) => `${r.provider}:${r.upstream}`).join(',')}\n${speech?.slug ?? ''}\n${recordsVersion()}`;
-  const cached = cache.get(key);
+export function modelParameters(found: RecordFinder, model: CatalogModel, modalitySchema: JsonSchemaObject, speech?: SpeechStep): JsonSchemaObject {
+  // The routes change with the catalog's date (lifecycle.ts): they are part of the key. The operator's records,
+  // which may replace a route's at run time, are the cache's (cachedFor).
+  const kept = cachedFor(cache, found);
+  const key = `${model.slug}\n${model.routes.map((r) => `${r.provider}:${r.upstream}`).join(',')}\n${speech?.slug ?? ''}`;
+  const cached = kept.get(key);
   if (cached) return cached;
-  const records = routeRecords(model);
+  const records = routeRecords(found, model);
   const unrestricted = !records.every(({ record }) => maps(record));
   // Every endpoint a request may be sent to: each route's, with and without an input image.
-  const endpoints = unrestricted ? [] : records.flatMap(({ route, record }) => endpointsOf(route, record!));
+  const endpoints = unrestricted ? [] : records.flatMap(({ route, record }) => endpointsOf(found, route, record!));
   const properties: Record<string, PropertySchema> = {};
   const required = new Set(modalitySchema.required ?? []);
   for (const [field, schema] of Object.entries(modalitySchema.properties)) {
@@ -295,7 +297,7 @@ export function modelParameters(model: CatalogModel, modalitySchema: JsonSchemaO
   if (speech) withSpeechStep(schema, modalitySchema, speech);
   withNeeds(schema, model.modality, imageNeeded);
   if (schema.required!.length === 0) delete schema.required;
-  cache.set(key, schema);
+  kept.set(key, schema);
   return schema;
 }
 
@@ -396,12 +398,12 @@ function allows(limits: PropertySchema, value: unknown): boolean {
  * does not take is simply not sent (a default of the modality, such as
  * `num_outputs: 1`, is what the route does anyway).
  */
-export function routeRefusal(route: ModelRoute, asked: RouteDemand): RouteRefusal | null {
+export function routeRefusal(records: RecordFinder, route: ModelRoute, asked: RouteDemand): RouteRefusal | null {
   const demand = sentAs(asked);
-  const own = upstreamModel(route.provider, route.upstream);
+  const own = records(route.provider, route.upstream);
   if (!maps(own)) return null;
   const siblingId = demand.image ? own.call.with_image : own.call.without_image;
-  const record = (siblingId && upstreamModel(route.provider, siblingId)) || own;
+  const record = (siblingId && records(route.provider, siblingId)) || own;
   const where = `${route.provider} (${record.upstream})`;
   const mapped = mappedFields(record);
   if (demand.image && !mapped.has(IMAGE_FIELD)) return { param: 'upload_id', message: `${where} takes no input image` };
@@ -434,21 +436,22 @@ export interface ModelDeprecation {
   sources: string[];
 }
 
-/** A model's deprecation, or null when none of its routes is deprecated or shutting down. */
-// Read on every answer that names a model (its Deprecation headers): computed once per model, routes and records.
-const deprecations = new Map<string, ModelDeprecation | null>();
+// Read on every answer that names a model (its Deprecation headers): computed once per records, model and routes.
+const deprecations = new WeakMap<object, Map<string, ModelDeprecation | null>>();
 
-export function modelDeprecation(model: CatalogModel): ModelDeprecation | null {
+/** A model's deprecation, or null when none of its routes is deprecated or shutting down. */
+export function modelDeprecation(records: RecordFinder, model: CatalogModel): ModelDeprecation | null {
   const routes = [...model.routes, ...(model.retired_routes ?? [])];
-  const key = `${model.slug}\n${routes.map((r) => `${r.provider}:${r.upstream}`).join(',')}\n${recordsVersion()}`;
-  if (deprecations.has(key)) return deprecations.get(key)!;
-  const d = deprecationOf(routes);
-  deprecations.set(key, d);
+  const kept = cachedFor(deprecations, records);
+  const key = `${model.slug}\n${routes.map((r) => `${r.provider}:${r.upstream}`).join(',')}`;
+  if (kept.has(key)) return kept.get(key)!;
+  const d = deprecationOf(records, routes);
+  kept.set(key, d);
   return d;
 }
 
-function deprecationOf(routes: readonly ModelRoute[]): ModelDeprecation | null {
-  const lifecycles = routes.map((r) => upstreamModel(r.provider, r.upstream)?.lifecycle);
+function deprecationOf(records: RecordFinder, routes: readonly ModelRoute[]): ModelDeprecation | null {
+  const lifecycles = routes.map((r) => records(r.provider, r.upstream)?.lifecycle);
   const announced = lifecycles.filter((l) => l && (l.deprecated || l.shutdown));
   if (announced.length === 0) return null;
   const latest = (dates: Array<string | null | undefined>) => dates.filter((d): d is string => !!d).sort().at(-1) ?? null;

@@ -8,6 +8,8 @@ import type { HttpPolicy } from './http.js';
 import { PROVIDER_DECLARATIONS } from './index.js';
 import type { ProviderCredentials } from './types.js';
 import type { SimulatorJobs } from './simulator/jobs.js';
+import { recordFinder, type RecordFinder } from './upstream-models.js';
+import { SHIPPED_ONLY, type ReadonlyRecordsOverlay } from './upstream-record.js';
 import { SimulatorProvider } from './simulator/index.js';
 import { ProviderError, type ChatStreamChunk, type ProviderAdapter, type UpstreamRequest, type UpstreamStatus } from './types.js';
 
@@ -50,15 +52,24 @@ export class ProviderRegistry {
   private readonly breakers = new Map<string, CircuitBreaker>();
   private readonly simulator: SimulatorProvider;
   private readonly simulateProviders: boolean;
+  /**
+   * This installation's records of its providers' upstream models: the shipped ones under its operator's (the
+   * overlay its catalog follower replaces). Its adapters build requests from them; routing, parameters and prices
+   * read them here.
+   */
+  readonly records: RecordFinder;
 
   /** `providers`: the registered providers (src/providers/index.ts); a test may name its own. */
   /** `opts.propagate`: the trace context's headers, added to every provider call (main.ts, when tracing is on). */
+  /** `opts.records`: the installation's operator records (main.ts); none: the shipped records alone. */
   constructor(
     settings: RegistrySettings,
     simulatorJobs: SimulatorJobs,
     providers: readonly ProviderDeclaration[] = PROVIDER_DECLARATIONS,
-    opts: { propagate?: HttpPolicy['propagate'] } = {},
+    opts: { propagate?: HttpPolicy['propagate']; records?: ReadonlyRecordsOverlay } = {},
   ) {
+    const overlay = opts.records ?? SHIPPED_ONLY;
+    this.records = recordFinder(providers, overlay);
     this.simulateProviders = settings.simulateProviders;
     this.simulator = new SimulatorProvider(simulatorJobs);
     this.adapters.set(this.simulator.name, this.simulator);
@@ -76,7 +87,7 @@ export class ProviderRegistry {
       if (!creds) continue;
       const breaker = new CircuitBreaker(provider.name, { failureThreshold: u.circuitFailureThreshold, cooldownMs: u.circuitCooldownMs });
       this.breakers.set(provider.name, breaker);
-      this.adapters.set(provider.name, new CircuitGuardedAdapter(adapterOf(provider, creds, policy), breaker));
+      this.adapters.set(provider.name, new CircuitGuardedAdapter(adapterOf(provider, creds, policy, overlay), breaker));
     }
   }
 
@@ -111,7 +122,7 @@ export class ProviderRegistry {
    */
   servingRoutes(mode: Mode, model: CatalogModel, demand?: RouteDemand): ModelRoute[] {
     const d = demand && avatarRouteDemand(model, demand);
-    const takes = (r: ModelRoute) => !d || routeRefusal(r, d) === null;
+    const takes = (r: ModelRoute) => !d || routeRefusal(this.records, r, d) === null;
     if (this.simulates(mode)) {
       const played = model.routes.find(takes);
       return played ? [played] : [];
@@ -142,7 +153,7 @@ export class ProviderRegistry {
       ).withHeader('Retry-After', String(Math.max(1, Math.ceil(wait / 1000))));
     }
     const configured = this.simulates(mode) ? model.routes : model.routes.filter((r) => this.adapters.has(r.provider));
-    const refusal = demand && configured.length > 0 ? routeRefusal(configured[0]!, avatarRouteDemand(model, demand)) : null;
+    const refusal = demand && configured.length > 0 ? routeRefusal(this.records, configured[0]!, avatarRouteDemand(model, demand)) : null;
     if (refusal) {
       const others = configured.length > 1 ? `, and no other route ${this.simulates(mode) ? '' : 'configured here '}takes it either` : '';
       throw new ApiError(

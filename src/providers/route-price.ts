@@ -1,7 +1,7 @@
 import type { CatalogModel, ModelRoute } from '../catalog/index.js';
 import { avatarRouteDemand, backToMmgen, routeRefusal, type RouteDemand } from './parameters.js';
 import { upstreamInput, withModelDefaults } from './upstream-input.js';
-import { upstreamModel } from './upstream-models.js';
+import type { RecordFinder } from './upstream-models.js';
 import type { UpstreamModelRecord } from './upstream-record.js';
 
 /**
@@ -29,11 +29,11 @@ export interface RoutePrice {
 const MEGAPIXEL = 1024 * 1024;
 
 /** The record a request is sent by on this route: its own, or the sibling endpoint for what the request carries. */
-function recordFor(route: ModelRoute, demand: RouteDemand): UpstreamModelRecord | undefined {
-  const own = upstreamModel(route.provider, route.upstream);
+function recordFor(records: RecordFinder, route: ModelRoute, demand: RouteDemand): UpstreamModelRecord | undefined {
+  const own = records(route.provider, route.upstream);
   if (!own) return undefined;
   const siblingId = demand.image ? own.call.with_image : own.call.without_image;
-  return (siblingId && upstreamModel(route.provider, siblingId)) || own;
+  return (siblingId && records(route.provider, siblingId)) || own;
 }
 
 /**
@@ -78,11 +78,11 @@ function at(body: Record<string, unknown>, path: string): unknown {
   return v;
 }
 
-/** The route's price for a request, from its record's `price` (none: the catalog's price, per unit). */
-export function routePrice(model: CatalogModel, route: ModelRoute, demand: RouteDemand): RoutePrice {
+/** The route's price for a request, from its record's `price` (none: the catalog's price, per unit); `records`: the installation's. */
+export function routePrice(records: RecordFinder, model: CatalogModel, route: ModelRoute, demand: RouteDemand): RoutePrice {
   const routeDemand = avatarRouteDemand(model, demand);
-  const takes = routeRefusal(route, routeDemand) === null;
-  const record = recordFor(route, routeDemand);
+  const takes = routeRefusal(records, route, routeDemand) === null;
+  const record = recordFor(records, route, routeDemand);
   const price = record?.price;
   if (!record || !price) return { route, takes, unit_cost_usd: null, unit_multiplier: 1, per_output: false, per_megapixel: false, tier: null };
   // The body as the adapter builds it (the input image aside: no tier is decided by its bytes).
@@ -114,16 +114,16 @@ export function routePrice(model: CatalogModel, route: ModelRoute, demand: Route
 }
 
 /** Every route's price for a request, in the catalog's order. */
-export function routePrices(model: CatalogModel, demand: RouteDemand): RoutePrice[] {
-  return model.routes.map((r) => routePrice(model, r, demand));
+export function routePrices(records: RecordFinder, model: CatalogModel, demand: RouteDemand): RoutePrice[] {
+  return model.routes.map((r) => routePrice(records, model, r, demand));
 }
 
 /** The records a route may send a request by: its own, and the sibling endpoints it names (with, without an image). */
-function routeRecords(route: ModelRoute): Array<{ record: UpstreamModelRecord; image: boolean | null }> {
-  const own = upstreamModel(route.provider, route.upstream);
+function routeRecords(records: RecordFinder, route: ModelRoute): Array<{ record: UpstreamModelRecord; image: boolean | null }> {
+  const own = records(route.provider, route.upstream);
   if (!own) return [];
   const sibling = (id: string | undefined, image: boolean) => {
-    const r = id === undefined ? undefined : upstreamModel(route.provider, id);
+    const r = id === undefined ? undefined : records(route.provider, id);
     return r ? [{ record: r, image }] : [];
   };
   const ownImage = own.call.with_image ? false : own.call.without_image ? true : null;
@@ -131,16 +131,16 @@ function routeRecords(route: ModelRoute): Array<{ record: UpstreamModelRecord; i
 }
 
 /** What a route's prices are made from (its records' `price`, siblings' included): part of a model's price version. */
-export function routePriceData(route: ModelRoute): unknown[] {
-  return routeRecords(route).map(({ record }) => ({ upstream: record.upstream, price: record.price ?? null }));
+export function routePriceData(records: RecordFinder, route: ModelRoute): unknown[] {
+  return routeRecords(records, route).map(({ record }) => ({ upstream: record.upstream, price: record.price ?? null }));
 }
 
 /**
  * Where the model's primary route says its price was read (`price_source`, docs/upstream-models.md): `source`, the
  * first-party URL, or null; `estimate`, when the record says it is an estimate or names no source at all.
  */
-export function priceSourceOf(model: CatalogModel): { source: string | null; estimate: boolean } {
-  const said = upstreamModel(model.routes[0].provider, model.routes[0].upstream)?.price_source;
+export function priceSourceOf(records: RecordFinder, model: CatalogModel): { source: string | null; estimate: boolean } {
+  const said = records(model.routes[0].provider, model.routes[0].upstream)?.price_source;
   // The URL alone: a record may note after it where on the page the price is ("… (model page, per-image table)").
   return { source: said?.match(/^https?:\/\/\S+/)?.[0] ?? null, estimate: said === undefined || said.startsWith('estimate:') };
 }
@@ -164,10 +164,10 @@ export interface TierSelector {
 }
 
 /** Every tier of every route of the model, each value of its `when` as the request fields that send it. */
-export function tierSelectors(model: CatalogModel): TierSelector[] {
+export function tierSelectors(records: RecordFinder, model: CatalogModel): TierSelector[] {
   const out: TierSelector[] = [];
   for (const route of model.routes) {
-    for (const { record, image } of routeRecords(route)) {
+    for (const { record, image } of routeRecords(records, route)) {
       (record.price?.tiers ?? []).forEach((tier, index) => {
         const choices = Object.entries(tier.when ?? {}).map(([field, values]) => fieldsSending(record, field, values));
         if (choices.some((c) => c === null)) return;

@@ -225,6 +225,8 @@ export interface UpstreamRecords {
   all(): ReadonlyMap<string, UpstreamModelRecord>;
 }
 
+// The shipped folders are read-only files of the program: one reading per folder serves every installation of the
+// process (the operator's records are each installation's own: RecordsOverlay).
 const loaded = new Map<string, ReadonlyMap<string, UpstreamModelRecord>>();
 
 /** Every record in a folder, by upstream id (read once per folder; a malformed record fails loudly at the first use). */
@@ -256,46 +258,61 @@ export function readRecordFolder(provider: string, dir: URL): ReadonlyMap<string
   return byId;
 }
 
-/**
- * The records an operator added at run time (catalog_records), by provider, then upstream id: laid over the
- * folders', so a model added through the admin API is called, priced and described from its record like a shipped
- * one. One installation per process: the catalog follower (catalog-follower.ts) replaces them whole on each change.
- */
-let operatorRecords: ReadonlyMap<string, ReadonlyMap<string, UpstreamModelRecord>> = new Map();
-let operatorVersion = 0;
+/** The operator's records by provider, then upstream id (each already checked with recordProblem; never mutated). */
+export type OperatorRecords = ReadonlyMap<string, ReadonlyMap<string, UpstreamModelRecord>>;
 
-/** Replaces the operator's records (each already checked with recordProblem). */
-export function setOperatorRecords(byProvider: ReadonlyMap<string, ReadonlyMap<string, UpstreamModelRecord>>): void {
-  operatorRecords = byProvider;
-  operatorVersion++;
-}
-
-/** Moves whenever the operator's records are replaced: what is derived from records and cached keys on it. */
-export function recordsVersion(): number {
-  return operatorVersion;
-}
+/** No operator records: one object for every installation, so what is derived from the shipped records alone is shared. */
+const NO_OPERATOR_RECORDS: OperatorRecords = new Map();
 
 /**
- * One view per provider and folder: asked for on every record lookup (several per request), it is made once. Its
- * functions read the operator's records as they are when called, so a kept view never goes stale.
+ * The records an operator added at run time (catalog_records) on one installation, laid over the folders', so a
+ * model added through the admin API is called, priced and described from its record like a shipped one. Each
+ * runtime has its own (main.ts), which its catalog follower (catalog-follower.ts) replaces whole on each change:
+ * two installations in one process (tests run many) never see each other's.
  */
-const views = new Map<string, UpstreamRecords>();
+export class RecordsOverlay {
+  private held: OperatorRecords = NO_OPERATOR_RECORDS;
+  /**
+   * One view per provider and folder: asked for on every record lookup (several per request), it is made once. Its
+   * functions read the operator's records as they are when called, so a kept view never goes stale.
+   */
+  private readonly views = new Map<string, UpstreamRecords>();
 
-/** The records of the folder `dir` (a directory URL, ending in a slash), read at the first lookup, under the operator's. */
-export function recordsIn(provider: string, dir: URL): UpstreamRecords {
-  const key = `${provider} ${dir.href}`;
-  let view = views.get(key);
-  if (!view) views.set(key, (view = recordsView(provider, dir)));
-  return view;
+  /**
+   * The operator's records as they are now. A new object whenever they are replaced, and the same one while they
+   * are not: what is derived from records and cached keys on it.
+   */
+  get current(): OperatorRecords {
+    return this.held;
+  }
+
+  /** Replaces the operator's records (each already checked with recordProblem). */
+  replace(byProvider: OperatorRecords): void {
+    this.held = byProvider.size > 0 ? byProvider : NO_OPERATOR_RECORDS;
+  }
+
+  /** The records of the folder `dir` (a directory URL, ending in a slash), read at the first lookup, under the operator's. */
+  recordsIn(provider: string, dir: URL): UpstreamRecords {
+    const key = `${provider} ${dir.href}`;
+    let view = this.views.get(key);
+    if (!view) this.views.set(key, (view = this.view(provider, dir)));
+    return view;
+  }
+
+  private view(provider: string, dir: URL): UpstreamRecords {
+    return {
+      provider,
+      get: (upstream) => this.held.get(provider)?.get(upstream) ?? readRecords(provider, dir).get(upstream),
+      all: () => {
+        const added = this.held.get(provider);
+        return added && added.size > 0 ? new Map([...readRecords(provider, dir), ...added]) : readRecords(provider, dir);
+      },
+    };
+  }
 }
 
-function recordsView(provider: string, dir: URL): UpstreamRecords {
-  return {
-    provider,
-    get: (upstream) => operatorRecords.get(provider)?.get(upstream) ?? readRecords(provider, dir).get(upstream),
-    all: () => {
-      const added = operatorRecords.get(provider);
-      return added && added.size > 0 ? new Map([...readRecords(provider, dir), ...added]) : readRecords(provider, dir);
-    },
-  };
-}
+/** What reading through an overlay needs (the finders, the adapters' views): never its replacement. */
+export type ReadonlyRecordsOverlay = Pick<RecordsOverlay, 'current' | 'recordsIn'>;
+
+/** The shipped records alone, under no operator's: the checks of the records themselves, the fakes, the CLI's checks. */
+export const SHIPPED_ONLY: ReadonlyRecordsOverlay = new RecordsOverlay();

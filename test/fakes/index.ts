@@ -1,6 +1,6 @@
 import { CATALOG } from '../../src/catalog/models.js';
 import type { Modality, ProviderName } from '../../src/catalog/index.js';
-import { upstreamModel } from '../../src/providers/upstream-models.js';
+import { shippedRecord } from '../../src/providers/upstream-models.js';
 import { AnthropicFake } from './anthropic.js';
 import { ElevenLabsFake } from './elevenlabs.js';
 import { FalFake } from './fal.js';
@@ -19,7 +19,7 @@ const KIND_OF_MODALITY: Record<Modality, FakeKind> = {
 export function kindOfUpstream(upstream: string): FakeKind {
   // An endpoint's sibling (fal's …/image-to-video beside …/text-to-video) produces what the endpoint does.
   const siblingOf = (r: { provider: ProviderName; upstream: string }) => {
-    const call = upstreamModel(r.provider, r.upstream)?.call;
+    const call = shippedRecord(r.provider, r.upstream)?.call;
     return call?.with_image === upstream || call?.without_image === upstream;
   };
   const model = CATALOG.find((m) => m.routes.some((r) => r.upstream === upstream || upstream.startsWith(`${r.upstream}`) || siblingOf(r)));

@@ -1,5 +1,5 @@
 import type { ProviderName } from '../../src/catalog/index.js';
-import { upstreamModelsOf } from '../../src/providers/upstream-models.js';
+import { shippedRecordsOf } from '../../src/providers/upstream-models.js';
 import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 
 /**
@@ -42,7 +42,7 @@ export class UpstreamListing {
   private state(): Map<string, ListedState> {
     if (!this.models) {
       const today = new Date().toISOString().slice(0, 10);
-      const records = [...upstreamModelsOf(this.provider).values()].filter(this.covers);
+      const records = [...shippedRecordsOf(this.provider).values()].filter(this.covers);
       this.models = new Map(
         records.map((r, i) => [
           r.upstream,
@@ -74,7 +74,7 @@ export class UpstreamListing {
 
   /** Whether a model the records know was removed upstream (its schema and its page then answer 404). */
   removed(id: string): boolean {
-    return !this.state().has(id) && upstreamModelsOf(this.provider).has(id);
+    return !this.state().has(id) && shippedRecordsOf(this.provider).has(id);
   }
 
   /** A model released upstream today, with the input schema it publishes. */

@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ProviderName } from '../../src/catalog/index.js';
-import { upstreamModel, upstreamModelsOf } from '../../src/providers/upstream-models.js';
+import { shippedRecord, shippedRecordsOf } from '../../src/providers/upstream-models.js';
 import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 
 /**
@@ -11,7 +11,9 @@ import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js
  * records are the fakes' knowledge of the provider; mmgen's adapters read
  * the same records, so what the fakes check is that mmgen's mapping obeys
  * them, and the records themselves are checked against the documentation
- * they cite (their `sources`).
+ * they cite (their `sources`). The shipped records only: an operator's are an
+ * installation's, not the provider's, so a test that adds a model publishes it
+ * upstream first (the fake's `listing.add`, with its schema).
  */
 export interface Violation {
   /** The input field at fault, as a dotted path ('' for the body as a whole). */
@@ -25,12 +27,12 @@ const ajv = new Ajv2020({ allErrors: true, strict: false, formats: { binary: tru
 const compiled = new WeakMap<object, ValidateFunction>();
 
 export function recordOf(provider: ProviderName, upstream: string): UpstreamModelRecord | undefined {
-  return upstreamModel(provider, upstream);
+  return shippedRecord(provider, upstream);
 }
 
 /** The record of a Replicate community model, found by its pinned version. */
 export function replicateRecordByVersion(version: string): UpstreamModelRecord | undefined {
-  return [...upstreamModelsOf('replicate').values()].find((r) => r.call.version === version);
+  return [...shippedRecordsOf('replicate').values()].find((r) => r.call.version === version);
 }
 
 function fieldOf(e: ErrorObject): string {

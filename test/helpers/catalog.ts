@@ -1,6 +1,7 @@
 import { Catalog, MODALITIES, type CatalogModel, type Modality } from '../../src/catalog/index.js';
 import { CATALOG } from '../../src/catalog/models.js';
 import { recordedLifecycle } from '../../src/providers/lifecycle.js';
+import { SHIPPED_RECORDS } from '../../src/providers/upstream-models.js';
 
 /**
  * The date test servers serve the catalog as of (MMGEN_CATALOG_DATE): upstream shutdowns recorded for later dates
@@ -9,7 +10,7 @@ import { recordedLifecycle } from '../../src/providers/lifecycle.js';
 export const TEST_CATALOG_DATE = '2026-11-24';
 
 /** The catalog as test servers serve it: routes past their upstream's shutdown left out, speech steps linked. */
-export const SERVED_CATALOG = new Catalog(CATALOG, recordedLifecycle(TEST_CATALOG_DATE));
+export const SERVED_CATALOG = new Catalog(CATALOG, recordedLifecycle(TEST_CATALOG_DATE, SHIPPED_RECORDS));
 
 /** The models test servers serve (active on the tests' date), with the routes they serve them by. */
 export const servedModels = (): readonly CatalogModel[] => SERVED_CATALOG.models.filter((m) => m.status === 'active');

@@ -10,6 +10,7 @@ import { applyFindings, approvedFindings } from '../../src/providers/catalog-syn
 import type { ProviderDeclaration } from '../../src/providers/declaration.js';
 import { PROVIDER_DECLARATIONS } from '../../src/providers/index.js';
 import { recordedLifecycle } from '../../src/providers/lifecycle.js';
+import { recordFinder } from '../../src/providers/upstream-models.js';
 import { readRecordFolder, recordFileName } from '../../src/providers/upstream-record.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { mmgen } from '../helpers/processes.js';
@@ -171,7 +172,7 @@ describe('mmgen catalog sync', () => {
       const again = await sync();
       expect(again.findings.map((f) => f.id).sort()).toEqual([...CHANGES.new].sort());
       // The catalog served from the written records no longer routes to the models gone upstream.
-      const lifecycle = recordedLifecycle(tomorrow, copied);
+      const lifecycle = recordedLifecycle(tomorrow, recordFinder(copied));
       const haiku = CATALOG.find((m) => m.slug === 'claude-haiku-4.5')!;
       expect(lifecycle.liveRoutes(haiku, tomorrow).routes).toEqual([]);
       // The repository's records are as they were.

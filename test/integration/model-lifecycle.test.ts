@@ -4,6 +4,7 @@ import { CATALOG } from '../../src/catalog/models.js';
 import { loadConfig } from '../../src/config.js';
 import { recordedLifecycle } from '../../src/providers/lifecycle.js';
 import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { SHIPPED_RECORDS } from '../../src/providers/upstream-models.js';
 
 /**
  * Model lifecycle as data (issue 18): a route stops being served on its
@@ -16,35 +17,35 @@ describe('the catalog on a date', () => {
     // the shipped imagen-4 lost both its routes that day, so it is delisted in the catalog itself).
     const flux = CATALOG.find((m) => m.slug === 'flux-schnell')!;
     const mixed = { ...flux, slug: 'mixed', routes: [flux.routes[0], { provider: 'fal', upstream: 'fal-ai/imagen4/preview' }] as typeof flux.routes };
-    const before = new Catalog([mixed], recordedLifecycle('2026-08-16'));
-    const after = new Catalog([mixed], recordedLifecycle('2026-08-17'));
+    const before = new Catalog([mixed], recordedLifecycle('2026-08-16', SHIPPED_RECORDS));
+    const after = new Catalog([mixed], recordedLifecycle('2026-08-17', SHIPPED_RECORDS));
     expect(before.find('mixed')!.routes.map((r) => r.provider)).toEqual(['replicate', 'fal']);
     expect(after.find('mixed')!.routes.map((r) => r.provider)).toEqual(['replicate']);
     expect(after.find('mixed')!.status).toBe('active');
   });
 
   it('delists a model whose every route has shut down, naming the date, and keeps serving the others', () => {
-    const catalog = new Catalog(CATALOG, recordedLifecycle('2026-11-24'));
+    const catalog = new Catalog(CATALOG, recordedLifecycle('2026-11-24', SHIPPED_RECORDS));
     expect(() => catalog.resolve('gpt-image-1', 'image')).toThrow(/delisted .*shut it down on 2026-10-23/);
     expect(catalog.find('gpt-image-1')!.status).toBe('delisted');
     expect(catalog.view(catalog.find('gpt-image-1')!).status).toBe('delisted');
     // Shipped delisted (its shutdown, 2026-12-01, has passed), but served on a date before it.
     expect(catalog.resolve('gpt-image-1-mini', 'image').slug).toBe('gpt-image-1-mini');
-    expect(new Catalog(CATALOG, recordedLifecycle('2026-12-01')).find('gpt-image-1-mini')).toMatchObject({ status: 'delisted', retired_on: '2026-12-01' });
+    expect(new Catalog(CATALOG, recordedLifecycle('2026-12-01', SHIPPED_RECORDS)).find('gpt-image-1-mini')).toMatchObject({ status: 'delisted', retired_on: '2026-12-01' });
     // Without a lifecycle (the catalog as shipped): the 14 delisted of release 1.1.1, the nine shut down or gone
     // upstream since and delisted in the shipped data (gpt-image-1, gpt-image-1-mini, claude-sonnet-4,
     // claude-sonnet-4.5, claude-opus-4.1, imagen-4, nano-banana, sora-2, tripo-v2.5), and gpt-5 and gpt-5-mini,
     // shipped delisted ahead of their 2026-12-11 shutdown.
     expect(new Catalog().models.filter((m) => m.status === 'delisted')).toHaveLength(25);
     expect(catalog.resolve('gpt-5', 'chat').slug).toBe('gpt-5');
-    expect(new Catalog(CATALOG, recordedLifecycle('2026-12-11')).find('gpt-5')).toMatchObject({ status: 'delisted', retired_on: '2026-12-11' });
+    expect(new Catalog(CATALOG, recordedLifecycle('2026-12-11', SHIPPED_RECORDS)).find('gpt-5')).toMatchObject({ status: 'delisted', retired_on: '2026-12-11' });
     expect(new Catalog().find('gpt-image-1')!.status).toBe('delisted');
     expect(new Catalog().find('gpt-image-1-mini')).toMatchObject({ status: 'delisted', retired_on: '2026-12-01' });
   });
 
   it('follows the clock: a shutdown takes effect on its date in a running process', () => {
     let today = '2026-11-29';
-    const catalog = new Catalog(CATALOG, { ...recordedLifecycle(), today: () => today });
+    const catalog = new Catalog(CATALOG, { ...recordedLifecycle(undefined, SHIPPED_RECORDS), today: () => today });
     expect(catalog.resolve('claude-sonnet-4.5', 'chat').status).toBe('active');
     today = '2026-11-30';
     expect(() => catalog.resolve('claude-sonnet-4.5', 'chat')).toThrow(/shut it down on 2026-11-30/);

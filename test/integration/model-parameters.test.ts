@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/models.js';
 import { enforceParameters } from '../../src/generations/hold-to-model.js';
 import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { SHIPPED_RECORDS } from '../../src/providers/upstream-models.js';
 
 /**
  * Each model's `parameters` (contract §3a), derived from its routes' records
@@ -66,21 +67,21 @@ describeOnBackend('model parameters', 'pglite', (backend) => {
   it('enforceParameters: the model\'s defaults for what was not sent, then 400 naming the field', () => {
     const body: Record<string, unknown> = { model: 'hailuo-02', prompt: 'waves', duration_s: 5, aspect_ratio: '16:9' };
     // Only the prompt was sent: the modality's 5 s gives way to the model's 6 (and hailuo takes no aspect ratio: dropped, not refused).
-    enforceParameters(model('hailuo-02'), body, new Set(['model', 'prompt']));
+    enforceParameters(SHIPPED_RECORDS, model('hailuo-02'), body, new Set(['model', 'prompt']));
     expect(body.duration_s).toBe(6);
-    expect(() => enforceParameters(model('kling-v2.1-master'), { model: 'kling-v2.1-master', prompt: 'x', duration_s: 7 }, new Set(['model', 'prompt', 'duration_s']))).toThrow(
+    expect(() => enforceParameters(SHIPPED_RECORDS, model('kling-v2.1-master'), { model: 'kling-v2.1-master', prompt: 'x', duration_s: 7 }, new Set(['model', 'prompt', 'duration_s']))).toThrow(
       expect.objectContaining({ code: 'parameter_invalid', param: 'duration_s' }),
     );
-    expect(() => enforceParameters(model('trellis'), { model: 'trellis', prompt: 'a chair', image_url: 'https://example.com/a.png' }, new Set(['model', 'prompt', 'image_url']))).toThrow(
+    expect(() => enforceParameters(SHIPPED_RECORDS, model('trellis'), { model: 'trellis', prompt: 'a chair', image_url: 'https://example.com/a.png' }, new Set(['model', 'prompt', 'image_url']))).toThrow(
       expect.objectContaining({ code: 'parameter_invalid', param: 'prompt' }),
     );
-    expect(() => enforceParameters(model('trellis'), { model: 'trellis' }, new Set(['model']))).toThrow(expect.objectContaining({ code: 'parameter_missing', param: 'upload_id' }));
+    expect(() => enforceParameters(SHIPPED_RECORDS, model('trellis'), { model: 'trellis' }, new Set(['model']))).toThrow(expect.objectContaining({ code: 'parameter_missing', param: 'upload_id' }));
     // Required upstream: minimax music needs lyrics.
-    expect(() => enforceParameters(model('minimax-music-1.5'), { model: 'minimax-music-1.5', prompt: 'a song' }, new Set(['model', 'prompt']))).toThrow(
+    expect(() => enforceParameters(SHIPPED_RECORDS, model('minimax-music-1.5'), { model: 'minimax-music-1.5', prompt: 'a song' }, new Set(['model', 'prompt']))).toThrow(
       expect.objectContaining({ code: 'parameter_missing', param: 'lyrics' }),
     );
     // In a comparison, the field is named where the request has it.
-    expect(() => enforceParameters(model('kling-v2.1-master'), { model: 'kling-v2.1-master', prompt: 'x', duration_s: 3 }, new Set(['duration_s']), (f) => `params.${f}`)).toThrow(
+    expect(() => enforceParameters(SHIPPED_RECORDS, model('kling-v2.1-master'), { model: 'kling-v2.1-master', prompt: 'x', duration_s: 3 }, new Set(['duration_s']), (f) => `params.${f}`)).toThrow(
       expect.objectContaining({ param: 'params.duration_s' }),
     );
   });

@@ -87,6 +87,8 @@ describeOnBackend('the operator catalog', 'postgres', (backend) => {
   });
 
   it('serves a model added with its record, through the strict fake, charged at its configured price', async () => {
+    // The provider has the model: its fake publishes its documented schema, and judges its predictions by it.
+    fakes.replicate.listing.add('acme/flux-fast', { input: newReplicateRecord('acme/flux-fast').input });
     const added = await admin('POST', '/v1/admin/models', {
       model: { slug: 'acme-flux-fast', display_name: 'Acme Flux Fast', modality: 'image', routes: [{ provider: 'replicate', upstream: 'acme/flux-fast' }], capabilities: ['text-to-image'], unit_cost_usd: '0.05' },
       records: [newReplicateRecord('acme/flux-fast')],

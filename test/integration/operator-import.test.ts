@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { costInCredits } from '../../src/billing/credits.js';
-import { setOperatorRecords } from '../../src/providers/upstream-record.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { mmgen } from '../helpers/processes.js';
 import { ADMIN_TOKEN } from '../helpers/operator-catalog.js';
@@ -63,7 +62,6 @@ describeOnBackend('a model imported from its provider', 'postgres', (backend) =>
   afterAll(async () => {
     await s?.close();
     await fakes?.close();
-    setOperatorRecords(new Map());
   });
 
   it("Replicate: the version's schema becomes the record's input, its references resolved; called through the strict fake at its price", async () => {

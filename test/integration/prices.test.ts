@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { costInCredits } from '../../src/billing/credits.js';
-import { upstreamModel } from '../../src/providers/upstream-models.js';
+import { shippedRecord } from '../../src/providers/upstream-models.js';
 import { CATALOG } from '../../src/catalog/models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakePng } from '../fakes/media.js';
@@ -42,7 +42,7 @@ describeOnBackend('prices and tiers against the provider fakes', 'pglite', (back
   });
 
   it('gpt-image-1-mini at 1536×1024 is reserved and charged at its size tier', async () => {
-    const tier = upstreamModel('openai', 'gpt-image-1-mini')!.price!.tiers!.find((t) => t.when?.size?.includes('1536x1024'))!.unit_cost_usd;
+    const tier = shippedRecord('openai', 'gpt-image-1-mini')!.price!.tiers!.find((t) => t.when?.size?.includes('1536x1024'))!.unit_cost_usd;
     expect(Number(tier)).toBeGreaterThan(Number(catalogPrice('gpt-image-1-mini')));
     const res = await api('POST', '/v1/images', { key: org.live, body: { model: 'gpt-image-1-mini', prompt: 'a wide harbour', width: 1536, height: 1024, num_outputs: 2 } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

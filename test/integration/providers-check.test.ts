@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/models.js';
 import { PROVIDER_NAMES } from '../../src/providers/index.js';
-import { upstreamModel } from '../../src/providers/upstream-models.js';
+import { shippedRecord } from '../../src/providers/upstream-models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { mmgen } from '../helpers/processes.js';
 
@@ -56,7 +56,7 @@ describe('mmgen providers check', () => {
     const soon = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
     const expected = PROVIDER_NAMES.flatMap((p) =>
       [...new Set(routes.filter((r) => r.provider === p).map((r) => r.upstream))].flatMap((u) => {
-        const shutdown = upstreamModel(p, u)?.lifecycle.shutdown;
+        const shutdown = shippedRecord(p, u)?.lifecycle.shutdown;
         if (!shutdown || shutdown > soon) return [];
         return [`${shutdown < today ? 'shutdown_past' : 'shutdown_near'} ${p} ${u}`];
       }),

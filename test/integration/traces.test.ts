@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { createLogger } from '../../src/main.js';
-import { NO_TRACING } from '../../src/tracing.js';
+import { logTraceIds, NO_TRACING } from '../../src/tracing.js';
+import { createOtelTracing } from '../../src/tracing-otel.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { waitTerminal } from '../helpers/generations.js';
 import { jsonLogSink } from '../helpers/log-sink.js';
@@ -31,6 +32,23 @@ describe('the OTLP receiver refuses what the protocol refuses', () => {
     const good = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'a', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }] }] };
     expect((await post('application/json', JSON.stringify(good))).status).toBe(200);
     expect(rx.spans.map((s) => s.name)).toEqual(['a']);
+  });
+});
+
+describe('two runtimes with tracing in one process', () => {
+  it("one closing leaves the other's log lines their trace ids", async () => {
+    const rx = await startReceiver();
+    try {
+      const config = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: rx.url }).tracing!;
+      const [a, b] = [createOtelTracing(config, 'test', { warn: () => {} }), createOtelTracing(config, 'test', { warn: () => {} })];
+      await a.close();
+      const ids = await b.span('mmgen.test', {}, async () => logTraceIds());
+      expect(ids).toEqual({ trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
+      await b.close();
+      expect(logTraceIds()).toEqual({});
+    } finally {
+      await rx.close();
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import { selectGeneration } from '../../src/store/generations.js';
 import { demandOf } from '../../src/generations/upstream-request.js';
 import { chargeAndFinish } from '../../src/store/finishing.js';
 import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { SHIPPED_RECORDS } from '../../src/providers/upstream-models.js';
 
 describeOnBackend('wallet and ledger', 'postgres', (backend) => {
   let s: TestServer;
@@ -84,7 +85,7 @@ describeOnBackend('wallet and ledger', 'postgres', (backend) => {
       expect(wallet).toMatchObject({ balance_credits: 10_000 - (g.price_credits - 1), held_credits: 0 });
       // What an attempt is charged is the produced units' price capped by the reservation (billing/pricing.ts).
       const model = w.runtime.deps.catalog.find('musicgen')!;
-      expect(actualCredits(model, { ...g, price_credits: 3 }, { outputs: [{ type: 'audio', duration_s: '500' }] }, demandOf(g))).toBe(3);
+      expect(actualCredits(SHIPPED_RECORDS, model, { ...g, price_credits: 3 }, { outputs: [{ type: 'audio', duration_s: '500' }] }, demandOf(g))).toBe(3);
     } finally {
       await w.close();
     }

@@ -16,7 +16,7 @@ import { checkProviders } from '../../src/providers/schema-check.js';
 import type { SimulatorJobs } from '../../src/providers/simulator/jobs.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamStatus } from '../../src/providers/types.js';
 import { documentedBody, recordForRequest, upstreamInput } from '../../src/providers/upstream-input.js';
-import { recordFinder } from '../../src/providers/upstream-models.js';
+import { recordFinder, SHIPPED_RECORDS } from '../../src/providers/upstream-models.js';
 import type { UpstreamModelRecord, UpstreamRecords } from '../../src/providers/upstream-record.js';
 
 /**
@@ -173,9 +173,9 @@ describe('add a provider (docs/architecture.md): one folder and one registration
 
   it('the catalog serves its routes by its records; an unregistered name fails the catalog\'s first read', () => {
     expect(recordFinder(registered)('acme', UPSTREAM)?.sources).toEqual(RECORD.sources);
-    const catalog = new Catalog([MODEL], recordedLifecycle('2026-01-01', registered));
+    const catalog = new Catalog([MODEL], recordedLifecycle('2026-01-01', recordFinder(registered)));
     expect(catalog.resolve('acme-image', 'image').routes).toEqual(MODEL.routes);
-    expect(() => new Catalog([MODEL], recordedLifecycle('2026-01-01')).models).toThrow(/no provider 'acme' is registered/);
+    expect(() => new Catalog([MODEL], recordedLifecycle('2026-01-01', SHIPPED_RECORDS)).models).toThrow(/no provider 'acme' is registered/);
   });
 
   it('`mmgen providers check` reads its published schema, and reports its drift', async () => {

@@ -4,7 +4,7 @@ import { servedModels } from '../helpers/catalog.js';
 import { recordsOf } from '../../src/providers/declaration.js';
 import { PROVIDER_DECLARATIONS } from '../../src/providers/index.js';
 import { mappedFields, recordForRequest, takesImage } from '../../src/providers/upstream-input.js';
-import { upstreamModel } from '../../src/providers/upstream-models.js';
+import { shippedRecord } from '../../src/providers/upstream-models.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { fakeMp3, fakePng } from '../fakes/media.js';
 import { expectInvariant, waitTerminal } from '../helpers/generations.js';
@@ -46,7 +46,7 @@ function requestFor(modality: Modality, provider: ProviderName, upstream: string
   let body: Record<string, unknown> = { ...REQUESTS[modality].body(inputs), ...(withImage ? { image_url: inputs.portrait } : {}) };
   // The record the adapter will send by: the route's own, or the sibling it names for a request with (or without) an image.
   const image = withImage ? { bytes: Buffer.alloc(0), mime: 'image/png', width: 1, height: 1 } : undefined;
-  const record = upstreamModel(provider, upstream) ? recordForRequest(RECORDS.get(provider)!, { upstreamModel: upstream, image }) : undefined;
+  const record = shippedRecord(provider, upstream) ? recordForRequest(RECORDS.get(provider)!, { upstreamModel: upstream, image }) : undefined;
   if (!record || Object.keys(record.map).length === 0) return body;
   const mapped = mappedFields(record);
   body = Object.fromEntries(Object.entries(body).filter(([k]) => mapped.has(k) || ((k === 'image_url' || k === 'upload_id') && mapped.has('image'))));
@@ -81,9 +81,9 @@ describe('every active catalog model, through each of its routes, against the st
   afterAll(async () => fakes?.close());
 
   it('every route has a recorded, documented upstream schema', () => {
-    const missing = PROVIDERS.flatMap((p) => routesOf(p).filter((r) => !upstreamModel(p, r.upstream)).map((r) => `${p} ${r.upstream}`));
+    const missing = PROVIDERS.flatMap((p) => routesOf(p).filter((r) => !shippedRecord(p, r.upstream)).map((r) => `${p} ${r.upstream}`));
     expect(missing).toEqual([]);
-    for (const p of PROVIDERS) for (const r of routesOf(p)) expect(upstreamModel(p, r.upstream)?.sources.length, r.upstream).toBeGreaterThan(0);
+    for (const p of PROVIDERS) for (const r of routesOf(p)) expect(shippedRecord(p, r.upstream)?.sources.length, r.upstream).toBeGreaterThan(0);
   });
 
   for (const provider of PROVIDERS) {
@@ -101,14 +101,14 @@ describe('every active catalog model, through each of its routes, against the st
       afterAll(async () => s?.close());
 
       const cases = routesOf(provider).flatMap(({ model, upstream }) => {
-        const record = upstreamModel(provider, upstream);
+        const record = shippedRecord(provider, upstream);
         // Image and video models that take an input image (themselves or through a sibling) are also run with one.
         const withImage = (model.modality === 'image' || model.modality === 'video') && !!record && takesImage(record);
         return [{ model, upstream, image: false }, ...(withImage ? [{ model, upstream, image: true }] : [])];
       });
       for (const { model, upstream, image } of cases) {
         it(`${model.slug} → ${upstream}${image ? ' (with an input image)' : ''}`, async () => {
-          const record = upstreamModel(provider, upstream);
+          const record = shippedRecord(provider, upstream);
           const request = REQUESTS[model.modality];
           // A request the model takes: the modality's sample, less the fields this model does not map, plus what it
           // requires that the sample lacks (lyrics, …), with the model's own defaults where the modality's would not do.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { costInCredits } from '../../src/billing/credits.js';
 import { createOrganization } from '../../src/domain/organizations.js';
 import type { SyncResult } from '../../src/domain/catalog-sync.js';
-import { upstreamModel } from '../../src/providers/upstream-models.js';
+import { shippedRecord } from '../../src/providers/upstream-models.js';
 import type { Db } from '../../src/store/db.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { TEST_CATALOG_DATE } from '../helpers/catalog.js';
@@ -150,7 +150,7 @@ describe.runIf(inject('pgTemplate'))('mmgen catalog sync --apply on a running ca
     // Audited: who, and the record before and after.
     const audit = await cli(['audit', '--target', 'openai:gpt-4o', '--json']);
     const [entry] = JSON.parse(audit.stdout) as Array<{ action: string; actor: string; before: { lifecycle: { shutdown: string } }; after: { lifecycle: { shutdown: string; source: string } } }>;
-    expect(entry).toMatchObject({ action: 'record.sync', before: { lifecycle: { shutdown: upstreamModel('openai', 'gpt-4o')!.lifecycle.shutdown } }, after: { lifecycle: { shutdown: '2027-02-14' } } });
+    expect(entry).toMatchObject({ action: 'record.sync', before: { lifecycle: { shutdown: shippedRecord('openai', 'gpt-4o')!.lifecycle.shutdown } }, after: { lifecycle: { shutdown: '2027-02-14' } } });
     expect(entry!.actor).toMatch(/\(cli\)$/);
     expect(entry!.after.lifecycle.source).toContain(`on ${TEST_CATALOG_DATE} (mmgen catalog sync)`);
 
@@ -158,7 +158,7 @@ describe.runIf(inject('pgTemplate'))('mmgen catalog sync --apply on a running ca
     const again = await cli(['sync', '--json']);
     expect((JSON.parse(again.stdout) as SyncResult).findings).toEqual([]);
     expect(again.code).toBe(0);
-    expect(upstreamModel('openai', 'gpt-4o')!.lifecycle.shutdown).not.toBe('2027-02-14');
+    expect(shippedRecord('openai', 'gpt-4o')!.lifecycle.shutdown).not.toBe('2027-02-14');
   });
 
   it('the admin API runs the same sync: a report without `apply` changes nothing', async () => {

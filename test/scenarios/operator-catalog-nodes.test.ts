@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { costInCredits } from '../../src/billing/credits.js';
 import { createOrganization } from '../../src/domain/organizations.js';
-import { setOperatorRecords, type UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import type { Db } from '../../src/store/db.js';
 import { startFakes, type Fakes } from '../fakes/index.js';
 import { mmgen, spawnMmgen, type MmgenProcess } from '../helpers/processes.js';
@@ -52,13 +51,12 @@ describe.runIf(inject('pgTemplate'))('the operator catalog across two nodes on o
     await db?.close();
     await drop?.();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    setOperatorRecords(new Map());
   });
 
   it('a model added on node A is served by node B within seconds, at its price and margin', async () => {
     const record = newReplicateRecord('acme/flux-nodes');
-    // The provider has the model: its fake knows its documented schema (the fakes read the records in this process).
-    setOperatorRecords(new Map([['replicate', new Map([[record.upstream, record as UpstreamModelRecord]])]]));
+    // The provider has the model: its fake publishes its documented schema, and judges its predictions by it.
+    fakes.replicate.listing.add(record.upstream, { input: record.input });
     const apiA = client(a.url);
     const apiB = client(b.url);
     expect((await apiB('GET', '/v1/models/acme-flux-nodes', { key: org.live })).status).toBe(404);

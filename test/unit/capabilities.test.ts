@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parametersOf } from '../../src/generations/hold-to-model.js';
 import type { PropertySchema } from '../../src/providers/upstream-record.js';
 import { servedModels } from '../helpers/catalog.js';
+import { SHIPPED_RECORDS } from '../../src/providers/upstream-models.js';
 
 /**
  * A model's `capabilities` are claims its `parameters` must back (issue 18: "capabilities are display-only" was a
@@ -44,7 +45,7 @@ const BACKED: Record<string, (p: Parameters) => boolean> = {
 describe('capabilities are backed by parameters', () => {
   for (const model of servedModels()) {
     it(model.slug, () => {
-      const p = parametersOf(model);
+      const p = parametersOf(SHIPPED_RECORDS, model);
       const unbacked = model.capabilities.filter((c) => BACKED[c] && !BACKED[c]!(p));
       expect(unbacked, `${model.slug} claims ${unbacked.join(', ')}; its parameters: ${Object.keys(p.properties).join(', ')}`).toEqual([]);
     });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/catalog/models.js';
 import { Catalog } from '../../src/catalog/index.js';
 import { recordedLifecycle } from '../../src/providers/lifecycle.js';
-import { upstreamModel } from '../../src/providers/upstream-models.js';
+import { SHIPPED_RECORDS, shippedRecord } from '../../src/providers/upstream-models.js';
 
 /**
  * Every fact of the shipped catalog about the outside world has a source (issue 28 item 3): for every active
@@ -15,7 +15,7 @@ import { upstreamModel } from '../../src/providers/upstream-models.js';
 const CHECKED_ON = new Date().toISOString().slice(0, 10);
 const PROVIDERS = ['openai', 'anthropic', 'elevenlabs', 'fal', 'replicate'] as const;
 const active = CATALOG.filter((m) => m.status === 'active');
-const lifecycle = recordedLifecycle(CHECKED_ON);
+const lifecycle = recordedLifecycle(CHECKED_ON, SHIPPED_RECORDS);
 
 describe('catalog sources', () => {
   for (const provider of PROVIDERS) {
@@ -28,7 +28,7 @@ describe('catalog sources', () => {
           if (route.provider !== provider) continue;
           routes++;
           const where = `${model.slug} → ${route.upstream}${i === 0 ? ' (primary)' : ''}`;
-          const record = upstreamModel(route.provider, route.upstream);
+          const record = shippedRecord(route.provider, route.upstream);
           if (!record) {
             problems.push(`${where}: no record`);
             continue;
@@ -60,7 +60,7 @@ describe('catalog sources', () => {
         problems.push(`${model.slug}: retired_on ${model.retired_on}, but its records say ${ever.routes.length} route(s) never shut down, the last shutdown ${ever.lastShutdown}`);
       }
       // Before that date the catalog serves it; from it on, it answers 410.
-      const served = new Catalog([model], recordedLifecycle(CHECKED_ON)).find(model.slug)?.status;
+      const served = new Catalog([model], recordedLifecycle(CHECKED_ON, SHIPPED_RECORDS)).find(model.slug)?.status;
       const expected = CHECKED_ON < model.retired_on ? 'active' : 'delisted';
       if (served !== expected) problems.push(`${model.slug}: served ${served} on ${CHECKED_ON}, retired_on ${model.retired_on}`);
     }
@@ -73,7 +73,7 @@ describe('catalog sources', () => {
     // A music model id is a fact no price page states: music_v2_5 was once sourced only to an npm release not in reach.
     const unsourced = active
       .flatMap((m) => m.routes.filter((r) => r.provider === 'elevenlabs' && m.modality === 'music'))
-      .filter((r) => !upstreamModel(r.provider, r.upstream)!.sources.some((s) => /^github elevenlabs\/[\w.-]+ @ [0-9a-f]{40}\b/.test(s) && s.includes(`"${r.upstream}"`)))
+      .filter((r) => !shippedRecord(r.provider, r.upstream)!.sources.some((s) => /^github elevenlabs\/[\w.-]+ @ [0-9a-f]{40}\b/.test(s) && s.includes(`"${r.upstream}"`)))
       .map((r) => r.upstream);
     expect(unsourced).toEqual([]);
   });

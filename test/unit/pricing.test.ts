@@ -6,7 +6,7 @@ import { Catalog, type CatalogModel, type Modality } from '../../src/catalog/ind
 import type { ProducedWork } from '../../src/generations/modalities.js';
 import type { RouteDemand } from '../../src/providers/parameters.js';
 import { routePrices } from '../../src/providers/route-price.js';
-import { upstreamModel } from '../../src/providers/upstream-models.js';
+import { SHIPPED_RECORDS, shippedRecord } from '../../src/providers/upstream-models.js';
 import type { UpstreamModelRecord } from '../../src/providers/upstream-record.js';
 import { loadConfig } from '../../src/config.js';
 import { PROVIDER_DECLARATIONS } from '../../src/providers/index.js';
@@ -52,8 +52,8 @@ const models = new Catalog().models.filter((m) => m.status === 'active');
 /** Each route's records: its own and the sibling endpoints it sends some requests to. */
 function recordsOf(model: CatalogModel): UpstreamModelRecord[] {
   return model.routes.flatMap((r) => {
-    const own = upstreamModel(r.provider, r.upstream)!;
-    const siblings = [own.call.with_image, own.call.without_image].filter((id): id is string => !!id).map((id) => upstreamModel(r.provider, id)!);
+    const own = shippedRecord(r.provider, r.upstream)!;
+    const siblings = [own.call.with_image, own.call.without_image].filter((id): id is string => !!id).map((id) => shippedRecord(r.provider, id)!);
     return [own, ...siblings];
   });
 }
@@ -103,7 +103,7 @@ describe('every tier-deciding upstream field is pinned or priced', () => {
 
   it('the catalog price is the primary route’s price for the default variant', () => {
     for (const model of models) {
-      const primary = upstreamModel(model.routes[0].provider, model.routes[0].upstream)!;
+      const primary = shippedRecord(model.routes[0].provider, model.routes[0].upstream)!;
       // A price per output is not per the catalog's unit (a track, not a second): the catalog shows it as ≈.
       if (primary.price?.unit_cost_usd !== undefined && !primary.price.per_output) expect(primary.price.unit_cost_usd, model.slug).toBe(model.unit_cost_usd);
     }
@@ -132,7 +132,7 @@ function samples(model: CatalogModel): Array<Record<string, unknown>> {
     upscale: [2, 4].map((scale) => ({ scale, face_restore: false })),
   };
   // The model's own defaults, as acceptance fills them in (a voice its routes require).
-  const defaults = Object.assign({}, ...model.routes.map((r) => upstreamModel(r.provider, r.upstream)!.defaults ?? {}).reverse());
+  const defaults = Object.assign({}, ...model.routes.map((r) => shippedRecord(r.provider, r.upstream)!.defaults ?? {}).reverse());
   return byModality[model.modality].map((p) => ({ ...defaults, ...p }));
 }
 
@@ -155,12 +155,12 @@ describe('the reservation covers the charge of every route a request may reach',
         // Without an image, and with input images of several sizes (a price may read its megapixels).
         for (const [image, imageSize] of [[false, undefined], [true, undefined], ...INPUT_SIZES.map((s) => [true, s] as const)] as const) {
           const demand: RouteDemand = { params, sent: null, image, imageSize };
-          const prices = routePrices(model, demand);
+          const prices = routePrices(SHIPPED_RECORDS, model, demand);
           if (!prices.some((p) => p.takes)) continue;
-          const reserved = priceCredits(model, 'live', demand);
+          const reserved = priceCredits(SHIPPED_RECORDS, model, 'live', demand);
           const charges = prices
             .filter((p) => p.takes)
-            .map((p) => actualCredits(model, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: p.route.provider }, producedAsAsked(model, params), demand));
+            .map((p) => actualCredits(SHIPPED_RECORDS, model, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: p.route.provider }, producedAsAsked(model, params), demand));
           for (const c of charges) expect(c, `${model.slug} ${JSON.stringify(params).slice(0, 60)} image=${JSON.stringify(imageSize ?? image)}`).toBeLessThanOrEqual(reserved);
           // And no more than the dearest of them: a reservation is a price, not a margin.
           expect(reserved, `${model.slug} ${JSON.stringify(params).slice(0, 60)}`).toBe(Math.max(...charges));
@@ -174,7 +174,7 @@ describe('the reservation covers the charge of every route a request may reach',
   it('a tiered model’s dearest request is reserved at least any variant’s charge', () => {
     for (const model of models.filter((m) => recordsOf(m).some((r) => r.price))) {
       const one = samples(model).map((p) => ({ ...p, ...(p.num_outputs ? { num_outputs: 1 } : {}) }));
-      const reserved = one.map((params) => priceCredits(model, 'live', { params, sent: null, image: false }));
+      const reserved = one.map((params) => priceCredits(SHIPPED_RECORDS, model, 'live', { params, sent: null, image: false }));
       const dearest = Math.max(...reserved);
       for (const r of reserved) expect(r, model.slug).toBeLessThanOrEqual(dearest);
     }
@@ -186,17 +186,17 @@ describe('prices by tier and by route', () => {
   const model = (slug: string) => new Catalog().find(slug)!;
   const demand = (params: Record<string, unknown>): RouteDemand => ({ params, sent: null, image: false });
   const charge = (slug: string, params: Record<string, unknown>, provider: string) =>
-    actualCredits(model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, producedAsAsked(model(slug), params), demand(params));
+    actualCredits(SHIPPED_RECORDS, model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, producedAsAsked(model(slug), params), demand(params));
 
   it('gpt-image-1-mini and gpt-image-2: square at the catalog price, 1536×1024 and 1024×1536 at their size tier', () => {
     for (const [slug, upstream] of [['gpt-image-1-mini', '0.015'], ['gpt-image-2', '0.05']] as const) {
-      const record = upstreamModel('openai', slug)!;
+      const record = shippedRecord('openai', slug)!;
       expect(record.set.quality, 'the quality the catalog price is for').toBe('medium');
       const square = { prompt: 'p', width: 1024, height: 1024, num_outputs: 2 };
       const wide = { ...square, width: 1536 };
-      expect(priceCredits(model(slug), 'live', demand(square))).toBe(costInCredits(model(slug).unit_cost_usd, 2));
-      expect(priceCredits(model(slug), 'live', demand(wide))).toBe(costInCredits(upstream, 2));
-      expect(priceCredits(model(slug), 'live', demand({ ...square, height: 1536 }))).toBe(costInCredits(upstream, 2));
+      expect(priceCredits(SHIPPED_RECORDS, model(slug), 'live', demand(square))).toBe(costInCredits(model(slug).unit_cost_usd, 2));
+      expect(priceCredits(SHIPPED_RECORDS, model(slug), 'live', demand(wide))).toBe(costInCredits(upstream, 2));
+      expect(priceCredits(SHIPPED_RECORDS, model(slug), 'live', demand({ ...square, height: 1536 }))).toBe(costInCredits(upstream, 2));
       expect(record.price?.tiers?.[0]?.unit_cost_usd).toBe(upstream);
     }
   });
@@ -205,9 +205,9 @@ describe('prices by tier and by route', () => {
     const perToken = new Decimal(30).div(1_000_000);
     for (const slug of ['gpt-image-2', 'gpt-image-2.6-sunburst']) {
       const square = { prompt: 'p', width: 1024, height: 1024, num_outputs: 1 };
-      expect(priceCredits(model(slug), 'live', demand(square)), slug).toBe(costInCredits(perToken.mul(2000).toFixed(), 1)); // $0.06
+      expect(priceCredits(SHIPPED_RECORDS, model(slug), 'live', demand(square)), slug).toBe(costInCredits(perToken.mul(2000).toFixed(), 1)); // $0.06
       for (const size of [{ width: 1536, height: 1024 }, { width: 1024, height: 1536 }]) {
-        expect(priceCredits(model(slug), 'live', demand({ ...square, ...size })), `${slug} ${size.width}×${size.height}`).toBe(costInCredits(perToken.mul(1667).toFixed(2), 1)); // $0.05
+        expect(priceCredits(SHIPPED_RECORDS, model(slug), 'live', demand({ ...square, ...size })), `${slug} ${size.width}×${size.height}`).toBe(costInCredits(perToken.mul(1667).toFixed(2), 1)); // $0.05
       }
     }
   });
@@ -215,14 +215,14 @@ describe('prices by tier and by route', () => {
   it('flux-dev: reserved at fal’s per-megapixel price, charged at the route that served it', () => {
     const big = { prompt: 'p', width: 2048, height: 2048, num_outputs: 1 };
     const fal = costInCredits(model('flux-dev').unit_cost_usd, 4); // 2048² is 4 MP at $0.025 per MP
-    expect(priceCredits(model('flux-dev'), 'live', demand(big))).toBe(fal);
+    expect(priceCredits(SHIPPED_RECORDS, model('flux-dev'), 'live', demand(big))).toBe(fal);
     expect(charge('flux-dev', big, 'fal')).toBe(fal);
     expect(charge('flux-dev', big, 'replicate')).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
   });
 
   it('lyria-2: fal’s dearer fallback ($0.10 a clip) sets the reservation; Replicate serving it is charged Replicate’s price', () => {
     const params = { prompt: 'p', duration_s: 30, with_vocals: false };
-    expect(priceCredits(model('lyria-2'), 'live', demand(params))).toBe(costInCredits('0.10', 1));
+    expect(priceCredits(SHIPPED_RECORDS, model('lyria-2'), 'live', demand(params))).toBe(costInCredits('0.10', 1));
     expect(charge('lyria-2', params, 'replicate')).toBe(costInCredits(model('lyria-2').unit_cost_usd, 30));
     expect(charge('lyria-2', params, 'fal')).toBe(costInCredits('0.10', 1));
   });
@@ -230,16 +230,16 @@ describe('prices by tier and by route', () => {
   it('flat per-output prices: a track or a song costs the same at any length, reserved and charged', () => {
     for (const duration_s of [5, 30, 190]) {
       const params = { prompt: 'p', duration_s, with_vocals: false };
-      expect(priceCredits(model('stable-audio-2.5'), 'live', demand(params)), `${duration_s} s`).toBe(costInCredits('0.20', 1));
+      expect(priceCredits(SHIPPED_RECORDS, model('stable-audio-2.5'), 'live', demand(params)), `${duration_s} s`).toBe(costInCredits('0.20', 1));
       expect(charge('stable-audio-2.5', params, 'fal'), `${duration_s} s`).toBe(costInCredits('0.20', 1));
     }
     // MiniMax Music has no duration input: a song is whatever length it makes, $0.03 on either route.
     const song = { prompt: 'a sad barroom ballad', lyrics: '[verse] la la la la', duration_s: 30, with_vocals: true };
-    expect(priceCredits(model('minimax-music-1.5'), 'live', demand(song))).toBe(costInCredits('0.03', 1));
+    expect(priceCredits(SHIPPED_RECORDS, model('minimax-music-1.5'), 'live', demand(song))).toBe(costInCredits('0.03', 1));
     for (const provider of ['replicate', 'fal']) {
       const m = model('minimax-music-1.5');
       const threeMinutes: ProducedWork = { outputs: [{ type: 'audio', duration_s: '183.5' }] };
-      expect(actualCredits(m, { mode: 'live', params: song, price_credits: Number.MAX_SAFE_INTEGER, provider }, threeMinutes, demand(song)), provider).toBe(
+      expect(actualCredits(SHIPPED_RECORDS, m, { mode: 'live', params: song, price_credits: Number.MAX_SAFE_INTEGER, provider }, threeMinutes, demand(song)), provider).toBe(
         costInCredits('0.03', 1),
       );
     }
@@ -249,8 +249,8 @@ describe('prices by tier and by route', () => {
     const upscale = (slug: string, width: number, height: number, scale: number, provider?: string) => {
       const params = { scale, face_restore: false };
       const d: RouteDemand = { params, sent: null, image: true, imageSize: { width, height } };
-      if (!provider) return priceCredits(model(slug), 'live', d);
-      return actualCredits(model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, { outputs: [{ type: 'image' }] }, d);
+      if (!provider) return priceCredits(SHIPPED_RECORDS, model(slug), 'live', d);
+      return actualCredits(SHIPPED_RECORDS, model(slug), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider }, { outputs: [{ type: 'image' }] }, d);
     };
     // Topaz: $0.08 up to 24 MP of output, $0.16 up to 48, $0.32 up to 96, per image at any scale.
     expect(upscale('topaz-image-upscale', 1024, 1024, 2, 'fal')).toBe(costInCredits('0.08', 1)); // 4 MP
@@ -268,14 +268,14 @@ describe('prices by tier and by route', () => {
   it('flux-dev with an input image: fal’s image-to-image at $0.03 per started megapixel of the input', () => {
     const params = { prompt: 'p', num_outputs: 1 };
     const d: RouteDemand = { params, sent: null, image: true, imageSize: { width: 2048, height: 1536 } }; // 3 MP
-    const fal = routePrices(model('flux-dev'), d).find((p) => p.route.provider === 'fal')!;
+    const fal = routePrices(SHIPPED_RECORDS, model('flux-dev'), d).find((p) => p.route.provider === 'fal')!;
     expect(fal).toMatchObject({ takes: true, unit_cost_usd: '0.03', unit_multiplier: 3 });
-    expect(priceCredits(model('flux-dev'), 'live', d)).toBeGreaterThanOrEqual(costInCredits('0.03', 3));
-    expect(actualCredits(model('flux-dev'), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: 'fal' }, { outputs: [{ type: 'image' }] }, d)).toBe(costInCredits('0.03', 3));
+    expect(priceCredits(SHIPPED_RECORDS, model('flux-dev'), 'live', d)).toBeGreaterThanOrEqual(costInCredits('0.03', 3));
+    expect(actualCredits(SHIPPED_RECORDS, model('flux-dev'), { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: 'fal' }, { outputs: [{ type: 'image' }] }, d)).toBe(costInCredits('0.03', 3));
   });
 
   it('test keys pay nothing', () => {
-    expect(priceCredits(model('gpt-image-2'), 'test', demand({ prompt: 'p', width: 1536, height: 1024, num_outputs: 4 }))).toBe(0);
+    expect(priceCredits(SHIPPED_RECORDS, model('gpt-image-2'), 'test', demand({ prompt: 'p', width: 1536, height: 1024, num_outputs: 4 }))).toBe(0);
   });
 });
 
@@ -289,7 +289,7 @@ function installation(providers: string[], simulate = false): ProviderRegistry {
 
 describe('the reservation prices the routes this installation would use', () => {
   const model = (slug: string) => models.find((m) => m.slug === slug)!;
-  const reserve = (registry: ProviderRegistry, slug: string, d: RouteDemand) => priceCredits(model(slug), 'live', d, (m, dd) => registry.servingRoutes('live', m, dd));
+  const reserve = (registry: ProviderRegistry, slug: string, d: RouteDemand) => priceCredits(SHIPPED_RECORDS, model(slug), 'live', d, (m, dd) => registry.servingRoutes('live', m, dd));
   const big: RouteDemand = { params: { prompt: 'p', width: 2048, height: 2048, num_outputs: 1 }, sent: null, image: false };
   const clip: RouteDemand = { params: { prompt: 'p', duration_s: 30, with_vocals: false }, sent: null, image: false };
 
@@ -306,7 +306,7 @@ describe('the reservation prices the routes this installation would use', () => 
     expect(simulator.servingRoutes('live', model('flux-dev'), big)).toEqual([model('flux-dev').routes[0]]);
     expect(reserve(simulator, 'flux-dev', big)).toBe(costInCredits(model('flux-dev').unit_cost_usd, 1));
     // And what it charges: that route's price (actualCredits under the simulator's provider name).
-    const charged = actualCredits(model('flux-dev'), { mode: 'live', params: big.params, price_credits: Number.MAX_SAFE_INTEGER, provider: 'simulator' }, { outputs: [{ type: 'image' }] }, big);
+    const charged = actualCredits(SHIPPED_RECORDS, model('flux-dev'), { mode: 'live', params: big.params, price_credits: Number.MAX_SAFE_INTEGER, provider: 'simulator' }, { outputs: [{ type: 'image' }] }, big);
     expect(charged).toBe(reserve(simulator, 'flux-dev', big));
   });
 
@@ -319,8 +319,8 @@ describe('the reservation prices the routes this installation would use', () => 
           const d: RouteDemand = { params, sent: null, image: false };
           const serving = registry.servingRoutes('live', m, d);
           if (serving.length === 0) continue;
-          const reserved = priceCredits(m, 'live', d, (mm, dd) => registry.servingRoutes('live', mm, dd));
-          const charges = serving.map((r) => actualCredits(m, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: r.provider }, producedAsAsked(m, params), d));
+          const reserved = priceCredits(SHIPPED_RECORDS, m, 'live', d, (mm, dd) => registry.servingRoutes('live', mm, dd));
+          const charges = serving.map((r) => actualCredits(SHIPPED_RECORDS, m, { mode: 'live', params, price_credits: Number.MAX_SAFE_INTEGER, provider: r.provider }, producedAsAsked(m, params), d));
           expect(reserved, `${m.slug} on ${providers.join('+')}`).toBe(Math.max(...charges));
         }
       }
@@ -337,10 +337,10 @@ describe('an avatar’s speech step is priced by its voice model’s routes', ()
       const withText: RouteDemand = { params: { ...samples(m)[1], text }, sent: null, image: true };
       const viaAudio: RouteDemand = { params: { ...withText.params, text: undefined, audio_url: 'https://example.com/a.mp3' }, sent: null, image: true };
       const voice: RouteDemand = { params: { text }, sent: new Set(['text']), image: false };
-      const speech = priceCredits(m, 'live', withText) - priceCredits({ ...m, speech: undefined }, 'live', withText);
+      const speech = priceCredits(SHIPPED_RECORDS, m, 'live', withText) - priceCredits(SHIPPED_RECORDS, { ...m, speech: undefined }, 'live', withText);
       // A voice route priced on its own (a record's `price`) would show here: the catalog price is not assumed.
-      expect(speech, m.slug).toBe(priceCredits(m.speech!, 'live', voice));
-      expect(priceCredits(m, 'live', viaAudio), m.slug).toBeGreaterThan(0);
+      expect(speech, m.slug).toBe(priceCredits(SHIPPED_RECORDS, m.speech!, 'live', voice));
+      expect(priceCredits(SHIPPED_RECORDS, m, 'live', viaAudio), m.slug).toBeGreaterThan(0);
     }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogModel } from '../../src/catalog/index.js';
 import { publishedPricing } from '../../src/generations/published-prices.js';
+import { SHIPPED_RECORDS } from '../../src/providers/upstream-models.js';
 import { servedModels } from '../helpers/catalog.js';
 
 /**
@@ -10,8 +11,8 @@ import { servedModels } from '../helpers/catalog.js';
  * first output-size tier, up to 24 MP, is the default's $0.08).
  */
 const INSTALLATIONS = {
-  'every route': { servingRoutes: () => [] },
-  'the primary route only': { servingRoutes: (_mode: string, m: CatalogModel) => [m.routes[0]] },
+  'every route': { servingRoutes: () => [], records: SHIPPED_RECORDS },
+  'the primary route only': { servingRoutes: (_mode: string, m: CatalogModel) => [m.routes[0]], records: SHIPPED_RECORDS },
 };
 
 describe('published prices', () => {

@@ -19,7 +19,8 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password, OPTIONS);
 }
 
-// Verified against when no account has the email, so that an unknown email costs what a wrong password does.
+// Verified against when no account has the email, so that an unknown email costs what a wrong password does. One
+// per process: a hash of a constant, the same for every installation.
 let decoy: Promise<string> | null = null;
 
 /** Whether the password matches; with no hash (unknown email, or an account without a password) a decoy is verified and false returned. */

@@ -87,14 +87,16 @@ function assertIssuerAllowed(issuer: string, allowPrivateNetwork: boolean): URL 
 }
 
 // Discovery documents by issuer and client, for a few minutes: one sign-in needs two, and issuers rotate rarely.
+// Shared by the installations of a process (tests run many): the document is the issuer's, the same whoever asks;
+// whether an installation may ask it at all (its private-network setting) is checked on every call, before the cache.
 const discovered = new Map<string, { config: Promise<oidc.Configuration>; at: number }>();
 const DISCOVERY_TTL_MS = 5 * 60_000;
 
 function configurationOf(s: { issuer: string; client_id: string; client_secret: string | null }, allowPrivateNetwork: boolean): Promise<oidc.Configuration> {
+  const url = assertIssuerAllowed(s.issuer, allowPrivateNetwork);
   const cacheKey = `${s.issuer}\n${s.client_id}\n${s.client_secret ?? ''}`;
   const hit = discovered.get(cacheKey);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.config;
-  const url = assertIssuerAllowed(s.issuer, allowPrivateNetwork);
   // openid-client checks the ID token's claims but, for one from the token endpoint, not its signature unless told
   // to (OIDC Core 3.1.3.7 lets TLS stand in for it): told here, so every sign-in verifies it against the issuer's
   // JWKS (fetched and cached by the library). TLS alone is not enough: an http issuer on a private network has none,

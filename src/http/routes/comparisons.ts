@@ -54,7 +54,7 @@ export const createComparisonRoute = defineRoute({
     const view = await comparisonView(deps, principal, comparisonId);
     // From the models the answer names (comparisonView's `models`: the slugs), which a resumed comparison's answer names too.
     const find = (name: string) => deps.catalog.find(name);
-    announceDeprecation(reply, (view.models as readonly string[]).map((slug) => find(slug) ?? null), 'comparison', find);
+    announceDeprecation(reply, deps.providers.records, (view.models as readonly string[]).map((slug) => find(slug) ?? null), 'comparison', find);
     return { status: 202, body: view };
   },
 });

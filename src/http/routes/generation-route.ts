@@ -46,7 +46,7 @@ export async function acceptGeneration(
   const accepted = await acceptRequest(ctx.deps, ctx.principal, ask);
   tagRequestLog(ctx.request, accepted.g.id);
   noteGeneration(ctx.request, accepted.g.id, accepted.model?.slug ?? accepted.g.model);
-  announceDeprecation(ctx.reply, [accepted.model], 'generation', (name) => ctx.deps.catalog.find(name));
+  announceDeprecation(ctx.reply, ctx.deps.providers.records, [accepted.model], 'generation', (name) => ctx.deps.catalog.find(name));
   return accepted;
 }
 

@@ -70,8 +70,8 @@ function describe(providers: ProviderRegistry, view: ModelView, model: CatalogMo
   return {
     ...view,
     pricing: { ...view.pricing, unit_description: UNIT_DESCRIPTION_BY_MODALITY[model.modality], ...priced },
-    deprecation: modelDeprecation(model),
-    parameters: parametersOf(model),
+    deprecation: modelDeprecation(providers.records, model),
+    parameters: parametersOf(providers.records, model),
   };
 }
 
@@ -120,7 +120,7 @@ export const getModel = defineRoute({
     const m = deps.catalog.find(params.id);
     if (!m) throw new ApiError('model_not_found', `No such model: '${params.id}'.`, 'id');
     deps.catalog.admit(m, principal.organizationId, 'id');
-    announceDeprecation(reply, [m], 'model', (name) => deps.catalog.find(name));
+    announceDeprecation(reply, deps.providers.records, [m], 'model', (name) => deps.catalog.find(name));
     return { status: 200, body: describe(deps.providers, deps.catalog.view(m), m) };
   },
 });
