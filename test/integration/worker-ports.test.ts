@@ -77,11 +77,13 @@ function portsOf(db: Db, env: Record<string, string>, dataDir: string, nodeId: s
   });
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const c = classifiersFor(config);
+  // No operator records: the shipped ones alone, as the registry reads them by default.
+  const providers = new ProviderRegistry(config, batchedSimulatorJobs(simulatorJobsIn(db)), PROVIDER_DECLARATIONS);
   return {
     config, db, log, nodeId,
-    catalog: new Catalog(CATALOG, recordedLifecycle(config.catalogDate)),
+    catalog: new Catalog(CATALOG, recordedLifecycle(config.catalogDate, providers.records)),
     blobs: new DiskBlobStore(join(dataDir, 'files')),
-    providers: new ProviderRegistry(config, batchedSimulatorJobs(simulatorJobsIn(db)), PROVIDER_DECLARATIONS),
+    providers,
     inflight: new InflightWork(),
     metrics: new Metrics(db),
     lifecycle: new Lifecycle(),
