@@ -52,7 +52,8 @@ log="/var/tmp/mmgen-fresh-${commit:0:7}-$(date -u +%Y%m%dT%H%M%SZ).log"
 trap '"${podman[@]}" rm --force --time 0 "$container" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
 # The host's npm settings that reach the registry (its CA file above all); not nodedir, which names host headers.
-get() { npm config get "$1"; }
+# Read outside the repository: its own .npmrc is the archive's business.
+get() { (cd / && npm config get "$1"); }
 {
   echo "registry=$(get registry)"
   echo "omit-lockfile-registry-resolved=$(get omit-lockfile-registry-resolved)"
@@ -113,6 +114,7 @@ set +e
 status=$?
 set -e
 echo "wall: $((SECONDS - started)) s in the container" >>"$log"
+sed -i 's/\x1b\[[0-9;]*m//g' "$log"  # vitest's colours
 head -n 3 "$log"
 echo "…"
 tail -n "${TAIL_LINES:-40}" "$log"
