@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { NEEDS } from './test/helpers/needs.js';
 
 /**
  * The suite in four tiers (vitest projects), run one after the other, fastest-failing first: a broken unit shows in
@@ -31,6 +32,8 @@ export default defineConfig({
   test: {
     exclude: [...configDefaults.exclude, 'test/container/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    // A test tagged with a need this machine lacks is skipped, and counted by need in the summary.
+    tags: NEEDS.map(({ name, description, skip }) => ({ name, description: `needs ${description}`, skip })),
     pool: 'forks',
     maxWorkers: 3,
     testTimeout: 30_000,

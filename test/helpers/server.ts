@@ -21,14 +21,19 @@ export type BackendName = 'pglite' | 'postgres';
 
 export { TEST_CATALOG_DATE } from './catalog.js';
 
-/** The backends this run tests: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+/** Every backend: PGlite, and PostgreSQL, whose suites skip without TEST_DATABASE_URL (and are counted as skipped). */
 export function backends(): BackendName[] {
-  return inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
+  return ['pglite', 'postgres'];
+}
+
+/** The options of a suite on one backend: PostgreSQL's is tagged with its need. */
+export function backendOptions(backend: BackendName): { tags: string[] } {
+  return { tags: backend === 'postgres' ? ['postgres'] : [] };
 }
 
 /** Runs the same suite once per backend. */
 export function describeEachBackend(name: string, fn: (backend: BackendName) => void): void {
-  for (const backend of backends()) describe(`${name} [${backend}]`, () => fn(backend));
+  for (const backend of backends()) describe(`${name} [${backend}]`, backendOptions(backend), () => fn(backend));
 }
 
 /** A fresh, migrated database of its own for one test file or suite. */
