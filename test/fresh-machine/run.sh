@@ -116,6 +116,8 @@ set -e
 echo "wall: $((SECONDS - started)) s in the container" >>"$log"
 sed -i 's/\x1b\[[0-9;]*m//g' "$log"  # vitest's colours
 head -n 3 "$log"
+# What failed, named once each (vitest's own list, with the errors, is in the log above the summary).
+if grep -q '^ FAIL ' "$log"; then echo "failed:"; grep '^ FAIL ' "$log" | sort -u; fi
 echo "…"
 tail -n "${TAIL_LINES:-40}" "$log"
 exit "$status"
