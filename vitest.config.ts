@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { NEEDS } from './test/helpers/needs.js';
 
 /**
  * The suite in four tiers (vitest projects), fastest-failing first: unit, then integration, then e2e and scenarios
@@ -47,6 +48,8 @@ export default defineConfig({
   test: {
     exclude: [...configDefaults.exclude, 'test/container/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    // A test tagged with a need this machine lacks is skipped, and counted by need in the summary.
+    tags: NEEDS.map(({ name, description, skip }) => ({ name, description: `needs ${description}`, skip })),
     pool: 'forks',
     maxWorkers: 3,
     testTimeout: 30_000,

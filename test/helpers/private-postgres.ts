@@ -1,28 +1,18 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { postgresBinDir } from './needs.js';
 import { freePort } from './server.js';
 
 /**
  * A PostgreSQL server of a test's own (initdb into a temporary directory, on a
  * free loopback port), for tests that stop, crash and restart the database:
  * the shared server on 5432 serves every other test file at the same time.
- * Needs Debian's PostgreSQL binaries and root (the server runs as `postgres`).
+ * Needs Debian's PostgreSQL binaries and root (the server runs as `postgres`): tag the tests `private-postgres`.
  */
 const run = promisify(execFile);
-
-function binDir(): string | null {
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return null;
-  for (const v of ['17', '16', '15', '14', '13']) if (existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');
-  return null;
-}
-
-export function canRunPrivatePostgres(): boolean {
-  return binDir() !== null && process.getuid?.() === 0;
-}
 
 export interface PrivatePostgres {
   /** postgres://… of its `postgres` database. */
@@ -33,7 +23,7 @@ export interface PrivatePostgres {
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const bin = binDir();
+  const bin = postgresBinDir();
   if (!bin) throw new Error('no PostgreSQL binaries');
   const root = mkdtempSync(join(tmpdir(), 'mmgen-pg-'));
   chmodSync(root, 0o755);

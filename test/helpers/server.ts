@@ -22,17 +22,28 @@ export type BackendName = 'pglite' | 'postgres';
 export { TEST_CATALOG_DATE } from './catalog.js';
 
 /**
- * The backends this run tests: PGlite always, PostgreSQL when TEST_DATABASE_URL is set; MMGEN_TEST_BACKENDS (a comma
- * list, e.g. `postgres`) keeps only those named, so each backend can be run, and measured, on its own.
+ * The backends a suite may run on: PGlite, and PostgreSQL, whose suites are tagged with their need (skipped, and
+ * counted as skipped, without TEST_DATABASE_URL). MMGEN_TEST_BACKENDS (a comma list, e.g. `postgres`) keeps only those
+ * named, so each backend can be run, and measured, on its own.
  */
 export function backends(): BackendName[] {
-  const available: BackendName[] = inject('pgTemplate') ? ['pglite', 'postgres'] : ['pglite'];
+  const all: BackendName[] = ['pglite', 'postgres'];
   const named = (process.env.MMGEN_TEST_BACKENDS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (named.length === 0) return available;
+  if (named.length === 0) return all;
   // A name that is wrong or not available here fails the run: silently testing nothing would pass it.
-  const missing = named.filter((n) => !(available as string[]).includes(n));
-  if (missing.length > 0) throw new Error(`MMGEN_TEST_BACKENDS names ${missing.join(', ')}; this run has ${available.join(', ')} (postgres needs TEST_DATABASE_URL)`);
-  return available.filter((b) => named.includes(b));
+  const missing = named.filter((n) => n !== 'pglite' && (n !== 'postgres' || !hasPostgres()));
+  if (missing.length > 0) throw new Error(`MMGEN_TEST_BACKENDS names ${missing.join(', ')}; this run has ${hasPostgres() ? 'pglite, postgres' : 'pglite'} (postgres needs TEST_DATABASE_URL)`);
+  return all.filter((b) => named.includes(b));
+}
+
+/** Whether this run has PostgreSQL (TEST_DATABASE_URL, and its template made by the global setup). */
+function hasPostgres(): boolean {
+  return Boolean(inject('pgTemplate'));
+}
+
+/** The options of a suite on one backend: PostgreSQL's is tagged with its need. */
+export function backendOptions(backend: BackendName): { tags: string[] } {
+  return { tags: backend === 'postgres' ? ['postgres'] : [] };
 }
 
 /**
@@ -40,7 +51,7 @@ export function backends(): BackendName[] {
  * early dispatch, which PGlite's single connection does not do).
  */
 export function describeEachBackend(name: string, fn: (backend: BackendName) => void): void {
-  for (const backend of backends()) describe(`${name} [${backend}]`, () => fn(backend));
+  for (const backend of backends()) describe(`${name} [${backend}]`, backendOptions(backend), () => fn(backend));
 }
 
 /**
@@ -50,7 +61,7 @@ export function describeEachBackend(name: string, fn: (backend: BackendName) => 
  * in test/store/; running every behaviour twice cost about 1,500 executions a run (issue 43).
  */
 export function describeOnBackend(name: string, prefer: BackendName, fn: (backend: BackendName) => void): void {
-  const backend: BackendName = prefer === 'postgres' && backends().includes('postgres') ? 'postgres' : 'pglite';
+  const backend: BackendName = prefer === 'postgres' && hasPostgres() && backends().includes('postgres') ? 'postgres' : 'pglite';
   describe(`${name} [${backend}]`, () => fn(backend));
 }
 

@@ -1,13 +1,33 @@
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import { NEEDS } from './needs.js';
 
 /** How many of the slowest files and tests the summary lists: MMGEN_TEST_PROFILE (npm run test:profile sets 30). */
 const SHOWN = Number(process.env.MMGEN_TEST_PROFILE ?? 10) || 10;
+
+/**
+ * The skipped tests counted by why: the needs (test/helpers/needs.ts) this machine lacks that their tags name, then
+ * the note of a test that skipped itself, then the rest (skipped by their own file's condition: one backend only, an
+ * encoder this ffmpeg lacks).
+ */
+function skipReasons(skips: readonly TestCase[]): string[] {
+  if (skips.length === 0) return [];
+  const counts = new Map<string, number>();
+  for (const test of skips) {
+    const needs = NEEDS.filter((n) => n.skip && test.tags.includes(n.name)).map((n) => n.description);
+    const result = test.result();
+    const note = result.state === 'skipped' ? result.note : undefined;
+    const why = needs.length > 0 ? `need ${needs.join(' and ')}` : note ? `skipped themselves: ${note}` : "skipped by their file's own condition (one backend only, a missing encoder, …)";
+    counts.set(why, (counts.get(why) ?? 0) + 1);
+  }
+  const rows = [...counts].sort((a, b) => b[1] - a[1]).map(([why, n]) => `${String(n).padStart(8)}  ${why}`);
+  return [`skipped (${skips.length}):`, ...rows];
+}
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
 
 /**
  * Prints where the time went (the slowest files, with their collect time, and the slowest tests), why tests were
- * skipped when a service was missing, and then one plain closing line, "tests: N passed, N failed, N skipped", that
+ * skipped (how many, by the need they lack), and then one plain closing line, "tests: N passed, N failed, N skipped", that
  * CI reads whatever the test runner (vitest's own summary is not read there). The closing line stays last.
  */
 export default class SummaryReporter implements Reporter {
@@ -34,6 +54,7 @@ export default class SummaryReporter implements Reporter {
     let skipped = 0;
     const files: Array<{ name: string; ms: number; collectMs: number; tests: number }> = [];
     const tests: Array<{ name: string; ms: number }> = [];
+    const skips: TestCase[] = [];
     for (const mod of testModules) {
       let failedHere = 0;
       let count = 0;
@@ -41,7 +62,10 @@ export default class SummaryReporter implements Reporter {
         const state = test.result().state;
         if (state === 'passed') passed++;
         else if (state === 'failed') failedHere++;
-        else skipped++;
+        else {
+          skipped++;
+          skips.push(test);
+        }
         count++;
         const ms = test.diagnostic()?.duration;
         if (ms !== undefined) tests.push({ name: `${mod.relativeModuleId} > ${test.fullName}`, ms });
@@ -65,11 +89,7 @@ export default class SummaryReporter implements Reporter {
       out.push('tiers (wall time, first file started to last file ended):');
       for (const [name, t] of this.tiers) out.push(`${seconds(t.end - t.start)}  ${name} (${t.files} files)`);
     }
-    const missing = [
-      !process.env.TEST_DATABASE_URL && 'PostgreSQL (set TEST_DATABASE_URL)',
-      !process.env.TEST_REDIS_URL && 'Redis (set TEST_REDIS_URL)',
-    ].filter(Boolean);
-    if (skipped > 0 && missing.length > 0) out.push(`skipped: the tests that need ${missing.join(' or ')}, and those marked to skip.`);
+    out.push(...skipReasons(skips));
     out.push(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
     process.stdout.write(`${out.join('\n')}`);
   }

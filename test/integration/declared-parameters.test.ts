@@ -7,6 +7,7 @@ import type { Modality } from '../../src/catalog/index.js';
 import { fakePng } from '../fakes/media.js';
 import { modalityPaths } from '../helpers/catalog.js';
 import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
+import { putToUploadUrl } from '../helpers/uploads.js';
 
 /**
  * A model's `parameters` are exactly what it accepts (contract §3a, issue 28 item 5): for every active model, as
@@ -238,7 +239,7 @@ describeOnBackend('declared parameters are exactly what is accepted', 'pglite', 
     const upload = async (bytes: Buffer, contentType: string) => {
       const created = await api('POST', '/v1/uploads', { key: org.test, body: { content_type: contentType, size_bytes: bytes.length } });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
-      const put = await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes });
+      const put = await putToUploadUrl(created.body.upload_url, created.body.headers, bytes);
       expect(put.status).toBe(200);
       return created.body.id as string;
     };

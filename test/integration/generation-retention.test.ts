@@ -8,7 +8,8 @@ import { DAY_MS, MovableClock } from '../../src/clock.js';
 import { runGenerationRetention } from '../../src/generations/retention.js';
 import { runRetention } from '../../src/request-log/retention.js';
 import { S3_CREDENTIALS, startTestS3, type TestS3 } from '../helpers/s3.js';
-import { backends, client, startTestServer, type BackendName, type TestOrg, type TestServer } from '../helpers/server.js';
+import { putToUploadUrl } from '../helpers/uploads.js';
+import { backendOptions, backends, client, startTestServer, type BackendName, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /** Every file under a directory, recursively (none when it does not exist). */
 function files(dir: string): string[] {
@@ -30,7 +31,7 @@ const png = (w: number, h: number) => sharp({ create: { width: w, height: h, cha
  */
 for (const backend of backends()) {
   const store = backend === 'pglite' ? 'disk' : 's3';
-  describe(`generation retention [${backend} + ${store}]`, () => suite(backend, store));
+  describe(`generation retention [${backend} + ${store}]`, backendOptions(backend), () => suite(backend, store));
 }
 
 function suite(backend: BackendName, store: 'disk' | 's3') {
@@ -115,7 +116,7 @@ function suite(backend: BackendName, store: 'disk' | 's3') {
     for (let i = 0; i < 2; i++) {
       const up = await api('POST', '/v1/uploads', { key: org.live, body: { content_type: 'image/png', size_bytes: bytes.length } });
       expect(up.status).toBe(201);
-      const put = await fetch(up.body.upload_url, { method: 'PUT', headers: up.body.headers, body: bytes });
+      const put = await putToUploadUrl(up.body.upload_url, up.body.headers, bytes);
       expect(put.status).toBe(200);
       expect((await api('GET', `/v1/uploads/${up.body.id}`, { key: org.live })).body.status).toBe('uploaded');
       uploads.push(up.body.id);

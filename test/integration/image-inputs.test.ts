@@ -9,6 +9,7 @@ import { costInCredits } from '../../src/billing/credits.js';
 import { CATALOG } from '../../src/catalog/models.js';
 import { speechDurationS } from '../../src/media/durations.js';
 import { parseMp4 } from '../../src/media/mp4.js';
+import { putToUploadUrl } from '../helpers/uploads.js';
 
 /**
  * Input images (contract §5, §8; addenda "Uploads and files"), through the
@@ -178,7 +179,7 @@ describeOnBackend('image inputs', 'pglite', (backend) => {
   async function upload(a: Api, key: string, bytes: Buffer, contentType = 'image/png'): Promise<string> {
     const created = await a('POST', '/v1/uploads', { key, body: { content_type: contentType, size_bytes: bytes.length } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const res = await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes });
+    const res = await putToUploadUrl(created.body.upload_url, created.body.headers, bytes);
     const body = (await res.json()) as any;
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ id: created.body.id, status: 'uploaded' });
@@ -487,7 +488,7 @@ describeOnBackend('image inputs', 'pglite', (backend) => {
     async function put(contentType: string, bytes: Buffer) {
       const created = await api('POST', '/v1/uploads', { key: org.live, body: { content_type: contentType, size_bytes: bytes.length } });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
-      const res = await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes });
+      const res = await putToUploadUrl(created.body.upload_url, created.body.headers, bytes);
       return { id: created.body.id as string, status: res.status, body: (await res.json()) as any };
     }
 

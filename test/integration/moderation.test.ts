@@ -8,6 +8,7 @@ import { startFakes, type Fakes } from '../fakes/index.js';
 import { expectInvariant, waitTerminal } from '../helpers/generations.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
 import { S3_CREDENTIALS, startTestS3, type TestS3 } from '../helpers/s3.js';
+import { putToUploadUrl } from '../helpers/uploads.js';
 import { client, describeOnBackend, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
 /**
@@ -44,7 +45,7 @@ describeOnBackend('moderation', 'pglite', (backend) => {
 
   async function upload(key: string, bytes: Buffer): Promise<string> {
     const created = await api('POST', '/v1/uploads', { key, body: { content_type: 'image/png', size_bytes: bytes.length } });
-    const res = await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes });
+    const res = await putToUploadUrl(created.body.upload_url, created.body.headers, bytes);
     expect(res.status).toBe(200);
     return created.body.id as string;
   }
@@ -322,7 +323,7 @@ describe('test mode never blocks its own renders (issue 29)', () => {
     expect(render.status).toBe(200);
     const bytes = Buffer.from(await (await fetch(render.body.outputs[0].url)).arrayBuffer());
     const created = await api('POST', '/v1/uploads', { key: org.test, body: { content_type: 'image/png', size_bytes: bytes.length } });
-    expect((await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes })).status).toBe(200);
+    expect((await putToUploadUrl(created.body.upload_url, created.body.headers, bytes)).status).toBe(200);
     const up = await waitTerminal(api, org.test, (await api('POST', '/v1/upscale', { key: org.test, body: { model: 'real-esrgan', upload_id: created.body.id, scale: 2 } })).body.id);
     expect(up).toMatchObject({ status: 'failed', error: { code: 'content_blocked' } });
     expect(up.outputs[0].moderation_status).toBe('blocked');
@@ -391,7 +392,7 @@ describeOnBackend('prompt screening and the hosted classifier', 'pglite', (backe
     const plain = await pngBytes();
     const upload = async (bytes: Buffer) => {
       const created = await api('POST', '/v1/uploads', { key: org.live, body: { content_type: 'image/png', size_bytes: bytes.length } });
-      await fetch(created.body.upload_url, { method: 'PUT', headers: created.body.headers, body: bytes });
+      await putToUploadUrl(created.body.upload_url, created.body.headers, bytes);
       return created.body.id as string;
     };
     const calls = fakes.openai.calls('POST', '/v1/moderations').length;

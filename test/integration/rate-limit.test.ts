@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mmgen, serve, type ServeProcess } from '../helpers/processes.js';
 import { client, describeOnBackend, freshDb, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 
@@ -123,7 +123,7 @@ describeOnBackend('rate limits with Redis', 'postgres', (backend) => {
     await redis.quit();
   });
 
-  it.skipIf(!redisUrl)('two servers on one database share a key\'s budget through Redis', async () => {
+  it('two servers on one database share a key\'s budget through Redis', { tags: ['redis'] }, async () => {
     redis = new Redis(redisUrl!);
     const env = { REDIS_URL: redisUrl!, MMGEN_REDIS_KEY_PREFIX: prefix, MMGEN_RATE_LIMIT_TEAM: '6' };
     const a = await startTestServer(backend, env);
@@ -175,8 +175,7 @@ describe('rate limits when Redis is unreachable', () => {
 
 describe('rate limits across server processes', () => {
   const redisUrl = process.env.TEST_REDIS_URL;
-  const pgTemplate = inject('pgTemplate');
-  it.runIf(redisUrl && pgTemplate)('two `mmgen serve` processes on one PostgreSQL share a key\'s budget through Redis', async () => {
+  it('two `mmgen serve` processes on one PostgreSQL share a key\'s budget through Redis', { tags: ['postgres', 'redis'], timeout: 120_000 }, async () => {
     const { db, drop, url } = await freshDb('postgres');
     await db.close();
     const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-rl-'));
@@ -196,5 +195,5 @@ describe('rate limits across server processes', () => {
       await drop();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

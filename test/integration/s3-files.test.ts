@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../src/files/s3-store.js';
 import { client, startTestServer, type TestOrg, type TestServer } from '../helpers/server.js';
 import { S3_CREDENTIALS, startTestS3, type TestS3 } from '../helpers/s3.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { putToUploadUrl } from '../helpers/uploads.js';
 
 /**
  * mmgen with its files on S3 (s3rver on loopback behind a SigV4-verifying
@@ -24,16 +24,6 @@ afterAll(async () => {
   await s3?.close();
 });
 
-/**
- * A PUT to a presigned URL with exactly the headers the upload's answer names (Content-Length among them), as curl
- * sends them. Not fetch: whether fetch takes a Content-Length it is given depends on which undici dispatcher the
- * process installed first, which another test file in the same worker may have decided.
- */
-async function putAsTold(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number }> {
-  const u = new URL(url);
-  return rawRequest(u.origin, { method: 'PUT', path: `${u.pathname}${u.search}`, headers: Object.entries(headers), body });
-}
-
 const png = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: '#3366cc' } }).png().toBuffer();
 
 async function imageModel(api: ReturnType<typeof client>, key: string, capability?: string): Promise<string> {
@@ -41,6 +31,7 @@ async function imageModel(api: ReturnType<typeof client>, key: string, capabilit
   const m = (res.body.data as Array<{ slug: string; capabilities: string[] }>).find((x) => !capability || x.capabilities.includes(capability));
   return m!.slug;
 }
+
 
 describe('S3, presigned URLs', () => {
   let s: TestServer;
@@ -83,11 +74,11 @@ describe('S3, presigned URLs', () => {
     expect(expiresIn).toBeLessThanOrEqual(900);
 
     // S3 refuses another type or another size: the signature covers both.
-    expect((await fetch(created.body.upload_url, { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body: bytes })).status).toBe(403);
-    expect((await fetch(created.body.upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: Buffer.concat([bytes, bytes]) })).status).toBe(403);
+    expect((await putToUploadUrl(created.body.upload_url, { 'content-type': 'image/jpeg' }, bytes)).status).toBe(403);
+    expect((await putToUploadUrl(created.body.upload_url, { 'content-type': 'image/png' }, Buffer.concat([bytes, bytes]))).status).toBe(403);
     expect((await api('GET', `/v1/uploads/${created.body.id}`, { key: org.live })).body.status).toBe('pending');
 
-    const put = await putAsTold(created.body.upload_url, created.body.headers, bytes);
+    const put = await putToUploadUrl(created.body.upload_url, created.body.headers, bytes);
     expect(put.status).toBe(200);
     const got = await api('GET', `/v1/uploads/${created.body.id}`, { key: org.live });
     expect(got.body).toMatchObject({ status: 'uploaded', width: 64, height: 48, size_bytes: bytes.length });
@@ -95,7 +86,7 @@ describe('S3, presigned URLs', () => {
     expect(await bucket.get(`incoming/uploads/${created.body.id}`)).toBeNull();
 
     // A second PUT to the same URL cannot change the checked file.
-    await putAsTold(created.body.upload_url, created.body.headers, Buffer.alloc(bytes.length, 7));
+    await putToUploadUrl(created.body.upload_url, created.body.headers, Buffer.alloc(bytes.length, 7));
     expect((await api('GET', `/v1/uploads/${created.body.id}`, { key: org.live })).body.status).toBe('uploaded');
     expect((await bucket.get(`uploads/${created.body.id}`))?.bytes.equals(bytes)).toBe(true);
 
@@ -107,7 +98,7 @@ describe('S3, presigned URLs', () => {
   it('an upload whose bytes are not an image of its type stays pending and cannot be used (400 naming upload_id)', async () => {
     const junk = Buffer.alloc(500, 1);
     const created = await api('POST', '/v1/uploads', { key: org.live, body: { content_type: 'image/png', size_bytes: junk.length } });
-    expect((await putAsTold(created.body.upload_url, created.body.headers, junk)).status).toBe(200);
+    expect((await putToUploadUrl(created.body.upload_url, created.body.headers, junk)).status).toBe(200);
     expect((await api('GET', `/v1/uploads/${created.body.id}`, { key: org.live })).body.status).toBe('pending');
     const model = await imageModel(api, org.live, 'image-to-image');
     const gen = await api('POST', '/v1/images', { key: org.live, body: { model, prompt: 'junk', upload_id: created.body.id } });
@@ -155,9 +146,9 @@ describe('S3, proxied through mmgen', () => {
     const created = await api('POST', '/v1/uploads', { key: org.live, body: { content_type: 'image/png', size_bytes: bytes.length } });
     expect(created.body.headers).toEqual({ 'Content-Type': 'image/png' });
     expect(new URL(created.body.upload_url).origin).toBe(s.url);
-    const tooBig = await putAsTold(created.body.upload_url, created.body.headers, Buffer.concat([bytes, bytes]));
+    const tooBig = await putToUploadUrl(created.body.upload_url, created.body.headers, Buffer.concat([bytes, bytes]));
     expect(tooBig.status).toBe(413);
-    const put = await putAsTold(created.body.upload_url, created.body.headers, bytes);
+    const put = await putToUploadUrl(created.body.upload_url, created.body.headers, bytes);
     expect(put.status).toBe(200);
     expect((await bucket.get(`proxied/uploads/${created.body.id}`))?.bytes.equals(bytes)).toBe(true);
   });

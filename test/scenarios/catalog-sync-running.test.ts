@@ -2,7 +2,7 @@ import { operatorOrigin } from '../../src/domain/audit.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { costInCredits } from '../../src/billing/credits.js';
 import { createOrganization } from '../../src/domain/organizations.js';
 import type { SyncResult } from '../../src/domain/catalog-sync.js';
@@ -45,7 +45,7 @@ const ADD = {
   record: { map: { prompt: 'prompt', num_outputs: 'num_images' }, set: { image_size: 'square_hd' }, price_source: 'estimate: the test' },
 };
 
-describe.runIf(inject('pgTemplate'))('mmgen catalog sync --apply on a running catalog of two nodes', () => {
+describe('mmgen catalog sync --apply on a running catalog of two nodes', { tags: ['postgres'] }, () => {
   let db: Db;
   let drop: () => Promise<void>;
   let fakes: Fakes;

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrganization } from '../../src/domain/organizations.js';
 import type { Db } from '../../src/store/db.js';
 import { expectWalletMatchesLedger } from '../helpers/money.js';
@@ -83,7 +83,7 @@ class Receiver {
   }
 }
 
-describe.runIf(inject('pgTemplate'))('chaos: API nodes and workers killed with SIGKILL under idempotent load', () => {
+describe('chaos: API nodes and workers killed with SIGKILL under idempotent load', { tags: ['postgres'] }, () => {
   let s3: TestS3;
   let db: Db;
   let drop: () => Promise<void>;

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Real processes, each opening a database: slow under a loaded machine, so generous limits.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -120,7 +120,7 @@ describe('operator CLI on the embedded database', () => {
 });
 
 describe('operator CLI on PostgreSQL', () => {
-  it.runIf(inject('pgTemplate'))('org create and topup with DATABASE_URL', async () => {
+  it('org create and topup with DATABASE_URL', { tags: ['postgres'] }, async () => {
     const { db, drop, url } = await freshDb('postgres');
     await db.close();
     try {

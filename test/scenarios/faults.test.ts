@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { PostgresDb } from '../../src/store/db.js';
 import { walletAndLedger } from '../helpers/money.js';
 import { mmgen, serve, type ServeProcess } from '../helpers/processes.js';
-import { canRunPrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.js';
+import { startPrivatePostgres } from '../helpers/private-postgres.js';
 import { seededRandom } from '../helpers/random.js';
 
 /**
@@ -29,7 +29,7 @@ interface Outcome {
 
 const SEED = 20261121;
 
-describe.runIf(canRunPrivatePostgres())('faults under traffic', () => {
+describe('faults under traffic', { tags: ['private-postgres'] }, () => {
   it(`a database crash and a kill -9 of mmgen lose no money and strand no generation (seed ${SEED})`, async () => {
     const database = await startPrivatePostgres();
     const dataDir = mkdtempSync(join(tmpdir(), 'mmgen-faults-'));

@@ -5,7 +5,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { createOrganization } from '../../src/domain/organizations.js';
 import type { Db } from '../../src/store/db.js';
@@ -69,7 +69,7 @@ function getFrom(localAddress: string, url: string, key: string): Promise<{ stat
   });
 }
 
-describe.runIf(inject('pgTemplate') && process.env.TEST_REDIS_URL)('two API nodes and two workers on one PostgreSQL, Redis and S3', () => {
+describe('two API nodes and two workers on one PostgreSQL, Redis and S3', { tags: ['postgres', 'redis'] }, () => {
   let s3: TestS3;
   let db: Db;
   let drop: () => Promise<void>;

@@ -2,7 +2,7 @@ import { operatorOrigin } from '../../src/domain/audit.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { costInCredits } from '../../src/billing/credits.js';
 import { createOrganization } from '../../src/domain/organizations.js';
 import type { Db } from '../../src/store/db.js';
@@ -20,7 +20,7 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
  * change made with `mmgen catalog …` reaches both. The nodes are separate processes, so nothing is shared but the
  * database.
  */
-describe.runIf(inject('pgTemplate'))('the operator catalog across two nodes on one PostgreSQL', () => {
+describe('the operator catalog across two nodes on one PostgreSQL', { tags: ['postgres'] }, () => {
   let db: Db;
   let drop: () => Promise<void>;
   let fakes: Fakes;

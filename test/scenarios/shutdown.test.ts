@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getWallet, ledgerSums } from '../../src/billing/credits.js';
 import { createOrganization } from '../../src/domain/organizations.js';
 import type { Db } from '../../src/store/db.js';
@@ -40,7 +40,7 @@ const STOPS = [
   },
 ] as const;
 
-for (const stopBy of STOPS) describe.runIf(inject('pgTemplate'))(stopBy.name, () => {
+for (const stopBy of STOPS) describe(stopBy.name, { tags: ['postgres'] }, () => {
   let db: Db;
   let drop: () => Promise<void>;
   let dir: string;
@@ -204,7 +204,7 @@ function logLines(): { lines: string[]; sink: Writable } {
   return { lines, sink };
 }
 
-describe.runIf(inject('pgTemplate'))('past the shutdown grace period', () => {
+describe('past the shutdown grace period', { tags: ['postgres'] }, () => {
   it('a generation still being polled stops before the database closes, and its job goes back to the queue', async () => {
     const { lines, sink } = logLines();
     // Node A only holds the database; node B runs the worker and shuts down with a 300 ms grace.

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/domain/organizations.js';
 import { operatorOrigin } from '../../src/domain/audit.js';
 import type { Db } from '../../src/store/db.js';
@@ -17,7 +17,7 @@ import { freshDb } from '../helpers/server.js';
  * payment is credited exactly once, whether the kill came before the credit or right after its commit; and a
  * refund's or a dispute's event, killed the same two ways, moves the ledger exactly once.
  */
-describe.runIf(inject('pgTemplate'))('chaos: the node handling a Stripe event killed with SIGKILL', () => {
+describe('chaos: the node handling a Stripe event killed with SIGKILL', { tags: ['postgres'] }, () => {
   let fake: FakeStripe;
   let db: Db;
   let drop: () => Promise<void>;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Real processes, each opening a database: slow under a loaded machine, so generous limits.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -94,7 +94,7 @@ describe('a worker killed with -9 mid-job loses nothing', () => {
   });
 });
 
-describe.runIf(inject('pgTemplate'))('two worker processes on one PostgreSQL', () => {
+describe('two worker processes on one PostgreSQL', { tags: ['postgres'] }, () => {
   let s: TestServer;
   let workers: Array<Awaited<ReturnType<typeof spawnMmgen>>> = [];
   let url: string;
