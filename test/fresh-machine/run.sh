@@ -38,11 +38,11 @@ if [ -n "$missing" ]; then
 fi
 
 # The base image and its versions: the ones the container test builds, read from it so that there is one recipe.
-recipe_line="$(grep -E "^ +'node:[^']+': \{ node: '[^']+', npm: '[^']+' \}" "$repo/test/container/image.test.ts" | head -n 1)"
+recipe_line="$(grep -m 1 -E "^ +'node:[^']+': \{ node: '[^']+', npm: '[^']+' \}" "$repo/test/container/image.test.ts" || true)"
+[ -n "$recipe_line" ] || { echo "run.sh: no stand-in recipe in test/container/image.test.ts" >&2; exit 2; }
 image="$(sed -E "s/^ +'([^']+)'.*/\1/" <<<"$recipe_line")"
 node_version="$(sed -E "s/.*node: '([^']+)'.*/\1/" <<<"$recipe_line")"
 npm_version="$(sed -E "s/.*npm: '([^']+)'.*/\1/" <<<"$recipe_line")"
-[ -n "$recipe_line" ] || { echo "run.sh: no stand-in recipe in test/container/image.test.ts" >&2; exit 2; }
 "$repo/test/container/base-image.sh" "$image" "$node_version" "$npm_version"
 
 podman=(podman --runtime runc)
